@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# hugebuf: ./configure && make && make install
+#
+#   make            lib/, the fio engine, the hugebuf CLI and all tests
+#   make test       run the test suite (t/runtests.sh)
+#   make static     statically linked tests + CLI in t/static/ (for qemu)
+#   make deps       (root, Debian) install build/test dependencies and the
+#                   fio source matching the installed fio
+#   make install    engine to $(LIBDIR)/fio, CLI to $(BINDIR)
+
+ifneq ($(wildcard config-host.mak),)
+include config-host.mak
+HAVE_CONFIG := 1
+endif
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+DESTDIR ?=
+
+HB_WARN := -Wall -Wextra -Werror
+HB_CPPFLAGS := -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib \
+	-include $(CURDIR)/config-host.h $(LIBURING_CFLAGS)
+HB_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) $(HB_CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+HB_LDLIBS := $(LIBURING_LIBS) -ldl $(EXTRA_LDLIBS)
+
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_OBJS := $(LIB_SRCS:.c=.o)
+LIB_A := lib/libhugebuf.a
+
+# t/: every t/*.c is one test program, except the shared helpers and the CLI
+T_HELPERS := t/helpers.o
+T_SRCS := $(filter-out t/helpers.c t/hugebuf.c,$(sort $(wildcard t/*.c)))
+T_PROGS := $(T_SRCS:.c=.t)
+CLI := t/hugebuf
+STATIC_PROGS := $(patsubst t/%.c,t/static/%,$(T_SRCS)) t/static/hugebuf
+
+ENGINE := engines/hugebuf.so
+ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
+	-include $(FIO_SOURCE)/config-host.h -isystem $(FIO_SOURCE) \
+	-include $(CURDIR)/config-host.h $(LIBURING_CFLAGS) $(CFLAGS) \
+	$(EXTRA_CFLAGS)
+
+.PHONY: all lib engine cli tests static test install uninstall clean \
+	distclean deps kernel-test bench bench-full check-asan fuzz \
+	need-config format
+
+all: need-config lib engine cli tests
+
+need-config:
+ifndef HAVE_CONFIG
+	@echo "Makefile: not configured: run ./configure (and 'make deps' as root first on a fresh Debian machine)" >&2
+	@exit 1
+endif
+
+lib: $(LIB_A)
+engine: $(ENGINE)
+cli: $(CLI)
+tests: $(T_PROGS) $(CLI)
+
+lib/%.o: lib/%.c lib/hugebuf.h lib/internal.h config-host.h
+	$(CC) $(HB_CFLAGS) -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+t/helpers.o: t/helpers.c t/helpers.h lib/hugebuf.h config-host.h
+	$(CC) $(HB_CFLAGS) -c -o $@ $<
+
+t/%.t: t/%.c $(T_HELPERS) $(LIB_A) t/helpers.h lib/hugebuf.h
+	$(CC) $(HB_CFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
+
+$(CLI): t/hugebuf.c $(LIB_A) lib/hugebuf.h
+	$(CC) $(HB_CFLAGS) -o $@ $< $(LIB_A) $(HB_LDLIBS)
+
+$(ENGINE): engines/hugebuf.c $(LIB_A) lib/hugebuf.h config-host.mak
+	$(CC) $(ENGINE_CFLAGS) -shared -o $@ $< $(LIB_A) $(HB_LDLIBS)
+
+# Static programs for a minimal initramfs on another kernel (kernel/ktest.sh)
+static: need-config $(STATIC_PROGS)
+
+t/static/%: t/%.c $(T_HELPERS) $(LIB_A) t/helpers.h lib/hugebuf.h
+	@mkdir -p t/static
+	$(CC) $(HB_CFLAGS) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
+
+t/static/hugebuf: t/hugebuf.c $(LIB_A) lib/hugebuf.h
+	@mkdir -p t/static
+	$(CC) $(HB_CFLAGS) -static -o $@ $< $(LIB_A) $(HB_LDLIBS)
+
+test: all
+	t/runtests.sh
+
+deps:
+	tools/deps.sh
+
+kernel-test: all static
+	kernel/ktest.sh
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR)/fio $(DESTDIR)$(BINDIR)
+	install -m 0755 $(ENGINE) $(DESTDIR)$(LIBDIR)/fio/hugebuf.so
+	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/hugebuf
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/fio/hugebuf.so $(DESTDIR)$(BINDIR)/hugebuf
+
+format:
+	clang-format -i lib/*.c lib/*.h engines/*.c t/*.c t/*.h
+
+clean:
+	rm -f lib/*.o $(LIB_A) t/*.o t/*.t $(CLI) $(ENGINE)
+	rm -rf t/static
+
+distclean: clean
+	rm -f config-host.mak config-host.h

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * hugebuf: hugepage-backed io_uring fixed buffers.
+ *
+ * This header is the whole public API of lib/.  Everything returns 0 (or a
+ * count) on success and -errno on failure; a failing call also leaves a
+ * one-line, actionable message in hb_errmsg() (cause and fix).
+ *
+ * The kernel model (hb_model_*) is pure: arrays in, tables out, no system
+ * calls.  It mirrors io_uring/rsrc.c of the kernel generation it is asked
+ * to model (see lib/model.c for the rules and the kernel commits).
+ */
+#ifndef HUGEBUF_H
+#define HUGEBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HB_PAGE_SHIFT		12
+#define HB_PAGE_SIZE		(1ULL << HB_PAGE_SHIFT)
+/* io_buffer_validate(): one registered buffer is at most SZ_1G */
+#define HB_MAX_BUF_LEN		(1ULL << 30)
+/* IORING_MAX_REG_BUFFERS */
+#define HB_MAX_REG_BUFFERS	(1U << 14)
+/* sizeof(struct bio_vec) on 64-bit kernels */
+#define HB_BVEC_BYTES		16
+
+/* ------------------------------------------------------------------ */
+/* errors                                                              */
+/* ------------------------------------------------------------------ */
+
+/* The message left by the last failing hb_ call of this thread. */
+const char *hb_errmsg(void);
+/* Set the thread's message (printf style); returns -err for chaining. */
+int hb_seterr(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------ */
+/* parsing helpers shared by the CLI and the engine                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Parse a byte count: decimal or 0x hex, optional suffix k/K, m/M, g/G
+ * (powers of 1024), optional trailing "B"/"iB".  Junk is an error.
+ */
+int hb_parse_size(const char *s, uint64_t *out);
+/* Format bytes as "2M", "4K", "1G" or plain bytes; returns buf. */
+char *hb_fmt_size(uint64_t bytes, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* kernel generations                                                   */
+/* ------------------------------------------------------------------ */
+
+enum hb_kgen {
+	/* < 6.3: one bvec per pinned 4 KiB page */
+	HB_KGEN_NONE = 0,
+	/* 6.3 - 6.11: whole buffer inside one folio -> one bvec (57bebf807e2a) */
+	HB_KGEN_SINGLE,
+	/* 6.12 - 6.15: multi-folio, first offset from the vaddr (a8edbb424b13) */
+	HB_KGEN_MULTI,
+	/* 6.16+ and stable: first offset from the folio page index (3a3c6d61577d) */
+	HB_KGEN_MULTI_FIXED,
+};
+
+struct hb_kmodel {
+	enum hb_kgen gen;
+	/* sizeof(struct io_mapped_ubuf) without the bvec array */
+	unsigned int imu_header;
+	/* io_import_fixed computes an exact nr_segs (6.15, 80c7378f94cf) */
+	bool exact_nr_segs;
+	/* ctx->imu_cache serves imus of <= this many bvecs (0: no cache) */
+	unsigned int imu_cache_bvecs;
+	/* human name, e.g. "6.12", "6.1+hugebuf" */
+	char name[24];
+};
+
+/* Model for a kernel release (major, minor). */
+void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km);
+/*
+ * Parse a --kernel / HUGEBUF_KERNEL value: "6.1", "6.3", "6.12", "6.16",
+ * any "X.Y[.Z]", or "6.1+hugebuf" (Debian 6.1 with kernel/patches applied).
+ */
+int hb_kmodel_parse(const char *s, struct hb_kmodel *km);
+/* The running kernel's model; HUGEBUF_KERNEL in the environment wins. */
+int hb_kmodel_running(struct hb_kmodel *km);
+const char *hb_kgen_name(enum hb_kgen gen);
+
+/* ------------------------------------------------------------------ */
+/* the coalescing model (pure)                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * One pinned 4 KiB page as the kernel sees it.  @folio identifies the folio
+ * (the head PFN when probed; any unique number in synthetic layouts), @idx
+ * is the page's index inside that folio and @order its folio order.  Two
+ * entries are "consecutive struct pages" exactly when they share @folio and
+ * their @idx differ by one (pages of a folio are physically contiguous).
+ */
+struct hb_page {
+	uint64_t folio;
+	uint32_t idx;
+	uint32_t order;
+};
+
+/* One bio_vec of the imu: the page is (folio, page_idx). */
+struct hb_bvec {
+	uint64_t folio;
+	uint32_t page_idx;
+	uint32_t offset;	/* bv_offset */
+	uint32_t len;		/* bv_len */
+};
+
+/* The registration result: what io_sqe_buffer_register() builds. */
+struct hb_imu {
+	uint64_t ubuf;		/* user address */
+	uint64_t len;		/* user length */
+	unsigned int nr_pages;	/* pages pinned */
+	unsigned int nr_bvecs;
+	unsigned int folio_shift;
+	bool coalesced;
+	uint64_t imu_bytes;	/* header + 16 bytes per bvec */
+	uint64_t alloc_bytes;	/* what the allocator takes for it */
+	struct hb_bvec *bvec;	/* caller's array, >= nr_pages entries */
+};
+
+/* Number of pages a buffer [uaddr, uaddr+len) pins. */
+uint64_t hb_nr_pages(uint64_t uaddr, uint64_t len);
+
+/*
+ * Model io_sqe_buffer_register(): validate (len 0 or > 1 GiB -> -EFAULT,
+ * address wrap -> -EOVERFLOW), then coalesce by the rules of @km->gen.
+ * @pages has hb_nr_pages(uaddr, len) entries, @bvec room for as many.
+ */
+int hb_model_register(const struct hb_kmodel *km, const struct hb_page *pages,
+		      uint64_t uaddr, uint64_t len, struct hb_bvec *bvec,
+		      struct hb_imu *imu);
+
+/* Result of io_import_fixed() for one I/O. */
+struct hb_import {
+	unsigned int bvec_idx;		/* first bvec the iter points at */
+	uint64_t iov_offset;		/* bytes into that bvec's data */
+	unsigned int nr_segs_exact;	/* bvecs the I/O really touches */
+	unsigned int nr_segs_kernel;	/* what the modelled kernel stores */
+};
+
+/*
+ * Model io_import_fixed() for an I/O of @len bytes at user address @addr
+ * inside the registered buffer: -EFAULT when it is not inside.
+ */
+int hb_model_import(const struct hb_kmodel *km, const struct hb_imu *imu,
+		    uint64_t addr, uint64_t len, struct hb_import *out);
+
+/* Kernel memory of an imu with @nr_bvecs bvecs, and its allocation size. */
+uint64_t hb_imu_bytes(const struct hb_kmodel *km, unsigned int nr_bvecs);
+uint64_t hb_kvmalloc_bytes(uint64_t bytes);
+
+/*
+ * Synthetic page map for a buffer of @len bytes starting @head_offset
+ * bytes into a @folio_size aligned run of folios (what an allocation of
+ * that recipe produces).  @pages needs hb_nr_pages(head_offset, len)
+ * entries; folio ids count from @first_folio.
+ */
+int hb_layout_synth(uint64_t folio_size, uint64_t head_offset, uint64_t len,
+		    uint64_t first_folio, struct hb_page *pages);
+
+/* ------------------------------------------------------------------ */
+/* system information                                                   */
+/* ------------------------------------------------------------------ */
+
+#define HB_MAX_POOLS	8
+#define HB_MAX_MTHP	16
+
+struct hb_pool {
+	uint64_t page_size;
+	unsigned long nr, free, resv, surplus;
+};
+
+struct hb_mthp {
+	uint64_t size;
+	char enabled[16];	/* always, inherit, madvise, never */
+};
+
+struct hb_sysinfo {
+	char release[65];
+	int kmajor, kminor, kpatch;
+	struct hb_kmodel kmodel;
+	unsigned int nr_pools;
+	struct hb_pool pools[HB_MAX_POOLS];
+	uint64_t default_hugepage;	/* Hugepagesize from /proc/meminfo */
+	char thp_enabled[16];		/* always, madvise, never */
+	uint64_t thp_pmd_size;
+	unsigned int nr_mthp;
+	struct hb_mthp mthp[HB_MAX_MTHP];
+	uint64_t memlock_cur, memlock_max;	/* RLIM_INFINITY = UINT64_MAX */
+	bool cap_ipc_lock;
+	bool pagemap_pfn;	/* PFNs readable from /proc/self/pagemap */
+	bool kpageflags;	/* /proc/kpageflags readable */
+};
+
+int hb_sysinfo_read(struct hb_sysinfo *si);
+/* The pool of @page_size, or NULL. */
+const struct hb_pool *hb_sysinfo_pool(const struct hb_sysinfo *si,
+				      uint64_t page_size);
+/* Whether an mTHP size can be had with MADV_HUGEPAGE right now. */
+bool hb_mthp_usable(const struct hb_sysinfo *si, uint64_t size);
+
+/* ------------------------------------------------------------------ */
+/* allocation                                                           */
+/* ------------------------------------------------------------------ */
+
+enum hb_backing_kind {
+	HB_BACKING_4K = 0,	/* MADV_NOHUGEPAGE, the baseline */
+	HB_BACKING_THP,		/* PMD THP: MADV_HUGEPAGE (+MADV_COLLAPSE) */
+	HB_BACKING_MTHP,	/* a multi-size THP of folio_size */
+	HB_BACKING_HUGETLB,	/* MAP_HUGETLB | MAP_HUGE_<size> */
+	HB_BACKING_MEMFD,	/* memfd_create(MFD_HUGETLB), MAP_SHARED */
+	HB_BACKING_LIBHUGETLBFS,/* get_huge_pages(), when built with it */
+};
+
+struct hb_backing {
+	enum hb_backing_kind kind;
+	uint64_t folio_size;	/* expected folio size in bytes */
+};
+
+/*
+ * Parse "4k", "thp", "mthp:64K", "hugetlb[:2M|:1G]", "memfd[:2M|:1G]",
+ * "libhugetlbfs".  Sizes default to 2M (hugetlb, memfd) and the PMD size
+ * (thp).
+ */
+int hb_backing_parse(const char *s, struct hb_backing *b);
+/* "hugetlb:2M" etc. into buf; returns buf. */
+char *hb_backing_str(const struct hb_backing *b, char *buf, size_t len);
+
+struct hb_buf {
+	struct hb_backing backing;
+	void *map;		/* the whole mapping (folio aligned) */
+	size_t map_len;
+	void *addr;		/* map + head_offset: the I/O buffer */
+	size_t len;
+	size_t head_offset;
+	int memfd;		/* -1 unless memfd backing */
+	/* THP/mTHP: the probe saw folios of the size asked for */
+	bool huge_verified;
+};
+
+/*
+ * Allocate @len bytes starting @head_offset bytes into the first folio,
+ * fault every page in, and (THP/mTHP) check the folios are large.  Errors
+ * name what is missing and how to get it.
+ */
+int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
+	     struct hb_buf *buf);
+void hb_free(struct hb_buf *buf);
+
+/* ------------------------------------------------------------------ */
+/* probe: the real folio layout of a buffer                             */
+/* ------------------------------------------------------------------ */
+
+enum hb_probe_source {
+	HB_PROBE_KPAGEFLAGS = 0, /* exact: pagemap PFNs + /proc/kpageflags */
+	HB_PROBE_RECIPE,	 /* degraded: smaps + allocation recipe */
+};
+
+struct hb_probe {
+	enum hb_probe_source source;
+	uint64_t addr, len;
+	unsigned int nr_pages;
+	struct hb_page *pages;	/* malloc'd, nr_pages entries */
+	uint64_t *pfn;		/* malloc'd; NULL when degraded */
+	uint64_t min_folio, max_folio;	/* folio sizes seen, bytes */
+	unsigned int nr_folios;	/* distinct folios (runs) seen */
+	char note[160];		/* why degraded, or what was seen */
+};
+
+/*
+ * Probe [addr, addr+len).  Pages must be faulted in.  @recipe (may be NULL)
+ * is used for the degraded answer when PFNs are not readable.
+ */
+int hb_probe(const void *addr, uint64_t len, const struct hb_backing *recipe,
+	     struct hb_probe *p);
+void hb_probe_free(struct hb_probe *p);
+
+/* ------------------------------------------------------------------ */
+/* measurement helpers                                                  */
+/* ------------------------------------------------------------------ */
+
+/* VmPin of this process in KiB, or -errno. */
+long hb_vmpin_kb(void);
+/* SUnreclaim + VmallocUsed in KiB, or -errno. */
+long hb_kernel_mem_kb(void);
+/* Free pages in the pool of @page_size, or -errno. */
+long hb_hugepages_free(uint64_t page_size);
+/*
+ * The whole-disk block device (e.g. "vda") under the file system holding
+ * @path, for /sys/block/<dev>/stat.
+ */
+int hb_blkdev_of_path(const char *path, char *dev, size_t len);
+/* Reads completed (field 1) / writes completed (field 5) of @dev. */
+int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes);
+
+/* ------------------------------------------------------------------ */
+/* registration helpers over liburing                                   */
+/* ------------------------------------------------------------------ */
+
+struct io_uring;
+
+/*
+ * io_uring_register_buffers() with every errno turned into a message:
+ * ENOMEM = RLIMIT_MEMLOCK (ulimit -l), EFAULT = over 1 GiB, zero length or
+ * file-backed memory, EOVERFLOW = address wrap, EINVAL = too many buffers.
+ */
+int hb_register_buffers(struct io_uring *ring, const struct iovec *iov,
+			unsigned int nr);
+/* Split [addr, addr+len) into iovecs of at most @chunk (<= 1 GiB). */
+int hb_region_iovecs(void *addr, uint64_t len, uint64_t chunk,
+		     struct iovec **iov, unsigned int *nr);
+/* Register a sparse table of @nr slots, then fill slots with updates. */
+int hb_register_sparse(struct io_uring *ring, unsigned int nr);
+int hb_register_update(struct io_uring *ring, unsigned int off,
+		       const struct iovec *iov, unsigned int nr);
+/* The message for a registration errno (negative or positive). */
+const char *hb_register_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HUGEBUF_H */

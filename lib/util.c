@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Error messages, size parsing and small procfs/sysfs readers.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static __thread char hb_errbuf[512];
+
+const char *hb_errmsg(void)
+{
+	return hb_errbuf[0] ? hb_errbuf : "no error";
+}
+
+int hb_seterr(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(hb_errbuf, sizeof(hb_errbuf), fmt, ap);
+	va_end(ap);
+	return err > 0 ? -err : err;
+}
+
+static int suffix_shift(const char *s, unsigned int *shift)
+{
+	switch (tolower((unsigned char)*s)) {
+	case '\0':
+		*shift = 0;
+		return 0;
+	case 'b':
+		*shift = 0;
+		return s[1] ? -1 : 0;
+	case 'k':
+		*shift = 10;
+		break;
+	case 'm':
+		*shift = 20;
+		break;
+	case 'g':
+		*shift = 30;
+		break;
+	case 't':
+		*shift = 40;
+		break;
+	default:
+		return -1;
+	}
+	s++;
+	if (!*s || !strcmp(s, "B") || !strcmp(s, "b") || !strcmp(s, "iB") ||
+	    !strcmp(s, "ib"))
+		return 0;
+	return -1;
+}
+
+int hb_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift;
+	char *end;
+
+	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+		return hb_seterr(EINVAL, "invalid size '%s': expected a number "
+				 "with an optional K/M/G suffix", s ? s : "");
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return hb_seterr(EINVAL, "invalid size '%s': expected a number "
+				 "with an optional K/M/G suffix", s);
+	if (suffix_shift(end, &shift))
+		return hb_seterr(EINVAL, "invalid size '%s': unknown suffix "
+				 "'%s' (use K, M or G)", s, end);
+	if (shift && v > (UINT64_MAX >> shift))
+		return hb_seterr(ERANGE, "size '%s' is too large", s);
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+char *hb_fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int i;
+
+	for (i = 3; i >= 0; i--) {
+		uint64_t unit = 1ULL << (10 * (i + 1));
+
+		if (bytes && bytes % unit == 0) {
+			snprintf(buf, len, "%llu%c",
+				 (unsigned long long)(bytes / unit), units[i]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)bytes);
+	return buf;
+}
+
+int hb_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return 0;
+}
+
+int hb_read_ulong(const char *path, unsigned long *val)
+{
+	char buf[64], *end;
+	int ret;
+
+	ret = hb_read_file(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	errno = 0;
+	*val = strtoul(buf, &end, 10);
+	if (errno || end == buf)
+		return -EINVAL;
+	return 0;
+}
+
+long hb_proc_kb(const char *file, const char *key)
+{
+	size_t klen = strlen(key);
+	char line[256];
+	long val = -ENOENT;
+	FILE *f;
+
+	f = fopen(file, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			val = strtol(line + klen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+unsigned int hb_ilog2(uint64_t v)
+{
+	return v ? 63 - __builtin_clzll(v) : 0;
+}
