@@ -1,0 +1,759 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Shared helpers of the hugebuf tests: reporting, offset-encoded patterns,
+ * scratch files, one-shot io_uring I/O with data checks, resource
+ * baselines and the model's view of a buffer.  See t/helpers.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+/* ------------------------------------------------------------------ */
+/* reporting                                                            */
+/* ------------------------------------------------------------------ */
+
+static void vline(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stdout);
+	vfprintf(stdout, fmt, ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+int t_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline("SKIP: ", fmt, ap);
+	va_end(ap);
+	return T_EXIT_SKIP;
+}
+
+int t_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline("FAIL: ", fmt, ap);
+	va_end(ap);
+	return T_EXIT_FAIL;
+}
+
+void t_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline("  ", fmt, ap);
+	va_end(ap);
+}
+
+int t_fail_val(const char *what, long long expected, long long got)
+{
+	return t_fail("%s (expected %lld, got %lld)", what, expected, got);
+}
+
+int t_fail_hex(const char *what, uint64_t expected, uint64_t got)
+{
+	return t_fail("%s (expected 0x%llx, got 0x%llx)", what,
+		      (unsigned long long)expected, (unsigned long long)got);
+}
+
+int t_worst(int a, int b)
+{
+	if (a == T_EXIT_FAIL || b == T_EXIT_FAIL)
+		return T_EXIT_FAIL;
+	if (a == T_EXIT_SKIP || b == T_EXIT_SKIP)
+		return T_EXIT_SKIP;
+	return a ? a : b;
+}
+
+/* ------------------------------------------------------------------ */
+/* offset-encoded patterns                                              */
+/* ------------------------------------------------------------------ */
+
+#define T_OFF_MASK	((1ULL << 48) - 1)
+
+static uint64_t seed_tag(uint64_t seed)
+{
+	/* bit 15 set: a pattern word is never zero */
+	return ((seed * 0x9e37ULL) & 0x7fff) | 0x8000;
+}
+
+uint64_t t_pattern_word(uint64_t seed, uint64_t off)
+{
+	return (seed_tag(seed) << 48) | (off & T_OFF_MASK & ~7ULL);
+}
+
+static uint8_t pattern_byte(uint64_t seed, uint64_t off)
+{
+	return t_pattern_word(seed, off) >> ((off & 7) * 8);
+}
+
+void t_pattern_fill(void *buf, size_t len, uint64_t seed, uint64_t off)
+{
+	uint8_t *p = buf;
+	size_t i = 0;
+
+	for (; i < len && ((off + i) & 7); i++)
+		p[i] = pattern_byte(seed, off + i);
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w = t_pattern_word(seed, off + i);
+
+		memcpy(p + i, &w, 8);
+	}
+	for (; i < len; i++)
+		p[i] = pattern_byte(seed, off + i);
+}
+
+bool t_pattern_ok(const void *buf, size_t len, uint64_t seed, uint64_t off,
+		  size_t *bad)
+{
+	const uint8_t *p = buf;
+	size_t i = 0;
+
+	for (; i < len && ((off + i) & 7); i++)
+		if (p[i] != pattern_byte(seed, off + i))
+			goto mismatch;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w = t_pattern_word(seed, off + i), got;
+
+		memcpy(&got, p + i, 8);
+		if (got != w)
+			break;
+	}
+	for (; i < len; i++)
+		if (p[i] != pattern_byte(seed, off + i))
+			goto mismatch;
+	return true;
+mismatch:
+	if (bad)
+		*bad = i;
+	return false;
+}
+
+/* Describe the 8 bytes found at a bad position: whose pattern word are they? */
+static void describe_word(char *out, size_t len, const uint8_t *p,
+			  size_t avail, uint64_t seed)
+{
+	uint64_t w = 0;
+
+	memcpy(&w, p, avail < 8 ? avail : 8);
+	if (avail < 8)
+		snprintf(out, len, "bytes 0x%llx", (unsigned long long)w);
+	else if (!w)
+		snprintf(out, len, "zeroes");
+	else if ((w >> 48) == seed_tag(seed))
+		snprintf(out, len, "the data of pattern offset 0x%llx",
+			 (unsigned long long)(w & T_OFF_MASK));
+	else if ((w >> 63) & 1)
+		snprintf(out, len, "0x%016llx: another pattern's word for "
+			 "offset 0x%llx, or corrupted",
+			 (unsigned long long)w,
+			 (unsigned long long)(w & T_OFF_MASK));
+	else
+		snprintf(out, len, "foreign bytes 0x%016llx",
+			 (unsigned long long)w);
+}
+
+int t_pattern_verify(const char *what, const void *buf, size_t len,
+		     uint64_t seed, uint64_t off)
+{
+	const uint8_t *p = buf;
+	char desc[96];
+	size_t bad, back, start;
+
+	if (t_pattern_ok(buf, len, seed, off, &bad))
+		return T_EXIT_PASS;
+	/* report the whole pattern word around the first bad byte */
+	back = (off + bad) & 7;
+	start = back <= bad ? bad - back : bad;
+	describe_word(desc, sizeof(desc), p + start, len - start, seed);
+	return t_fail("%s: wrong data at offset 0x%zx of %zu bytes (expected "
+		      "the data of pattern offset 0x%llx, got %s)", what, bad,
+		      len, (unsigned long long)((off + start) & ~7ULL), desc);
+}
+
+/* ------------------------------------------------------------------ */
+/* scratch files                                                        */
+/* ------------------------------------------------------------------ */
+
+#define T_CHUNK		(1ULL << 20)
+
+const char *t_test_dir(void)
+{
+	const char *d = getenv("HUGEBUF_TEST_DIR");
+
+	return d && *d ? d : "/var/tmp";
+}
+
+static int write_pattern(int fd, uint64_t off, uint64_t len, uint64_t seed)
+{
+	char *chunk = malloc(T_CHUNK);
+	uint64_t done = 0;
+
+	if (!chunk)
+		return t_fail("out of memory for a 1 MiB write buffer");
+	while (done < len) {
+		size_t n = len - done < T_CHUNK ? len - done : T_CHUNK;
+		ssize_t w;
+
+		t_pattern_fill(chunk, n, seed, off + done);
+		w = pwrite(fd, chunk, n, off + done);
+		if (w != (ssize_t)n) {
+			free(chunk);
+			return t_fail("writing the scratch file: %s",
+				      w < 0 ? strerror(errno) : "short write");
+		}
+		done += n;
+	}
+	free(chunk);
+	if (fdatasync(fd))
+		return t_fail("fdatasync of the scratch file: %s",
+			      strerror(errno));
+	return T_EXIT_PASS;
+}
+
+int t_file_create(struct t_file *f, uint64_t size, uint64_t seed,
+		  bool direct)
+{
+	char path[512];
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = f->dfd = -1;
+	f->size = size;
+	f->seed = seed;
+	snprintf(f->dir, sizeof(f->dir), "%s", t_test_dir());
+	snprintf(path, sizeof(path), "%s/hugebuf-t.XXXXXX", f->dir);
+	f->fd = mkostemp(path, O_CLOEXEC);
+	if (f->fd < 0)
+		return t_skip("cannot create a scratch file in %s (%s): set "
+			      "HUGEBUF_TEST_DIR to a writable directory",
+			      f->dir, strerror(errno));
+	if (direct) {
+		f->dfd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+		if (f->dfd < 0) {
+			int err = errno;
+
+			unlink(path);
+			t_file_close(f);
+			if (err == EINVAL)
+				return t_skip("%s does not support O_DIRECT: "
+					      "set HUGEBUF_TEST_DIR to a "
+					      "directory on ext4/xfs", f->dir);
+			return t_fail("open O_DIRECT %s: %s", path,
+				      strerror(err));
+		}
+	}
+	/* no scratch file survives the test, whatever path it takes */
+	unlink(path);
+	/* one extent if the file system can: steadier request counts */
+	if (posix_fallocate(f->fd, 0, size) && ftruncate(f->fd, size)) {
+		ret = t_fail("cannot size the scratch file in %s to %llu "
+			     "bytes: %s", f->dir, (unsigned long long)size,
+			     strerror(errno));
+		t_file_close(f);
+		return ret;
+	}
+	ret = write_pattern(f->fd, 0, size, seed);
+	if (ret) {
+		t_file_close(f);
+		return ret;
+	}
+	if (hb_blkdev_of_path(f->dir, f->blkdev, sizeof(f->blkdev)))
+		f->blkdev[0] = '\0';
+	return T_EXIT_PASS;
+}
+
+void t_file_close(struct t_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	if (f->dfd >= 0)
+		close(f->dfd);
+	f->fd = f->dfd = -1;
+}
+
+int t_file_restore(struct t_file *f, uint64_t off, uint64_t len)
+{
+	return write_pattern(f->fd, off, len, f->seed);
+}
+
+int t_file_poison(struct t_file *f, uint64_t off, uint64_t len)
+{
+	char *chunk = malloc(T_CHUNK);
+	uint64_t done = 0;
+
+	if (!chunk)
+		return t_fail("out of memory for a 1 MiB poison buffer");
+	memset(chunk, 0xdb, T_CHUNK);
+	while (done < len) {
+		size_t n = len - done < T_CHUNK ? len - done : T_CHUNK;
+
+		if (pwrite(f->fd, chunk, n, off + done) != (ssize_t)n) {
+			free(chunk);
+			return t_fail("poisoning the scratch file: %s",
+				      strerror(errno));
+		}
+		done += n;
+	}
+	free(chunk);
+	if (fdatasync(f->fd))
+		return t_fail("fdatasync: %s", strerror(errno));
+	return T_EXIT_PASS;
+}
+
+int t_file_verify(struct t_file *f, const char *what, uint64_t off,
+		  uint64_t len, uint64_t seed)
+{
+	char *chunk = malloc(T_CHUNK);
+	uint64_t done = 0;
+	int ret = T_EXIT_PASS;
+
+	if (!chunk)
+		return t_fail("out of memory for a 1 MiB read buffer");
+	while (done < len && !ret) {
+		size_t n = len - done < T_CHUNK ? len - done : T_CHUNK;
+		ssize_t r = pread(f->fd, chunk, n, off + done);
+
+		if (r != (ssize_t)n) {
+			ret = t_fail("%s: reading the file back: %s", what,
+				     r < 0 ? strerror(errno) : "short read");
+			break;
+		}
+		ret = t_pattern_verify(what, chunk, n, seed, off + done);
+		done += n;
+	}
+	free(chunk);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* io_uring                                                             */
+/* ------------------------------------------------------------------ */
+
+int t_ring_init(struct io_uring *ring, unsigned int entries)
+{
+	int ret = io_uring_queue_init(entries, ring, 0);
+
+	if (ret == -EINVAL || ret == -ENOSYS || ret == -EPERM)
+		return t_skip("io_uring is not available (%s): enable "
+			      "CONFIG_IO_URING / kernel.io_uring_disabled=0",
+			      strerror(-ret));
+	if (ret)
+		return t_fail("io_uring_queue_init: %s", strerror(-ret));
+	return T_EXIT_PASS;
+}
+
+int t_io(struct io_uring *ring, int op, int fd, void *addr, unsigned int len,
+	 uint64_t off, int idx)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	switch (op) {
+	case IORING_OP_READ_FIXED:
+		io_uring_prep_read_fixed(sqe, fd, addr, len, off, idx);
+		break;
+	case IORING_OP_WRITE_FIXED:
+		io_uring_prep_write_fixed(sqe, fd, addr, len, off, idx);
+		break;
+	case IORING_OP_READ:
+		io_uring_prep_read(sqe, fd, addr, len, off);
+		break;
+	case IORING_OP_WRITE:
+		io_uring_prep_write(sqe, fd, addr, len, off);
+		break;
+	default:
+		return -EINVAL;
+	}
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+int t_register(struct io_uring *ring, const struct iovec *iov,
+	       unsigned int nr)
+{
+	int ret = hb_register_buffers(ring, iov, nr);
+
+	if (!ret)
+		return T_EXIT_PASS;
+	if (ret == -ENOMEM && geteuid() != 0)
+		return t_skip("registration needs more RLIMIT_MEMLOCK: %s",
+			      hb_errmsg());
+	return t_fail("registering %u buffer(s): %s (%s)", nr, hb_errmsg(),
+		      strerror(-ret));
+}
+
+static int check_range(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
+		       const char *what)
+{
+	if (boff > rb->len || len > rb->len - boff || len > (1U << 31))
+		return t_fail("%s: test bug: I/O [0x%llx, +0x%llx) is not "
+			      "inside the 0x%llx-byte buffer", what,
+			      (unsigned long long)boff,
+			      (unsigned long long)len,
+			      (unsigned long long)rb->len);
+	return T_EXIT_PASS;
+}
+
+/* Guard sizes below and above [boff, boff+len) inside the buffer. */
+static void guards(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
+		   uint64_t *lo, uint64_t *hi)
+{
+	uint64_t after = rb->len - boff - len;
+
+	*lo = boff < T_GUARD_BYTES ? boff : T_GUARD_BYTES;
+	*hi = after < T_GUARD_BYTES ? after : T_GUARD_BYTES;
+}
+
+/* the background pattern: buffer offsets under a seed no file uses */
+#define T_BG_SEED	0xb6b6b6ULL
+
+static int check_guards(const struct t_regbuf *rb, uint64_t boff,
+			uint64_t len, const char *what)
+{
+	uint64_t lo, hi;
+	char msg[160];
+	int ret;
+
+	guards(rb, boff, len, &lo, &hi);
+	snprintf(msg, sizeof(msg), "%s: guard below the I/O", what);
+	ret = t_pattern_verify(msg, rb->addr + boff - lo, lo, T_BG_SEED,
+			       boff - lo);
+	if (ret)
+		return ret;
+	snprintf(msg, sizeof(msg), "%s: guard above the I/O", what);
+	return t_pattern_verify(msg, rb->addr + boff + len, hi, T_BG_SEED,
+				boff + len);
+}
+
+static void fill_background(const struct t_regbuf *rb, uint64_t boff,
+			    uint64_t len)
+{
+	uint64_t lo, hi;
+
+	guards(rb, boff, len, &lo, &hi);
+	t_pattern_fill(rb->addr + boff - lo, lo + len + hi, T_BG_SEED,
+		       boff - lo);
+}
+
+int t_read_fixed_check(const struct t_regbuf *rb, int fd, uint64_t seed,
+		       uint64_t foff, uint64_t boff, uint64_t len,
+		       const char *what)
+{
+	char msg[160];
+	int ret, res;
+
+	ret = check_range(rb, boff, len, what);
+	if (ret)
+		return ret;
+	fill_background(rb, boff, len);
+	res = t_io(rb->ring, IORING_OP_READ_FIXED, fd, rb->addr + boff, len,
+		   foff, rb->idx);
+	if (res != (int)len) {
+		snprintf(msg, sizeof(msg), "%s: READ_FIXED of %llu bytes at "
+			 "buffer offset 0x%llx returned %s", what,
+			 (unsigned long long)len, (unsigned long long)boff,
+			 res < 0 ? strerror(-res) : "a short count");
+		return t_fail_val(msg, len, res);
+	}
+	snprintf(msg, sizeof(msg), "%s: READ_FIXED data", what);
+	ret = t_pattern_verify(msg, rb->addr + boff, len, seed, foff);
+	if (ret)
+		return ret;
+	return check_guards(rb, boff, len, what);
+}
+
+/* The file bytes next to a written range must be untouched. */
+static int check_file_neighbours(struct t_file *f, uint64_t foff,
+				 uint64_t len, const char *what)
+{
+	uint64_t lo = foff < T_GUARD_BYTES ? foff : T_GUARD_BYTES;
+	uint64_t end = foff + len;
+	uint64_t hi = f->size - end < T_GUARD_BYTES ? f->size - end :
+						     T_GUARD_BYTES;
+	char msg[160];
+	int ret;
+
+	snprintf(msg, sizeof(msg), "%s: file bytes before the write", what);
+	ret = t_file_verify(f, msg, foff - lo, lo, f->seed);
+	if (ret)
+		return ret;
+	snprintf(msg, sizeof(msg), "%s: file bytes after the write", what);
+	return t_file_verify(f, msg, end, hi, f->seed);
+}
+
+int t_write_fixed_check(const struct t_regbuf *rb, struct t_file *f, int fd,
+			uint64_t seed, uint64_t foff, uint64_t boff,
+			uint64_t len, const char *what)
+{
+	char msg[160];
+	int ret, res;
+
+	ret = check_range(rb, boff, len, what);
+	if (ret)
+		return ret;
+	if (foff > f->size || len > f->size - foff)
+		return t_fail("%s: test bug: write beyond the scratch file",
+			      what);
+	t_pattern_fill(rb->addr + boff, len, seed, foff);
+	ret = t_file_poison(f, foff, len);
+	if (ret)
+		return ret;
+	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, fd, rb->addr + boff, len,
+		   foff, rb->idx);
+	if (res != (int)len) {
+		snprintf(msg, sizeof(msg), "%s: WRITE_FIXED of %llu bytes at "
+			 "buffer offset 0x%llx returned %s", what,
+			 (unsigned long long)len, (unsigned long long)boff,
+			 res < 0 ? strerror(-res) : "a short count");
+		ret = t_fail_val(msg, len, res);
+		goto restore;
+	}
+	if (fd == f->fd && fdatasync(fd)) {
+		ret = t_fail("%s: fdatasync: %s", what, strerror(errno));
+		goto restore;
+	}
+	snprintf(msg, sizeof(msg), "%s: WRITE_FIXED data in the file", what);
+	ret = t_file_verify(f, msg, foff, len, seed);
+	if (!ret)
+		ret = check_file_neighbours(f, foff, len, what);
+restore:
+	return t_worst(ret, t_file_restore(f, foff, len));
+}
+
+static bool all_zero(const char *p, uint64_t len, uint64_t *bad)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++) {
+		if (p[i]) {
+			*bad = i;
+			return false;
+		}
+	}
+	return true;
+}
+
+int t_devzero_check(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
+		    const char *what)
+{
+	char msg[160];
+	uint64_t bad;
+	int fd, ret, res;
+
+	ret = check_range(rb, boff, len, what);
+	if (ret)
+		return ret;
+	fd = open("/dev/zero", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return t_skip("cannot open /dev/zero: %s", strerror(errno));
+	fill_background(rb, boff, len);
+	res = t_io(rb->ring, IORING_OP_READ_FIXED, fd, rb->addr + boff, len,
+		   0, rb->idx);
+	if (res != (int)len) {
+		snprintf(msg, sizeof(msg), "%s: READ_FIXED from /dev/zero", what);
+		ret = t_fail_val(msg, len, res);
+		goto out;
+	}
+	if (!all_zero(rb->addr + boff, len, &bad)) {
+		ret = t_fail("%s: READ_FIXED from /dev/zero left non-zero data "
+			     "at offset 0x%llx of %llu bytes", what,
+			     (unsigned long long)bad, (unsigned long long)len);
+		goto out;
+	}
+	ret = check_guards(rb, boff, len, what);
+	if (ret)
+		goto out;
+	t_pattern_fill(rb->addr + boff, len, T_BG_SEED, boff);
+	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, fd, rb->addr + boff, len,
+		   0, rb->idx);
+	if (res != (int)len) {
+		snprintf(msg, sizeof(msg), "%s: WRITE_FIXED to /dev/zero", what);
+		ret = t_fail_val(msg, len, res);
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* allocation                                                           */
+/* ------------------------------------------------------------------ */
+
+int t_need_hugepages(uint64_t page_size, unsigned long nr)
+{
+	long nfree = hb_hugepages_free(page_size);
+	char sz[16];
+
+	hb_fmt_size(page_size, sz, sizeof(sz));
+	if (nfree < 0)
+		return t_skip("no %s hugetlb pool on this machine (needs %lu "
+			      "free %s pages)", sz, nr, sz);
+	if ((unsigned long)nfree < nr)
+		return t_skip("needs %lu free %s hugepages, the pool has %ld: "
+			      "raise /sys/kernel/mm/hugepages/hugepages-"
+			      "%llukB/nr_hugepages", nr, sz, nfree,
+			      (unsigned long long)(page_size >> 10));
+	return T_EXIT_PASS;
+}
+
+int t_alloc(const char *backing, size_t len, size_t head_offset,
+	    struct hb_buf *buf)
+{
+	struct hb_backing b;
+	int ret;
+
+	memset(buf, 0, sizeof(*buf));
+	buf->memfd = -1;
+	ret = hb_backing_parse(backing, &b);
+	if (ret)
+		return t_fail("test bug: backing '%s': %s", backing,
+			      hb_errmsg());
+	ret = hb_alloc(&b, len, head_offset, buf);
+	if (ret)
+		return t_skip("cannot allocate %zu bytes of %s: %s", len,
+			      backing, hb_errmsg());
+	return T_EXIT_PASS;
+}
+
+/* ------------------------------------------------------------------ */
+/* resource baselines                                                   */
+/* ------------------------------------------------------------------ */
+
+int t_baseline_take(struct t_baseline *b, uint64_t hp_size)
+{
+	b->vmpin_kb = hb_vmpin_kb();
+	if (b->vmpin_kb < 0)
+		return t_skip("VmPin is not in /proc/self/status: %s",
+			      hb_errmsg());
+	b->hp_size = hp_size;
+	b->hp_free = hp_size ? hb_hugepages_free(hp_size) : 0;
+	if (b->hp_free < 0)
+		b->hp_size = 0;
+	return T_EXIT_PASS;
+}
+
+int t_baseline_check(const struct t_baseline *b, const char *when)
+{
+	char msg[160];
+	long v;
+
+	v = hb_vmpin_kb();
+	if (v != b->vmpin_kb) {
+		snprintf(msg, sizeof(msg), "VmPin (kB) %s: pins leaked", when);
+		return t_fail_val(msg, b->vmpin_kb, v);
+	}
+	if (!b->hp_size)
+		return T_EXIT_PASS;
+	v = hb_hugepages_free(b->hp_size);
+	if (v != b->hp_free) {
+		snprintf(msg, sizeof(msg), "free hugepages %s: pages leaked",
+			 when);
+		return t_fail_val(msg, b->hp_free, v);
+	}
+	return T_EXIT_PASS;
+}
+
+int t_vmpin_expect(long base_kb, long delta_kb, const char *when)
+{
+	char msg[160];
+	long v = hb_vmpin_kb();
+
+	if (v == base_kb + delta_kb)
+		return T_EXIT_PASS;
+	snprintf(msg, sizeof(msg), "VmPin (kB) %s", when);
+	return t_fail_val(msg, base_kb + delta_kb, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* the model's view of a buffer                                         */
+/* ------------------------------------------------------------------ */
+
+int t_model_buffer(const void *addr, uint64_t len,
+		   const struct hb_backing *recipe, struct t_model *m)
+{
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	ret = hb_kmodel_running(&m->km);
+	if (ret)
+		return t_fail("kernel model: %s", hb_errmsg());
+	ret = hb_probe(addr, len, recipe, &m->probe);
+	if (ret)
+		return t_fail("probing the buffer at %p: %s", addr,
+			      hb_errmsg());
+	m->probed = true;
+	m->bvec = calloc(m->probe.nr_pages ? m->probe.nr_pages : 1,
+			 sizeof(*m->bvec));
+	if (!m->bvec)
+		return t_fail("out of memory for %u model bvecs",
+			      m->probe.nr_pages);
+	ret = hb_model_register(&m->km, m->probe.pages, (uintptr_t)addr, len,
+				m->bvec, &m->imu);
+	if (ret)
+		return t_fail("model of a %llu-byte buffer: %s",
+			      (unsigned long long)len, hb_errmsg());
+	m->imu.bvec = m->bvec;
+	t_info("model %s (%s), probe %s: %u pages -> %u bvec(s), folio_shift "
+	       "%u, %s; bvec[0] offset 0x%x len 0x%x",
+	       m->km.name, hb_kgen_name(m->km.gen),
+	       m->probe.source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded",
+	       m->imu.nr_pages, m->imu.nr_bvecs, m->imu.folio_shift,
+	       m->imu.coalesced ? "coalesced" : "not coalesced",
+	       m->bvec[0].offset, m->bvec[0].len);
+	return T_EXIT_PASS;
+}
+
+void t_model_free(struct t_model *m)
+{
+	if (m->probed)
+		hb_probe_free(&m->probe);
+	free(m->bvec);
+	memset(m, 0, sizeof(*m));
+}
+
+void t_model_print(const struct t_model *m, unsigned int max_lines)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->imu.nr_bvecs && i < max_lines; i++)
+		t_info("bvec[%u]: folio 0x%llx page %u offset 0x%x len 0x%x", i,
+		       (unsigned long long)m->bvec[i].folio,
+		       m->bvec[i].page_idx, m->bvec[i].offset,
+		       m->bvec[i].len);
+	if (m->imu.nr_bvecs > max_lines)
+		t_info("... %u more bvecs", m->imu.nr_bvecs - max_lines);
+}
+
+int t_model_import(const struct t_model *m, uint64_t boff, uint64_t len,
+		   struct hb_import *out)
+{
+	int ret = hb_model_import(&m->km, &m->imu, m->imu.ubuf + boff, len,
+				  out);
+
+	if (ret)
+		return t_fail("model import of [0x%llx, +0x%llx): %s",
+			      (unsigned long long)boff,
+			      (unsigned long long)len, hb_errmsg());
+	return T_EXIT_PASS;
+}

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Small helpers shared by the hugebuf test programs (every t/NAME.c).
+ *
+ * Conventions:
+ *  - A test exits T_EXIT_PASS (0), T_EXIT_FAIL (1) or T_EXIT_SKIP (77).
+ *  - Helpers that can fail or skip print exactly one line ("FAIL: ..." or
+ *    "SKIP: ...") and return the exit code to use (T_EXIT_FAIL/T_EXIT_SKIP);
+ *    they return T_EXIT_PASS (0) on success.  So a test writes
+ *	ret = t_something(...);
+ *	if (ret)
+ *		goto out;
+ *    and returns ret.  Informational lines start with "  ".
+ *  - Data checks use offset-encoded patterns: the 8-byte word at offset o
+ *    (o a multiple of 8 in "pattern space", e.g. the file offset) holds
+ *    t_pattern_word(seed, o), which encodes both the seed and o, so a byte
+ *    that lands at the wrong offset is detected and the report says where
+ *    it came from.
+ *  - Scratch files live in $HUGEBUF_TEST_DIR (default /var/tmp) and are
+ *    unlinked right after they are opened, so no path leaves them behind.
+ */
+#ifndef HUGEBUF_T_HELPERS_H
+#define HUGEBUF_T_HELPERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include <liburing.h>
+
+#include "hugebuf.h"
+
+enum {
+	T_EXIT_PASS = 0,
+	T_EXIT_FAIL = 1,
+	T_EXIT_SKIP = 77,
+};
+
+#define T_ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define T_SZ_4K			(4096ULL)
+#define T_SZ_2M			(2ULL << 20)
+#define T_SZ_1G			(1ULL << 30)
+
+/* ------------------------------------------------------------------ */
+/* reporting                                                            */
+/* ------------------------------------------------------------------ */
+
+/* "SKIP: <reason>"; returns T_EXIT_SKIP. */
+int t_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "FAIL: <what>"; returns T_EXIT_FAIL. */
+int t_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "FAIL: <what> (expected X, got Y)" with decimal numbers. */
+int t_fail_val(const char *what, long long expected, long long got);
+/* "FAIL: <what> (expected 0xX, got 0xY)" */
+int t_fail_hex(const char *what, uint64_t expected, uint64_t got);
+/* "  <info>" */
+void t_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Combine two results: a FAIL wins over a SKIP wins over a PASS. */
+int t_worst(int a, int b);
+
+/* ------------------------------------------------------------------ */
+/* offset-encoded patterns                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The word stored at pattern offset @off (rounded down to 8): the low 48
+ * bits are the offset, the high 16 bits a tag made from @seed (never zero,
+ * so zero-filled memory never matches).
+ */
+uint64_t t_pattern_word(uint64_t seed, uint64_t off);
+/* Fill @len bytes at @buf with the pattern of @seed starting at @off. */
+void t_pattern_fill(void *buf, size_t len, uint64_t seed, uint64_t off);
+/*
+ * Check @len bytes at @buf against the pattern of @seed starting at @off.
+ * Returns true if they match; otherwise false and the first bad index into
+ * @buf in *@bad (may be NULL).
+ */
+bool t_pattern_ok(const void *buf, size_t len, uint64_t seed, uint64_t off,
+		  size_t *bad);
+/*
+ * As t_pattern_ok() but prints "FAIL: <what>: ..." naming the first bad
+ * buffer offset, the word expected and (if it is a pattern word) the
+ * offset the data found there belongs to.  Returns T_EXIT_PASS/FAIL.
+ */
+int t_pattern_verify(const char *what, const void *buf, size_t len,
+		     uint64_t seed, uint64_t off);
+
+/* ------------------------------------------------------------------ */
+/* scratch files                                                        */
+/* ------------------------------------------------------------------ */
+
+struct t_file {
+	int fd;			/* buffered, read-write */
+	int dfd;		/* O_DIRECT, read-write; -1 if not opened */
+	uint64_t size;
+	uint64_t seed;		/* pattern the file holds (offset = file off) */
+	char dir[256];
+	char blkdev[32];	/* "vda", or "" when there is none */
+};
+
+/* $HUGEBUF_TEST_DIR or /var/tmp */
+const char *t_test_dir(void);
+/*
+ * Create a scratch file of @size bytes in t_test_dir() holding the pattern
+ * of @seed (offset = file offset), fsync it, open it buffered and (with
+ * @direct) O_DIRECT, and unlink it.  O_DIRECT EINVAL -> SKIP.  Fills in
+ * f->blkdev when the directory sits on a block device.
+ */
+int t_file_create(struct t_file *f, uint64_t size, uint64_t seed,
+		  bool direct);
+void t_file_close(struct t_file *f);
+/* Rewrite [off, off+len) of the file with the pattern of f->seed. */
+int t_file_restore(struct t_file *f, uint64_t off, uint64_t len);
+/* Overwrite [off, off+len) with a poison byte (buffered, then fdatasync). */
+int t_file_poison(struct t_file *f, uint64_t off, uint64_t len);
+/* Read back [off, off+len) (buffered) and verify the pattern of @seed. */
+int t_file_verify(struct t_file *f, const char *what, uint64_t off,
+		  uint64_t len, uint64_t seed);
+
+/* ------------------------------------------------------------------ */
+/* io_uring                                                             */
+/* ------------------------------------------------------------------ */
+
+/* io_uring_queue_init(); -EINVAL/-ENOSYS/-EPERM -> SKIP. */
+int t_ring_init(struct io_uring *ring, unsigned int entries);
+/*
+ * Submit one IORING_OP_{READ,WRITE}{,_FIXED} (buf_index @idx for the fixed
+ * ones) and wait for it.  Returns cqe->res, or -errno when the submission
+ * itself failed.
+ */
+int t_io(struct io_uring *ring, int op, int fd, void *addr, unsigned int len,
+	 uint64_t off, int idx);
+/* Register @nr iovecs through lib/; ENOMEM as non-root -> SKIP. */
+int t_register(struct io_uring *ring, const struct iovec *iov,
+	       unsigned int nr);
+
+/*
+ * One registered buffer: slot @idx of @ring covering [addr, addr+len).
+ * The I/O checks below work on [buf_off, buf_off+len) inside it.
+ */
+struct t_regbuf {
+	struct io_uring *ring;
+	char *addr;
+	uint64_t len;
+	int idx;
+};
+
+/* Bytes around each checked I/O that must stay untouched. */
+#define T_GUARD_BYTES	4096
+
+/*
+ * READ_FIXED @len bytes at file offset @foff of @fd (whose contents are
+ * the pattern of @seed) into the registered buffer at @boff.  Before the
+ * read, the target range and up to T_GUARD_BYTES either side get a
+ * background pattern; after it the target must hold the file's pattern
+ * and the guards their background.  @what names the case in the FAIL
+ * line.
+ */
+int t_read_fixed_check(const struct t_regbuf *rb, int fd, uint64_t seed,
+		       uint64_t foff, uint64_t boff, uint64_t len,
+		       const char *what);
+/*
+ * WRITE_FIXED @len bytes at @boff of the registered buffer (filled with
+ * the pattern of @seed for file offset @foff) to @f at @foff through
+ * @fd (f->fd or f->dfd); the file range is poisoned first and read back
+ * after.  The file's own pattern is restored at the end.
+ */
+int t_write_fixed_check(const struct t_regbuf *rb, struct t_file *f, int fd,
+			uint64_t seed, uint64_t foff, uint64_t boff,
+			uint64_t len, const char *what);
+/*
+ * READ_FIXED from /dev/zero (a non-iter file): the range must become zero
+ * and the guards untouched; WRITE_FIXED of it to /dev/zero must return len.
+ */
+int t_devzero_check(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
+		    const char *what);
+
+/* ------------------------------------------------------------------ */
+/* allocation                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Skip unless the pool of @page_size has @nr free pages; the SKIP line
+ * says how many pages the case needs.
+ */
+int t_need_hugepages(uint64_t page_size, unsigned long nr);
+/*
+ * hb_backing_parse(@backing) + hb_alloc(); a failure is a SKIP naming
+ * the backing and lib's message (a missing resource, not a bug).
+ */
+int t_alloc(const char *backing, size_t len, size_t head_offset,
+	    struct hb_buf *buf);
+
+/* ------------------------------------------------------------------ */
+/* resource baselines                                                   */
+/* ------------------------------------------------------------------ */
+
+struct t_baseline {
+	long vmpin_kb;		/* hb_vmpin_kb() */
+	uint64_t hp_size;	/* pool watched (0: none) */
+	long hp_free;		/* hb_hugepages_free(hp_size) */
+};
+
+/* Snapshot VmPin and the free pages of the @hp_size pool (0: skip it). */
+int t_baseline_take(struct t_baseline *b, uint64_t hp_size);
+/* Both must be back at the snapshot; @when names the point checked. */
+int t_baseline_check(const struct t_baseline *b, const char *when);
+/* VmPin must be exactly @base + @delta_kb. */
+int t_vmpin_expect(long base_kb, long delta_kb, const char *when);
+
+/* ------------------------------------------------------------------ */
+/* the model's view of a buffer                                         */
+/* ------------------------------------------------------------------ */
+
+struct t_model {
+	struct hb_kmodel km;	/* running kernel (HUGEBUF_KERNEL wins) */
+	struct hb_probe probe;	/* the buffer's real folio layout */
+	struct hb_imu imu;	/* what the kernel builds at registration */
+	struct hb_bvec *bvec;	/* imu.bvec, malloc'd */
+	bool probed;
+};
+
+/*
+ * Probe [addr, addr+len) (@recipe for the degraded path) and run
+ * hb_model_register() with the running kernel's model.  Prints one info
+ * line with the expected table.  A probe or model error is a FAIL (tests
+ * of the model's error returns call hb_model_register() themselves).
+ */
+int t_model_buffer(const void *addr, uint64_t len,
+		   const struct hb_backing *recipe, struct t_model *m);
+void t_model_free(struct t_model *m);
+/* Print the expected bvec table ("  bvec[i]: folio page off len"). */
+void t_model_print(const struct t_model *m, unsigned int max_lines);
+/* hb_model_import() for an I/O at buffer offset @boff; FAIL on error. */
+int t_model_import(const struct t_model *m, uint64_t boff, uint64_t len,
+		   struct hb_import *out);
+
+#endif /* HUGEBUF_T_HELPERS_H */
