@@ -304,6 +304,40 @@ int hb_blkdev_of_path(const char *path, char *dev, size_t len);
 /* Reads completed (field 1) / writes completed (field 5) of @dev. */
 int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes);
 
+/* --- added by the system side (issue 2): request and kmem signals --- */
+
+struct io_uring;
+struct hb_imu;
+
+/*
+ * Minimum over @tries of the reads completed on @dev for one O_DIRECT
+ * READ_FIXED (@fixed, registered buffer @buf_index) or plain READ of @len
+ * bytes at @file_off into @addr.  @fd must be open with O_DIRECT.
+ */
+int hb_count_read_requests(struct io_uring *ring, int fd, bool fixed,
+			   int buf_index, void *addr, uint64_t len,
+			   uint64_t file_off, const char *dev,
+			   unsigned int tries, uint64_t *min_reqs);
+/*
+ * Register [addr, addr+len) @k times in one call, report the change of
+ * SUnreclaim + VmallocUsed in KiB, unregister.  The ring must have no
+ * buffers registered.
+ */
+int hb_measure_reg_kmem(struct io_uring *ring, void *addr, uint64_t len,
+			unsigned int k, long *delta_kb);
+/*
+ * Pure: block requests one bio carrying all of @imu's bvecs is split into
+ * (bio_split_rw_at): at most @max_bytes (max_sectors_kb * 1024) and
+ * @max_segs segments per request, each bvec at least one segment and
+ * bvecs over @max_seg_size several.  0 on bad arguments.
+ */
+unsigned int hb_predict_requests(const struct hb_imu *imu, uint64_t max_bytes,
+				 unsigned int max_segs, uint64_t max_seg_size);
+/* max_sectors_kb (as bytes), max_segments, max_segment_size of @dev. */
+int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
+			   unsigned int *max_segs, uint64_t *max_seg_size);
+/* --- end of system-side additions --- */
+
 /* ------------------------------------------------------------------ */
 /* registration helpers over liburing                                   */
 /* ------------------------------------------------------------------ */

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Buffer allocation by backing: 4 KiB pages, PMD THP, mTHP, hugetlb
+ * (anonymous or memfd) and, when configured, libhugetlbfs.
+ *
+ * Every allocation is laid out the same way: a mapping that starts on a
+ * folio boundary, the buffer @head_offset bytes into it, the mapping
+ * rounded up to whole folios.  Every page is faulted in by a write, so
+ * the probe and io_uring registration see the final folios.
+ */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* MAP_HUGE_SHIFT / MFD_HUGE_SHIFT: log2(page size) is encoded here */
+#define HB_HUGE_SHIFT		26
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE		25	/* 6.1+: synchronous THP collapse */
+#endif
+#ifndef MFD_HUGETLB
+#define MFD_HUGETLB		0x0004U
+#endif
+
+#define HB_THP_DIR		"/sys/kernel/mm/transparent_hugepage"
+#define HB_HUGEPAGES_DIR	"/sys/kernel/mm/hugepages"
+
+static uint64_t thp_pmd_size(void)
+{
+	unsigned long v;
+
+	if (!hb_read_ulong(HB_THP_DIR "/hpage_pmd_size", &v) && v)
+		return v;
+	return 2ULL << 20;
+}
+
+static uint64_t default_hugepage_size(void)
+{
+	long kb = hb_proc_kb("/proc/meminfo", "Hugepagesize");
+
+	return kb > 0 ? (uint64_t)kb << 10 : 2ULL << 20;
+}
+
+/* "hugetlb:2M" -> kind hugetlb, size 2M; "hugetlb" -> default 2M */
+static int parse_backing_size(const char *s, const char *what,
+			      uint64_t deflt, uint64_t *size)
+{
+	int ret;
+
+	if (!s) {
+		*size = deflt;
+		return 0;
+	}
+	ret = hb_parse_size(s, size);
+	if (ret)
+		return hb_seterr(EINVAL, "invalid %s size '%s': use e.g. "
+				 "%s:2M", what, s, what);
+	if (!HB_IS_POW2(*size) || *size <= HB_PAGE_SIZE)
+		return hb_seterr(EINVAL, "invalid %s size '%s': must be a "
+				 "power of two larger than 4K (e.g. %s:2M)",
+				 what, s, what);
+	return 0;
+}
+
+int hb_backing_parse(const char *s, struct hb_backing *b)
+{
+	char name[32];
+	const char *colon, *arg;
+	size_t n;
+	int ret;
+
+	if (!s || !*s)
+		return hb_seterr(EINVAL, "empty backing: use 4k, thp, "
+				 "mthp:64K, hugetlb[:2M|:1G], memfd[:2M|:1G] "
+				 "or libhugetlbfs");
+	colon = strchr(s, ':');
+	n = colon ? (size_t)(colon - s) : strlen(s);
+	if (n >= sizeof(name))
+		goto unknown;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	arg = colon ? colon + 1 : NULL;
+	if (arg && !*arg)
+		return hb_seterr(EINVAL, "backing '%s' has an empty size after "
+				 "':': use e.g. %s:2M", s, name);
+
+	if (!strcasecmp(name, "4k") || !strcasecmp(name, "4K")) {
+		if (arg)
+			goto no_size;
+		b->kind = HB_BACKING_4K;
+		b->folio_size = HB_PAGE_SIZE;
+		return 0;
+	}
+	if (!strcasecmp(name, "thp")) {
+		if (arg)
+			goto no_size;
+		b->kind = HB_BACKING_THP;
+		b->folio_size = thp_pmd_size();
+		return 0;
+	}
+	if (!strcasecmp(name, "mthp")) {
+		if (!arg)
+			return hb_seterr(EINVAL, "backing 'mthp' needs a size: "
+					 "use e.g. mthp:64K");
+		b->kind = HB_BACKING_MTHP;
+		return parse_backing_size(arg, "mthp", 0, &b->folio_size);
+	}
+	if (!strcasecmp(name, "hugetlb")) {
+		b->kind = HB_BACKING_HUGETLB;
+		return parse_backing_size(arg, "hugetlb", 2ULL << 20,
+					  &b->folio_size);
+	}
+	if (!strcasecmp(name, "memfd")) {
+		b->kind = HB_BACKING_MEMFD;
+		return parse_backing_size(arg, "memfd", 2ULL << 20,
+					  &b->folio_size);
+	}
+	if (!strcasecmp(name, "libhugetlbfs")) {
+		if (arg)
+			goto no_size;
+		b->kind = HB_BACKING_LIBHUGETLBFS;
+		b->folio_size = default_hugepage_size();
+		return 0;
+	}
+unknown:
+	ret = hb_seterr(EINVAL, "unknown backing '%s': use 4k, thp, mthp:64K, "
+			"hugetlb[:2M|:1G], memfd[:2M|:1G] or libhugetlbfs", s);
+	return ret;
+no_size:
+	return hb_seterr(EINVAL, "backing '%s' takes no size: use '%s'", s,
+			 name);
+}
+
+char *hb_backing_str(const struct hb_backing *b, char *buf, size_t len)
+{
+	char sz[32];
+
+	hb_fmt_size(b->folio_size, sz, sizeof(sz));
+	switch (b->kind) {
+	case HB_BACKING_4K:
+		snprintf(buf, len, "4k");
+		break;
+	case HB_BACKING_THP:
+		snprintf(buf, len, "thp");
+		break;
+	case HB_BACKING_MTHP:
+		snprintf(buf, len, "mthp:%s", sz);
+		break;
+	case HB_BACKING_HUGETLB:
+		snprintf(buf, len, "hugetlb:%s", sz);
+		break;
+	case HB_BACKING_MEMFD:
+		snprintf(buf, len, "memfd:%s", sz);
+		break;
+	case HB_BACKING_LIBHUGETLBFS:
+		snprintf(buf, len, "libhugetlbfs");
+		break;
+	default:
+		snprintf(buf, len, "unknown");
+	}
+	return buf;
+}
+
+/* ---------------------------------------------------------------- */
+
+static void buf_reset(struct hb_buf *buf)
+{
+	memset(buf, 0, sizeof(*buf));
+	buf->memfd = -1;
+}
+
+/* Write one byte in every 4 KiB page so each is faulted in writable. */
+static void touch_pages(void *map, size_t len)
+{
+	volatile char *p = map;
+	size_t off;
+
+	for (off = 0; off < len; off += HB_PAGE_SIZE)
+		p[off] = 0;
+}
+
+static int pool_read(uint64_t size, const char *what, unsigned long *v)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), HB_HUGEPAGES_DIR "/hugepages-%llukB/%s",
+		 (unsigned long long)(size >> 10), what);
+	return hb_read_ulong(path, v);
+}
+
+static void nr_hugepages_knob(uint64_t size, char *path, size_t len)
+{
+	if (size == default_hugepage_size())
+		snprintf(path, len, "/proc/sys/vm/nr_hugepages");
+	else
+		snprintf(path, len, HB_HUGEPAGES_DIR
+			 "/hugepages-%llukB/nr_hugepages",
+			 (unsigned long long)(size >> 10));
+}
+
+/*
+ * Check the pool before mapping so a shortage gets a precise message.
+ * Pages reserved by other mappings (resv_hugepages) are counted in
+ * free_hugepages but cannot be had; surplus pages may be created when
+ * nr_overcommit_hugepages allows it, so then we let mmap decide.
+ */
+static int hugetlb_pool_check(uint64_t size, size_t map_len)
+{
+	unsigned long nr = 0, free = 0, resv = 0, over = 0, avail;
+	unsigned long need = map_len / size;
+	char knob[128], sz[32];
+
+	hb_fmt_size(size, sz, sizeof(sz));
+	nr_hugepages_knob(size, knob, sizeof(knob));
+	if (pool_read(size, "nr_hugepages", &nr))
+		return hb_seterr(ENOENT, "%s hugepages are not available on "
+				 "this machine (no hugepages-%llukB pool): use "
+				 "hugetlb:2M, or a CPU/kernel with %s pages",
+				 sz, (unsigned long long)(size >> 10), sz);
+	pool_read(size, "free_hugepages", &free);
+	pool_read(size, "resv_hugepages", &resv);
+	pool_read(size, "nr_overcommit_hugepages", &over);
+	if (over)
+		return 0;
+	if (!nr && size >= (1ULL << 30))
+		return hb_seterr(ENOMEM, "%s hugepages are not available on "
+				 "this machine (no hugepages-%llukB pool or 0 "
+				 "pages): boot with hugepagesz=%s hugepages=%lu "
+				 "or echo %lu > %s", sz,
+				 (unsigned long long)(size >> 10), sz, need,
+				 need, knob);
+	avail = free > resv ? free - resv : 0;
+	if (avail < need)
+		return hb_seterr(ENOMEM, "need %lu free %llukB hugepages, have "
+				 "%lu: echo %lu > %s", need,
+				 (unsigned long long)(size >> 10), avail,
+				 nr + (need - avail), knob);
+	return 0;
+}
+
+static int hugetlb_mmap_error(int err, uint64_t size, size_t map_len)
+{
+	char knob[128];
+
+	nr_hugepages_knob(size, knob, sizeof(knob));
+	return hb_seterr(err, "mmap of %zu bytes of %llukB hugepages failed "
+			 "(%s): the pool ran short, raise it with echo N > %s",
+			 map_len, (unsigned long long)(size >> 10),
+			 strerror(err), knob);
+}
+
+/*
+ * Private hugetlb mappings reserve their pages at mmap() time
+ * (hugetlb_reserve_pages), so once mmap succeeds touching the pages
+ * cannot SIGBUS for lack of pool pages.
+ */
+static int alloc_hugetlb(const struct hb_backing *b, struct hb_buf *buf)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE;
+	void *map;
+	int ret;
+
+	ret = hugetlb_pool_check(b->folio_size, buf->map_len);
+	if (ret)
+		return ret;
+	flags |= (int)hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
+	map = mmap(NULL, buf->map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (map == MAP_FAILED)
+		return hugetlb_mmap_error(errno, b->folio_size, buf->map_len);
+	buf->map = map;
+	touch_pages(map, buf->map_len);
+	return 0;
+}
+
+/*
+ * memfd hugetlb: fallocate() allocates every page up front, so a pool
+ * shortage is an ENOSPC here rather than a SIGBUS on first touch of a
+ * MAP_SHARED mapping.
+ */
+static int alloc_memfd(const struct hb_backing *b, struct hb_buf *buf)
+{
+	unsigned int flags = MFD_CLOEXEC | MFD_HUGETLB;
+	void *map;
+	int fd, ret;
+
+	ret = hugetlb_pool_check(b->folio_size, buf->map_len);
+	if (ret)
+		return ret;
+	flags |= hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
+	fd = memfd_create("hugebuf", flags);
+	if (fd < 0)
+		return hb_seterr(errno, "memfd_create(MFD_HUGETLB, %llukB) "
+				 "failed: %s: the kernel needs "
+				 "CONFIG_HUGETLBFS and a %llukB pool",
+				 (unsigned long long)(b->folio_size >> 10),
+				 strerror(errno),
+				 (unsigned long long)(b->folio_size >> 10));
+	if (ftruncate(fd, buf->map_len)) {
+		ret = hb_seterr(errno, "ftruncate of the hugetlb memfd to %zu "
+				"bytes failed: %s", buf->map_len,
+				strerror(errno));
+		goto out_close;
+	}
+	if (fallocate(fd, 0, 0, buf->map_len)) {
+		ret = hugetlb_mmap_error(errno, b->folio_size, buf->map_len);
+		goto out_close;
+	}
+	map = mmap(NULL, buf->map_len, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (map == MAP_FAILED) {
+		ret = hugetlb_mmap_error(errno, b->folio_size, buf->map_len);
+		goto out_close;
+	}
+	buf->map = map;
+	buf->memfd = fd;
+	touch_pages(map, buf->map_len);
+	return 0;
+out_close:
+	close(fd);
+	return ret;
+}
+
+/*
+ * Anonymous memory aligned to @align: map @align more than needed and
+ * unmap the unaligned head and the tail.
+ */
+static void *mmap_aligned(size_t len, size_t align)
+{
+	uintptr_t raw, start;
+	void *p;
+
+	p = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	raw = (uintptr_t)p;
+	start = HB_ALIGN_UP(raw, align);
+	if (start > raw)
+		munmap(p, start - raw);
+	if (raw + align > start)
+		munmap((void *)(start + len), raw + align - start);
+	return (void *)start;
+}
+
+/* Do the folios the probe sees have @size?  (THP/mTHP verification) */
+static bool folios_are(const struct hb_buf *buf, uint64_t size)
+{
+	struct hb_probe p;
+	bool ok;
+
+	if (hb_probe(buf->map, buf->map_len, &buf->backing, &p))
+		return false;
+	ok = p.min_folio == size && p.max_folio == size;
+	/* the degraded mTHP answer only repeats the recipe: not proof */
+	if (p.source == HB_PROBE_RECIPE && buf->backing.kind == HB_BACKING_MTHP)
+		ok = false;
+	hb_probe_free(&p);
+	return ok;
+}
+
+/*
+ * PMD THP: a PMD-aligned MADV_HUGEPAGE range faults in PMD folios when
+ * THP is "always" or "madvise"; MADV_COLLAPSE (6.1, 7d8faaf15545)
+ * collapses whatever was not, regardless of the sysfs mode.
+ */
+static int alloc_thp(const struct hb_backing *b, struct hb_buf *buf)
+{
+	void *map;
+
+	map = mmap_aligned(buf->map_len, b->folio_size);
+	if (!map)
+		return hb_seterr(errno, "mmap of %zu bytes failed: %s",
+				 buf->map_len, strerror(errno));
+	buf->map = map;
+	if (madvise(map, buf->map_len, MADV_HUGEPAGE))
+		return hb_seterr(errno, "madvise(MADV_HUGEPAGE) failed (%s): "
+				 "the kernel needs "
+				 "CONFIG_TRANSPARENT_HUGEPAGE",
+				 strerror(errno));
+	touch_pages(map, buf->map_len);
+	/* EINVAL: kernel before 6.1; EAGAIN/ENOMEM: could not collapse */
+	madvise(map, buf->map_len, MADV_COLLAPSE);
+	buf->huge_verified = folios_are(buf, b->folio_size);
+	return 0;
+}
+
+static int mthp_check(const struct hb_backing *b)
+{
+	struct hb_sysinfo si;
+	unsigned int i;
+	bool listed = false;
+	int ret;
+
+	ret = hb_sysinfo_read(&si);
+	if (ret)
+		return ret;
+	for (i = 0; i < si.nr_mthp; i++)
+		listed |= si.mthp[i].size == b->folio_size;
+	if (!listed)
+		return hb_seterr(ENOENT, "mTHP size %llukB is not offered by "
+				 "this kernel (no %s/hugepages-%llukB/enabled; "
+				 "mTHP needs Linux 6.8+): pick a listed size, "
+				 "see 'hugebuf info'",
+				 (unsigned long long)(b->folio_size >> 10),
+				 HB_THP_DIR,
+				 (unsigned long long)(b->folio_size >> 10));
+	if (!hb_mthp_usable(&si, b->folio_size))
+		return hb_seterr(EPERM, "mTHP %llukB is disabled: echo madvise "
+				 "> %s/hugepages-%llukB/enabled",
+				 (unsigned long long)(b->folio_size >> 10),
+				 HB_THP_DIR,
+				 (unsigned long long)(b->folio_size >> 10));
+	return 0;
+}
+
+static int alloc_mthp(const struct hb_backing *b, struct hb_buf *buf)
+{
+	void *map;
+	int ret;
+
+	ret = mthp_check(b);
+	if (ret)
+		return ret;
+	map = mmap_aligned(buf->map_len, b->folio_size);
+	if (!map)
+		return hb_seterr(errno, "mmap of %zu bytes failed: %s",
+				 buf->map_len, strerror(errno));
+	buf->map = map;
+	if (madvise(map, buf->map_len, MADV_HUGEPAGE))
+		return hb_seterr(errno, "madvise(MADV_HUGEPAGE) failed (%s): "
+				 "the kernel needs "
+				 "CONFIG_TRANSPARENT_HUGEPAGE",
+				 strerror(errno));
+	touch_pages(map, buf->map_len);
+	buf->huge_verified = folios_are(buf, b->folio_size);
+	return 0;
+}
+
+static int alloc_4k(struct hb_buf *buf)
+{
+	void *map;
+
+	map = mmap(NULL, buf->map_len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return hb_seterr(errno, "mmap of %zu bytes failed: %s",
+				 buf->map_len, strerror(errno));
+	buf->map = map;
+	/* EINVAL without CONFIG_TRANSPARENT_HUGEPAGE: 4 KiB anyway */
+	madvise(map, buf->map_len, MADV_NOHUGEPAGE);
+	touch_pages(map, buf->map_len);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* libhugetlbfs, loaded at run time so nothing links it              */
+/* ---------------------------------------------------------------- */
+
+#ifdef CONFIG_HB_LIBHUGETLBFS
+#define HB_GHP_DEFAULT	0x01	/* ghp_t GHP_DEFAULT from hugetlbfs.h */
+
+struct hb_libhugetlbfs {
+	void *(*get_huge_pages)(size_t len, int flags);
+	void (*free_huge_pages)(void *ptr);
+	long (*gethugepagesize)(void);
+};
+
+static struct hb_libhugetlbfs hb_lhf;
+
+static int libhugetlbfs_load(void)
+{
+	void *h;
+
+	if (hb_lhf.get_huge_pages)
+		return 0;
+	h = dlopen("libhugetlbfs.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return hb_seterr(ENOENT, "libhugetlbfs not available: apt-get "
+				 "install libhugetlbfs0");
+	*(void **)&hb_lhf.get_huge_pages = dlsym(h, "get_huge_pages");
+	*(void **)&hb_lhf.free_huge_pages = dlsym(h, "free_huge_pages");
+	*(void **)&hb_lhf.gethugepagesize = dlsym(h, "gethugepagesize");
+	if (!hb_lhf.get_huge_pages || !hb_lhf.free_huge_pages ||
+	    !hb_lhf.gethugepagesize) {
+		memset(&hb_lhf, 0, sizeof(hb_lhf));
+		dlclose(h);
+		return hb_seterr(ENOENT, "libhugetlbfs.so.0 lacks "
+				 "get_huge_pages: apt-get install "
+				 "libhugetlbfs0");
+	}
+	return 0;
+}
+
+static int alloc_libhugetlbfs(struct hb_buf *buf)
+{
+	uint64_t size;
+	void *map;
+	int ret;
+
+	ret = libhugetlbfs_load();
+	if (ret)
+		return ret;
+	size = hb_lhf.gethugepagesize();
+	if (size != buf->backing.folio_size)
+		return hb_seterr(EINVAL, "libhugetlbfs uses %llu-byte pages, "
+				 "not %llu: unset HUGETLB_DEFAULT_PAGE_SIZE or "
+				 "use hugetlb:<size>",
+				 (unsigned long long)size,
+				 (unsigned long long)buf->backing.folio_size);
+	ret = hugetlb_pool_check(size, buf->map_len);
+	if (ret)
+		return ret;
+	map = hb_lhf.get_huge_pages(buf->map_len, HB_GHP_DEFAULT);
+	if (!map)
+		return hugetlb_mmap_error(errno ? errno : ENOMEM, size,
+					  buf->map_len);
+	buf->map = map;
+	touch_pages(map, buf->map_len);
+	return 0;
+}
+
+static void free_libhugetlbfs(struct hb_buf *buf)
+{
+	if (hb_lhf.free_huge_pages)
+		hb_lhf.free_huge_pages(buf->map);
+}
+#else
+static int alloc_libhugetlbfs(struct hb_buf *buf)
+{
+	(void)buf;
+	return hb_seterr(ENOTSUP, "hugebuf was built without libhugetlbfs: "
+			 "apt-get install libhugetlbfs-dev, re-run ./configure "
+			 "and make (or use hugetlb:2M)");
+}
+
+static void free_libhugetlbfs(struct hb_buf *buf)
+{
+	(void)buf;
+}
+#endif
+
+/* ---------------------------------------------------------------- */
+
+int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
+	     struct hb_buf *buf)
+{
+	char name[32], fsz[32];
+	int ret;
+
+	buf_reset(buf);
+	if (!b || !HB_IS_POW2(b->folio_size) || b->folio_size < HB_PAGE_SIZE)
+		return hb_seterr(EINVAL, "invalid backing: parse it with "
+				 "hb_backing_parse()");
+	hb_backing_str(b, name, sizeof(name));
+	if (!len)
+		return hb_seterr(EINVAL, "buffer size is 0: give a size of at "
+				 "least 1 byte");
+	if (head_offset >= b->folio_size)
+		return hb_seterr(EINVAL, "head offset %zu is not inside the "
+				 "first %s folio of %s: use an offset below %s",
+				 head_offset,
+				 hb_fmt_size(b->folio_size, fsz, sizeof(fsz)),
+				 name, fsz);
+	if (len > SIZE_MAX - b->folio_size - head_offset)
+		return hb_seterr(EOVERFLOW, "buffer size %zu is too large",
+				 len);
+	buf->backing = *b;
+	buf->len = len;
+	buf->head_offset = head_offset;
+	buf->map_len = HB_ALIGN_UP(head_offset + len, b->folio_size);
+
+	switch (b->kind) {
+	case HB_BACKING_4K:
+		ret = alloc_4k(buf);
+		break;
+	case HB_BACKING_THP:
+		ret = alloc_thp(b, buf);
+		break;
+	case HB_BACKING_MTHP:
+		ret = alloc_mthp(b, buf);
+		break;
+	case HB_BACKING_HUGETLB:
+		ret = alloc_hugetlb(b, buf);
+		break;
+	case HB_BACKING_MEMFD:
+		ret = alloc_memfd(b, buf);
+		break;
+	case HB_BACKING_LIBHUGETLBFS:
+		ret = alloc_libhugetlbfs(buf);
+		break;
+	default:
+		ret = hb_seterr(EINVAL, "unknown backing kind %d", b->kind);
+	}
+	if (ret) {
+		/* keep the message: hb_free does not touch it */
+		hb_free(buf);
+		return ret;
+	}
+	buf->addr = (char *)buf->map + head_offset;
+	if (b->kind == HB_BACKING_HUGETLB || b->kind == HB_BACKING_MEMFD ||
+	    b->kind == HB_BACKING_LIBHUGETLBFS || b->kind == HB_BACKING_4K)
+		buf->huge_verified = b->kind != HB_BACKING_4K;
+	return 0;
+}
+
+void hb_free(struct hb_buf *buf)
+{
+	if (!buf)
+		return;
+	if (buf->map) {
+		if (buf->backing.kind == HB_BACKING_LIBHUGETLBFS)
+			free_libhugetlbfs(buf);
+		else
+			munmap(buf->map, buf->map_len);
+	}
+	if (buf->memfd >= 0)
+		close(buf->memfd);
+	buf_reset(buf);
+}

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Measurements of what the kernel did with a registered buffer: pinned
+ * memory, kernel memory taken by the imu, block requests per read, and a
+ * pure emulation of the block layer split to predict those requests.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "internal.h"
+
+long hb_vmpin_kb(void)
+{
+	long v = hb_proc_kb("/proc/self/status", "VmPin");
+
+	if (v < 0)
+		return hb_seterr(-v, "no VmPin in /proc/self/status: %s",
+				 strerror(-v));
+	return v;
+}
+
+long hb_kernel_mem_kb(void)
+{
+	long su = hb_proc_kb("/proc/meminfo", "SUnreclaim");
+	long vm = hb_proc_kb("/proc/meminfo", "VmallocUsed");
+
+	if (su < 0 || vm < 0)
+		return hb_seterr(ENOENT, "/proc/meminfo lacks SUnreclaim or "
+				 "VmallocUsed: is /proc mounted?");
+	return su + vm;
+}
+
+long hb_hugepages_free(uint64_t page_size)
+{
+	char path[128];
+	unsigned long v;
+	int ret;
+
+	snprintf(path, sizeof(path),
+		 "/sys/kernel/mm/hugepages/hugepages-%llukB/free_hugepages",
+		 (unsigned long long)(page_size >> 10));
+	ret = hb_read_ulong(path, &v);
+	if (ret)
+		return hb_seterr(ret, "no %llukB hugepage pool on this machine "
+				 "(%s missing)",
+				 (unsigned long long)(page_size >> 10), path);
+	return (long)v;
+}
+
+/* ------------------------------------------------------------------ */
+/* block devices                                                       */
+/* ------------------------------------------------------------------ */
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/*
+ * /sys/dev/block/M:m resolves to .../block/<disk> for a whole disk (and
+ * for dm-N, loopN, md), or .../block/<disk>/<part> for a partition, which
+ * has a "partition" attribute; then the parent directory is the disk.
+ */
+int hb_blkdev_of_path(const char *path, char *dev, size_t len)
+{
+	char link[64], real[PATH_MAX], attr[PATH_MAX + 16];
+	const char *name;
+	struct stat st;
+
+	if (stat(path, &st))
+		return hb_seterr(errno, "cannot stat '%s': %s", path,
+				 strerror(errno));
+	if (S_ISBLK(st.st_mode))
+		st.st_dev = st.st_rdev;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
+		 major(st.st_dev), minor(st.st_dev));
+	if (!realpath(link, real))
+		return hb_seterr(ENODEV, "'%s' is not on a block device "
+				 "(device %u:%u has no %s): put the file on a "
+				 "disk-backed file system", path,
+				 major(st.st_dev), minor(st.st_dev), link);
+	snprintf(attr, sizeof(attr), "%s/partition", real);
+	if (!access(attr, F_OK)) {
+		char *slash = strrchr(real, '/');
+
+		if (slash)
+			*slash = '\0';
+	}
+	name = base_name(real);
+	if (strlen(name) >= len)
+		return hb_seterr(ENAMETOOLONG, "device name '%s' too long",
+				 name);
+	strcpy(dev, name);
+	return 0;
+}
+
+int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes)
+{
+	unsigned long long v[5];
+	char path[128], buf[512];
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/stat", dev);
+	ret = hb_read_file(path, buf, sizeof(buf));
+	if (ret)
+		return hb_seterr(ret, "cannot read %s: %s (is '%s' a whole "
+				 "disk?)", path, strerror(-ret), dev);
+	if (sscanf(buf, "%llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4]) != 5)
+		return hb_seterr(EINVAL, "unexpected format of %s", path);
+	if (reads)
+		*reads = v[0];
+	if (writes)
+		*writes = v[4];
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* block split emulation (pure)                                        */
+/* ------------------------------------------------------------------ */
+
+#define HB_SECTOR_SIZE		512
+
+/*
+ * Emulate bio_split_rw_at() (block/blk-merge.c, 6.x) for one bio that
+ * carries the whole imu, as a READ_FIXED of the whole buffer builds it
+ * (bio_iov_bvec_set() hands imu->bvec to the bio as is).  Rules:
+ *  - each bvec is at least one segment; bvecs are never merged, even when
+ *    physically contiguous;
+ *  - a bvec longer than max_segment_size is several segments;
+ *  - a request ends when the next bvec (or the part of it that fits)
+ *    would exceed max_sectors bytes or max_segments; the split point is
+ *    rounded down to the logical block size and the rest of the bvec
+ *    starts the next request.
+ * Segment boundaries (seg_boundary_mask, 4 GiB by default) and virt
+ * boundaries are not modelled: folios never cross them on x86.
+ */
+struct hb_split {
+	uint64_t max_bytes;
+	unsigned int max_segs;
+	uint64_t max_seg;
+};
+
+/*
+ * One request starting @done bytes into bvec @i.  Returns the bytes it
+ * takes (0 only if nothing fits, which the limits rule out).
+ */
+static uint64_t split_one(const struct hb_split *s, const struct hb_imu *imu,
+			  unsigned int i, uint64_t done)
+{
+	uint64_t bytes = 0;
+	unsigned int nsegs = 0;
+
+	for (; i < imu->nr_bvecs; i++, done = 0) {
+		uint64_t bv_len = imu->bvec[i].len - done;
+		uint64_t room = s->max_bytes - bytes;
+		uint64_t take = bv_len < room ? bv_len : room;
+		uint64_t total = 0;
+
+		while (take && nsegs < s->max_segs) {
+			uint64_t seg = take < s->max_seg ? take : s->max_seg;
+
+			nsegs++;
+			total += seg;
+			take -= seg;
+		}
+		bytes += total;
+		if (take || bv_len > room)
+			return HB_ALIGN_DOWN(bytes, HB_SECTOR_SIZE);
+	}
+	return bytes;
+}
+
+unsigned int hb_predict_requests(const struct hb_imu *imu, uint64_t max_bytes,
+				 unsigned int max_segs, uint64_t max_seg_size)
+{
+	struct hb_split s = {
+		.max_bytes = max_bytes,
+		.max_segs = max_segs ? max_segs : 1,
+		.max_seg = max_seg_size ? max_seg_size : UINT64_MAX,
+	};
+	unsigned int i = 0, reqs = 0;
+	uint64_t done = 0;
+
+	if (!imu || !imu->nr_bvecs || max_bytes < HB_SECTOR_SIZE)
+		return 0;
+	while (i < imu->nr_bvecs) {
+		uint64_t got = split_one(&s, imu, i, done);
+
+		if (!got)
+			return 0;
+		reqs++;
+		/* advance @got bytes through the bvecs */
+		while (got && i < imu->nr_bvecs) {
+			uint64_t left = imu->bvec[i].len - done;
+
+			if (got < left) {
+				done += got;
+				got = 0;
+			} else {
+				got -= left;
+				done = 0;
+				i++;
+			}
+		}
+	}
+	return reqs;
+}
+
+int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
+			   unsigned int *max_segs, uint64_t *max_seg_size)
+{
+	unsigned long kb, segs, segsz;
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_sectors_kb", dev);
+	if (hb_read_ulong(path, &kb))
+		goto fail;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_segments", dev);
+	if (hb_read_ulong(path, &segs))
+		goto fail;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_segment_size",
+		 dev);
+	if (hb_read_ulong(path, &segsz))
+		goto fail;
+	*max_bytes = (uint64_t)kb << 10;
+	*max_segs = segs;
+	*max_seg_size = segsz;
+	return 0;
+fail:
+	return hb_seterr(ENOENT, "cannot read %s: is '%s' a block device?",
+			 path, dev);
+}
+
+/* ------------------------------------------------------------------ */
+/* live measurements                                                   */
+/* ------------------------------------------------------------------ */
+
+static int one_read(struct io_uring *ring, int fd, bool fixed, int buf_index,
+		    void *addr, uint64_t len, uint64_t file_off)
+{
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int ret, res;
+
+	sqe = io_uring_get_sqe(ring);
+	if (!sqe)
+		return hb_seterr(EBUSY, "io_uring submission queue is full");
+	if (fixed)
+		io_uring_prep_read_fixed(sqe, fd, addr, len, file_off,
+					 buf_index);
+	else
+		io_uring_prep_read(sqe, fd, addr, len, file_off);
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		return hb_seterr(ret < 0 ? -ret : EIO, "io_uring_submit "
+				 "failed: %s",
+				 strerror(ret < 0 ? -ret : EIO));
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		return hb_seterr(-ret, "io_uring_wait_cqe failed: %s",
+				 strerror(-ret));
+	res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	if (res < 0)
+		return hb_seterr(-res, "%s of %llu bytes at file offset %llu "
+				 "failed: %s%s", fixed ? "READ_FIXED" : "READ",
+				 (unsigned long long)len,
+				 (unsigned long long)file_off, strerror(-res),
+				 -res == EINVAL ? " (O_DIRECT needs the "
+				 "address, length and offset aligned to the "
+				 "logical block size)" : "");
+	if ((uint64_t)res != len)
+		return hb_seterr(EIO, "short read: %d of %llu bytes at file "
+				 "offset %llu: make the file at least %llu "
+				 "bytes long", res, (unsigned long long)len,
+				 (unsigned long long)file_off,
+				 (unsigned long long)(file_off + len));
+	return 0;
+}
+
+/*
+ * Reads completed on @dev (/sys/block/<dev>/stat field 1) are accounted
+ * when each request completes (blk_account_io_done), before the bio end
+ * I/O that posts the CQE, so the count is final when the CQE arrives.
+ * Other I/O on the disk can only add requests: take the minimum.
+ */
+int hb_count_read_requests(struct io_uring *ring, int fd, bool fixed,
+			   int buf_index, void *addr, uint64_t len,
+			   uint64_t file_off, const char *dev,
+			   unsigned int tries, uint64_t *min_reqs)
+{
+	uint64_t best = UINT64_MAX;
+	unsigned int t;
+	int fl, ret;
+
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return hb_seterr(errno, "bad file descriptor %d: %s", fd,
+				 strerror(errno));
+	if (!(fl & O_DIRECT))
+		return hb_seterr(EINVAL, "the file must be opened with "
+				 "O_DIRECT, or the page cache hides the "
+				 "request count");
+	if (!tries)
+		tries = 1;
+	for (t = 0; t < tries; t++) {
+		uint64_t before, after;
+
+		ret = hb_blkdev_ios(dev, &before, NULL);
+		if (ret)
+			return ret;
+		ret = one_read(ring, fd, fixed, buf_index, addr, len,
+			       file_off);
+		if (ret)
+			return ret;
+		ret = hb_blkdev_ios(dev, &after, NULL);
+		if (ret)
+			return ret;
+		if (after - before < best)
+			best = after - before;
+	}
+	*min_reqs = best;
+	return 0;
+}
+
+int hb_measure_reg_kmem(struct io_uring *ring, void *addr, uint64_t len,
+			unsigned int k, long *delta_kb)
+{
+	struct iovec *iov;
+	long before, after;
+	unsigned int i;
+	int ret;
+
+	if (!k || k > HB_MAX_REG_BUFFERS)
+		return hb_seterr(EINVAL, "registration count %u out of range "
+				 "1..%u", k, HB_MAX_REG_BUFFERS);
+	iov = calloc(k, sizeof(*iov));
+	if (!iov)
+		return hb_seterr(ENOMEM, "out of memory");
+	for (i = 0; i < k; i++) {
+		iov[i].iov_base = addr;
+		iov[i].iov_len = len;
+	}
+	before = hb_kernel_mem_kb();
+	if (before < 0) {
+		free(iov);
+		return (int)before;
+	}
+	ret = hb_register_buffers(ring, iov, k);
+	if (ret) {
+		free(iov);
+		return ret;
+	}
+	after = hb_kernel_mem_kb();
+	io_uring_unregister_buffers(ring);
+	free(iov);
+	if (after < 0)
+		return (int)after;
+	*delta_kb = after - before;
+	return 0;
+}

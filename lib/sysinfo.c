@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What the running system offers for hugepage-backed fixed buffers:
+ * kernel release and coalescing generation, hugetlb pools, THP and mTHP
+ * settings, memlock limit and capability, and whether the folio probe can
+ * read PFNs.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define HB_HUGEPAGES_DIR	"/sys/kernel/mm/hugepages"
+#define HB_THP_DIR		"/sys/kernel/mm/transparent_hugepage"
+/* CAP_IPC_LOCK from linux/capability.h */
+#define HB_CAP_IPC_LOCK		14
+
+static int parse_release(const char *rel, int *maj, int *min, int *patch)
+{
+	*maj = *min = *patch = 0;
+	if (sscanf(rel, "%d.%d.%d", maj, min, patch) < 2)
+		return -EINVAL;
+	return 0;
+}
+
+int hb_kmodel_running(struct hb_kmodel *km)
+{
+	const char *env = getenv("HUGEBUF_KERNEL");
+	struct utsname u;
+	int maj, min, patch, ret;
+
+	if (env && *env) {
+		ret = hb_kmodel_parse(env, km);
+		if (ret)
+			return hb_seterr(ret, "HUGEBUF_KERNEL='%s' is not a kernel "
+					 "version: use e.g. 6.1, 6.12, 6.16 or "
+					 "6.1+hugebuf, or unset it", env);
+		return 0;
+	}
+	if (uname(&u))
+		return hb_seterr(errno, "uname failed: %s", strerror(errno));
+	if (parse_release(u.release, &maj, &min, &patch))
+		return hb_seterr(EINVAL, "cannot parse kernel release '%s': set "
+				 "HUGEBUF_KERNEL=X.Y to name the kernel model",
+				 u.release);
+	hb_kmodel_for_version(maj, min, km);
+	return 0;
+}
+
+/* The bracketed word of a sysfs choice file: "always [madvise] never". */
+static int read_bracketed(const char *path, char *out, size_t len)
+{
+	char buf[256], *open, *close;
+	int ret;
+
+	ret = hb_read_file(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	open = strchr(buf, '[');
+	close = open ? strchr(open, ']') : NULL;
+	if (!open || !close || (size_t)(close - open - 1) >= len)
+		return -EINVAL;
+	memcpy(out, open + 1, close - open - 1);
+	out[close - open - 1] = '\0';
+	return 0;
+}
+
+/* "hugepages-2048kB" -> 2 MiB */
+static int dirent_kb_size(const char *name, uint64_t *bytes)
+{
+	unsigned long long kb;
+	char tail[8];
+
+	if (sscanf(name, "hugepages-%llu%7s", &kb, tail) != 2 ||
+	    strcmp(tail, "kB") || !kb)
+		return -EINVAL;
+	*bytes = (uint64_t)kb << 10;
+	return 0;
+}
+
+static unsigned long pool_value(uint64_t page_size, const char *what)
+{
+	char path[128];
+	unsigned long v = 0;
+
+	snprintf(path, sizeof(path), HB_HUGEPAGES_DIR "/hugepages-%llukB/%s",
+		 (unsigned long long)(page_size >> 10), what);
+	if (hb_read_ulong(path, &v))
+		return 0;
+	return v;
+}
+
+static void sort_pools(struct hb_sysinfo *si)
+{
+	unsigned int i, j;
+
+	for (i = 1; i < si->nr_pools; i++)
+		for (j = i; j > 0 && si->pools[j - 1].page_size >
+				      si->pools[j].page_size; j--) {
+			struct hb_pool t = si->pools[j];
+
+			si->pools[j] = si->pools[j - 1];
+			si->pools[j - 1] = t;
+		}
+}
+
+static void read_pools(struct hb_sysinfo *si)
+{
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(HB_HUGEPAGES_DIR);
+	if (!d)
+		return;
+	while ((de = readdir(d)) && si->nr_pools < HB_MAX_POOLS) {
+		struct hb_pool *p = &si->pools[si->nr_pools];
+
+		if (dirent_kb_size(de->d_name, &p->page_size))
+			continue;
+		p->nr = pool_value(p->page_size, "nr_hugepages");
+		p->free = pool_value(p->page_size, "free_hugepages");
+		p->resv = pool_value(p->page_size, "resv_hugepages");
+		p->surplus = pool_value(p->page_size, "surplus_hugepages");
+		si->nr_pools++;
+	}
+	closedir(d);
+	sort_pools(si);
+}
+
+static void sort_mthp(struct hb_sysinfo *si)
+{
+	unsigned int i, j;
+
+	for (i = 1; i < si->nr_mthp; i++)
+		for (j = i; j > 0 && si->mthp[j - 1].size > si->mthp[j].size;
+		     j--) {
+			struct hb_mthp t = si->mthp[j];
+
+			si->mthp[j] = si->mthp[j - 1];
+			si->mthp[j - 1] = t;
+		}
+}
+
+/*
+ * Anonymous mTHP sizes (6.8+): hugepages-<N>kB/enabled under the THP
+ * directory.  Sizes without an "enabled" file (shmem-only 8 kB) are not
+ * anonymous mTHP sizes and are skipped.
+ */
+static void read_mthp(struct hb_sysinfo *si)
+{
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(HB_THP_DIR);
+	if (!d)
+		return;
+	while ((de = readdir(d)) && si->nr_mthp < HB_MAX_MTHP) {
+		struct hb_mthp *m = &si->mthp[si->nr_mthp];
+		char path[300];
+
+		if (dirent_kb_size(de->d_name, &m->size))
+			continue;
+		snprintf(path, sizeof(path), HB_THP_DIR "/%s/enabled",
+			 de->d_name);
+		if (read_bracketed(path, m->enabled, sizeof(m->enabled)))
+			continue;
+		si->nr_mthp++;
+	}
+	closedir(d);
+	sort_mthp(si);
+}
+
+static void read_thp(struct hb_sysinfo *si)
+{
+	unsigned long v;
+
+	if (read_bracketed(HB_THP_DIR "/enabled", si->thp_enabled,
+			   sizeof(si->thp_enabled)))
+		strcpy(si->thp_enabled, "unsupported");
+	if (!hb_read_ulong(HB_THP_DIR "/hpage_pmd_size", &v))
+		si->thp_pmd_size = v;
+	read_mthp(si);
+}
+
+static bool has_cap_ipc_lock(void)
+{
+	char line[256];
+	bool ret = false;
+	FILE *f;
+
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long caps;
+
+		if (sscanf(line, "CapEff: %llx", &caps) == 1) {
+			ret = caps & (1ULL << HB_CAP_IPC_LOCK);
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static uint64_t rlim_bytes(rlim_t v)
+{
+	return v == RLIM_INFINITY ? UINT64_MAX : (uint64_t)v;
+}
+
+/*
+ * pagemap zeroes the PFN field unless the reader has CAP_SYS_ADMIN
+ * (fs/proc/task_mmu.c, since 4.2).  Read the entry of a page we own and
+ * have just written.
+ */
+static bool pagemap_pfn_readable(void)
+{
+	static volatile uint64_t probe_word;
+	uint64_t entry = 0;
+	off_t off;
+	int fd;
+
+	probe_word = 1;
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	off = ((uintptr_t)&probe_word >> HB_PAGE_SHIFT) * sizeof(entry);
+	if (pread(fd, &entry, sizeof(entry), off) != sizeof(entry))
+		entry = 0;
+	close(fd);
+	return (entry >> 63) && (entry & ((1ULL << 55) - 1));
+}
+
+static bool kpageflags_readable(void)
+{
+	uint64_t flags;
+	int fd;
+	bool ok;
+
+	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = pread(fd, &flags, sizeof(flags), 0) == sizeof(flags);
+	close(fd);
+	return ok;
+}
+
+int hb_sysinfo_read(struct hb_sysinfo *si)
+{
+	struct utsname u;
+	struct rlimit rl;
+	long kb;
+	int ret;
+
+	memset(si, 0, sizeof(*si));
+	if (uname(&u))
+		return hb_seterr(errno, "uname failed: %s", strerror(errno));
+	snprintf(si->release, sizeof(si->release), "%s", u.release);
+	parse_release(u.release, &si->kmajor, &si->kminor, &si->kpatch);
+	ret = hb_kmodel_running(&si->kmodel);
+	if (ret)
+		return ret;
+
+	read_pools(si);
+	kb = hb_proc_kb("/proc/meminfo", "Hugepagesize");
+	if (kb > 0)
+		si->default_hugepage = (uint64_t)kb << 10;
+	read_thp(si);
+
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl)) {
+		si->memlock_cur = rlim_bytes(rl.rlim_cur);
+		si->memlock_max = rlim_bytes(rl.rlim_max);
+	}
+	si->cap_ipc_lock = has_cap_ipc_lock();
+	si->pagemap_pfn = pagemap_pfn_readable();
+	si->kpageflags = kpageflags_readable();
+	return 0;
+}
+
+const struct hb_pool *hb_sysinfo_pool(const struct hb_sysinfo *si,
+				      uint64_t page_size)
+{
+	unsigned int i;
+
+	for (i = 0; i < si->nr_pools; i++)
+		if (si->pools[i].page_size == page_size)
+			return &si->pools[i];
+	return NULL;
+}
+
+static const struct hb_mthp *find_mthp(const struct hb_sysinfo *si,
+				       uint64_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < si->nr_mthp; i++)
+		if (si->mthp[i].size == size)
+			return &si->mthp[i];
+	return NULL;
+}
+
+/*
+ * An mTHP size is used on an MADV_HUGEPAGE fault when its per-size knob is
+ * "always" or "madvise", or "inherit" while the global THP mode is not
+ * "never" (Documentation/admin-guide/mm/transhuge.rst).
+ */
+bool hb_mthp_usable(const struct hb_sysinfo *si, uint64_t size)
+{
+	const struct hb_mthp *m = find_mthp(si, size);
+
+	if (!m)
+		return false;
+	if (!strcmp(m->enabled, "always") || !strcmp(m->enabled, "madvise"))
+		return true;
+	if (!strcmp(m->enabled, "inherit"))
+		return !strcmp(si->thp_enabled, "always") ||
+		       !strcmp(si->thp_enabled, "madvise");
+	return false;
+}
