@@ -557,8 +557,8 @@ static bool all_zero(const char *p, uint64_t len, uint64_t *bad)
 int t_devzero_check(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
 		    const char *what)
 {
+	uint64_t bad, done;
 	char msg[160];
-	uint64_t bad;
 	int fd, ret, res;
 
 	ret = check_range(rb, boff, len, what);
@@ -568,12 +568,21 @@ int t_devzero_check(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
 	if (fd < 0)
 		return t_skip("cannot open /dev/zero: %s", strerror(errno));
 	fill_background(rb, boff, len);
-	res = t_io(rb->ring, IORING_OP_READ_FIXED, fd, rb->addr + boff, len,
-		   0, rb->idx);
-	if (res != (int)len) {
-		snprintf(msg, sizeof(msg), "%s: READ_FIXED from /dev/zero", what);
-		ret = t_fail_val(msg, len, res);
-		goto out;
+	/*
+	 * read_iter_zero() may stop early under IOCB_NOWAIT when the CPU is
+	 * wanted elsewhere, and io_uring does not retry a short read of a
+	 * non-regular file: go on from where it stopped, as a caller must.
+	 */
+	for (done = 0; done < len; done += res) {
+		res = t_io(rb->ring, IORING_OP_READ_FIXED, fd,
+			   rb->addr + boff + done, len - done, 0, rb->idx);
+		if (res <= 0) {
+			snprintf(msg, sizeof(msg), "%s: READ_FIXED from "
+				 "/dev/zero after %llu bytes", what,
+				 (unsigned long long)done);
+			ret = t_fail_val(msg, len - done, res);
+			goto out;
+		}
 	}
 	if (!all_zero(rb->addr + boff, len, &bad)) {
 		ret = t_fail("%s: READ_FIXED from /dev/zero left non-zero data "
@@ -756,4 +765,413 @@ int t_model_import(const struct t_model *m, uint64_t boff, uint64_t len,
 			      (unsigned long long)boff,
 			      (unsigned long long)len, hb_errmsg());
 	return T_EXIT_PASS;
+}
+
+/* Where the model's table puts byte @off of bvec @i: (folio, byte). */
+static void model_phys(const struct t_model *m, unsigned int i, uint64_t off,
+		       uint64_t *folio, uint64_t *byte)
+{
+	const struct hb_bvec *bv = &m->bvec[i];
+
+	*folio = bv->folio;
+	*byte = ((uint64_t)bv->page_idx << HB_PAGE_SHIFT) + bv->offset + off;
+}
+
+/* Where the probe says buffer byte @boff really lives. */
+static void probe_phys(const struct t_model *m, uint64_t boff,
+		       uint64_t *folio, uint64_t *byte)
+{
+	uint64_t a = m->imu.ubuf + boff;
+	uint64_t pg = ((m->imu.ubuf & (HB_PAGE_SIZE - 1)) + boff) >>
+		      HB_PAGE_SHIFT;
+	const struct hb_page *p = &m->probe.pages[pg];
+
+	*folio = p->folio;
+	*byte = ((uint64_t)p->idx << HB_PAGE_SHIFT) + (a & (HB_PAGE_SIZE - 1));
+}
+
+static int compare_phys(const struct t_model *m, const char *what,
+			const char *which, uint64_t boff, unsigned int idx,
+			uint64_t off)
+{
+	uint64_t mf, mb, pf, pb;
+
+	model_phys(m, idx, off, &mf, &mb);
+	probe_phys(m, boff, &pf, &pb);
+	if (mf == pf && mb == pb)
+		return T_EXIT_PASS;
+	return t_fail("%s: the model's import puts the %s byte (buffer offset "
+		      "0x%llx) in bvec %u at folio 0x%llx byte 0x%llx, the "
+		      "probe finds it at folio 0x%llx byte 0x%llx", what,
+		      which, (unsigned long long)boff, idx,
+		      (unsigned long long)mf, (unsigned long long)mb,
+		      (unsigned long long)pf, (unsigned long long)pb);
+}
+
+int t_model_check_import(const struct t_model *m, uint64_t boff,
+			 uint64_t len, const char *what)
+{
+	struct hb_import im;
+	unsigned int i;
+	uint64_t rem;
+	int ret;
+
+	if (!len)
+		return T_EXIT_PASS;
+	ret = t_model_import(m, boff, len, &im);
+	if (ret)
+		return ret;
+	if (im.bvec_idx >= m->imu.nr_bvecs)
+		return t_fail("%s: model import of 0x%llx starts at bvec %u of "
+			      "%u", what, (unsigned long long)boff,
+			      im.bvec_idx, m->imu.nr_bvecs);
+	ret = compare_phys(m, what, "first", boff, im.bvec_idx,
+			   im.iov_offset);
+	if (ret)
+		return ret;
+	/* walk the table the way the bvec iterator does */
+	i = im.bvec_idx;
+	rem = im.iov_offset + len - 1;
+	while (i < m->imu.nr_bvecs && rem >= m->bvec[i].len) {
+		rem -= m->bvec[i].len;
+		i++;
+	}
+	if (i >= m->imu.nr_bvecs)
+		return t_fail("%s: the model's table ends before the I/O "
+			      "[0x%llx, +0x%llx) does", what,
+			      (unsigned long long)boff,
+			      (unsigned long long)len);
+	if (i - im.bvec_idx + 1 != im.nr_segs_exact) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "%s: model nr_segs_exact of I/O "
+			 "[0x%llx, +0x%llx)", what, (unsigned long long)boff,
+			 (unsigned long long)len);
+		return t_fail_val(msg, i - im.bvec_idx + 1, im.nr_segs_exact);
+	}
+	if (im.nr_segs_kernel < im.nr_segs_exact) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "%s: kernel nr_segs under-counts "
+			 "the I/O [0x%llx, +0x%llx) (80c7378f94cf)", what,
+			 (unsigned long long)boff, (unsigned long long)len);
+		return t_fail_val(msg, im.nr_segs_exact, im.nr_segs_kernel);
+	}
+	return compare_phys(m, what, "last", boff + len - 1, i, rem);
+}
+
+/* ------------------------------------------------------------------ */
+/* data checks over every path, and the block request signal            */
+/* ------------------------------------------------------------------ */
+
+uint64_t t_foff_for(const struct t_file *f, uint64_t boff, uint64_t len)
+{
+	uint64_t room, nwin;
+
+	if (len + 2 * HB_PAGE_SIZE > f->size)
+		return boff & (HB_PAGE_SIZE - 1);
+	room = f->size - len - HB_PAGE_SIZE;
+	nwin = (room >> HB_PAGE_SHIFT) + 1;
+	return (boff & (HB_PAGE_SIZE - 1)) +
+	       (((boff >> HB_PAGE_SHIFT) % nwin) << HB_PAGE_SHIFT);
+}
+
+static bool dio_ok(const struct t_regbuf *rb, const struct t_file *f,
+		   uint64_t boff, uint64_t len, uint64_t foff)
+{
+	return f->dfd >= 0 && !(((uintptr_t)rb->addr + boff) & 4095) &&
+	       !(len & 4095) && !(foff & 4095);
+}
+
+int t_check_io(const struct t_regbuf *rb, const struct t_model *m,
+	       struct t_file *f, uint64_t boff, uint64_t len,
+	       const char *what)
+{
+	uint64_t foff = t_foff_for(f, boff, len);
+	char name[200];
+	int ret;
+
+	if (foff + len > f->size)
+		return t_fail("%s: test bug: I/O of %llu bytes does not fit "
+			      "the %llu-byte scratch file", what,
+			      (unsigned long long)len,
+			      (unsigned long long)f->size);
+	snprintf(name, sizeof(name), "%s [0x%llx, +0x%llx)", what,
+		 (unsigned long long)boff, (unsigned long long)len);
+	if (m) {
+		ret = t_model_check_import(m, boff, len, name);
+		if (ret)
+			return ret;
+	}
+	ret = t_read_fixed_check(rb, f->fd, f->seed, foff, boff, len, name);
+	if (!ret)
+		ret = t_write_fixed_check(rb, f, f->fd, f->seed + 1, foff, boff,
+					  len, name);
+	if (!ret && dio_ok(rb, f, boff, len, foff)) {
+		snprintf(name, sizeof(name), "%s [0x%llx, +0x%llx) O_DIRECT",
+			 what, (unsigned long long)boff,
+			 (unsigned long long)len);
+		ret = t_read_fixed_check(rb, f->dfd, f->seed, foff, boff, len,
+					 name);
+		if (!ret)
+			ret = t_write_fixed_check(rb, f, f->dfd, f->seed + 2,
+						  foff, boff, len, name);
+	}
+	if (!ret)
+		ret = t_devzero_check(rb, boff, len, name);
+	return ret;
+}
+
+#define T_MAX_POINTS	64
+
+struct t_points {
+	unsigned int nr;
+	uint64_t off[T_MAX_POINTS], len[T_MAX_POINTS];
+};
+
+static void add_point(struct t_points *p, uint64_t buflen, uint64_t maxlen,
+		      int64_t off, uint64_t len)
+{
+	unsigned int i;
+
+	if (off < 0 || (uint64_t)off >= buflen || !len)
+		return;
+	if (len > buflen - off)
+		len = buflen - off;
+	if (len > maxlen)
+		return;
+	for (i = 0; i < p->nr; i++)
+		if (p->off[i] == (uint64_t)off && p->len[i] == len)
+			return;
+	if (p->nr < T_MAX_POINTS) {
+		p->off[p->nr] = off;
+		p->len[p->nr++] = len;
+	}
+}
+
+/* I/O exactly at, just below, and across a boundary at buffer offset b */
+static void add_boundary(struct t_points *p, uint64_t buflen, uint64_t maxlen,
+			 int64_t b)
+{
+	add_point(p, buflen, maxlen, b, HB_PAGE_SIZE);
+	add_point(p, buflen, maxlen, b - 1, 1);
+	add_point(p, buflen, maxlen, b - 1, 2);
+	add_point(p, buflen, maxlen, b - (int64_t)HB_PAGE_SIZE,
+		  2 * HB_PAGE_SIZE);
+}
+
+/*
+ * Buffer offsets where the probe sees a new folio run start: the first
+ * max - 2 and the last two.
+ */
+static unsigned int probe_boundaries(const struct t_model *m, int64_t *out,
+				     unsigned int max)
+{
+	const struct hb_page *pg = m->probe.pages;
+	uint64_t head = m->imu.ubuf & (HB_PAGE_SIZE - 1);
+	int64_t last[2] = { -1, -1 };
+	unsigned int i, n = 0;
+
+	for (i = 1; i < m->probe.nr_pages; i++) {
+		int64_t b = (int64_t)i * HB_PAGE_SIZE - head;
+
+		if (pg[i].folio == pg[i - 1].folio &&
+		    pg[i].idx == pg[i - 1].idx + 1)
+			continue;
+		if (n < max - 2) {
+			out[n++] = b;
+		} else {
+			last[0] = last[1];
+			last[1] = b;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		if (last[i] >= 0)
+			out[n++] = last[i];
+	return n;
+}
+
+int t_check_sweep(const struct t_regbuf *rb, const struct t_model *m,
+		  struct t_file *f, const char *what)
+{
+	uint64_t L = rb->len, maxlen = f->size - 2 * HB_PAGE_SIZE, cum = 0;
+	int64_t pb[8];
+	struct t_points p = { 0 };
+	unsigned int i, nb = m ? m->imu.nr_bvecs : 0, npb = 0;
+	int ret;
+
+	add_point(&p, L, maxlen, 0, 64 << 10);
+	add_point(&p, L, maxlen, 0, 1);
+	if (nb)
+		add_point(&p, L, maxlen,
+			  (m->bvec[0].len / 2) & ~(HB_PAGE_SIZE - 1),
+			  2 * HB_PAGE_SIZE);
+	/* the model's bvec boundaries: the first three and the last two */
+	for (i = 0; i + 1 < nb; i++) {
+		cum += m->bvec[i].len;
+		if (i < 3 || i + 3 >= nb)
+			add_boundary(&p, L, maxlen, cum);
+	}
+	/* the probe's folio boundaries */
+	if (m)
+		npb = probe_boundaries(m, pb, T_ARRAY_SIZE(pb));
+	for (i = 0; i < npb; i++)
+		add_boundary(&p, L, maxlen, pb[i]);
+	add_point(&p, L, maxlen, L - 1, 1);
+	add_point(&p, L, maxlen, L > 3 * HB_PAGE_SIZE ? L - 3 * HB_PAGE_SIZE :
+			     0, 3 * HB_PAGE_SIZE);
+	add_point(&p, L, maxlen, 0, L);
+	for (i = 0; i < p.nr; i++) {
+		ret = t_check_io(rb, m, f, p.off[i], p.len[i], what);
+		if (ret)
+			return ret;
+	}
+	t_info("%s: %u I/O ranges checked (buffered, O_DIRECT where aligned, "
+	       "/dev/zero)", what, p.nr);
+	return T_EXIT_PASS;
+}
+
+/* Reads to try before concluding the count is above the prediction. */
+#define T_REQ_TRIES	40
+
+int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
+		     struct t_file *f, const char *what)
+{
+	uint64_t max_bytes, max_seg, got;
+	unsigned int max_segs, pred, tries;
+	char msg[200];
+	int ret;
+
+	if (!f->blkdev[0] || f->dfd < 0) {
+		t_info("%s: request count not checked: no block device under "
+		       "%s", what, f->dir);
+		return T_EXIT_PASS;
+	}
+	if (((uintptr_t)rb->addr & 4095) || (rb->len & 4095) ||
+	    rb->len > f->size) {
+		t_info("%s: request count not checked: the buffer is not 4 KiB "
+		       "aligned or is larger than the scratch file", what);
+		return T_EXIT_PASS;
+	}
+	if (hb_blkdev_queue_limits(f->blkdev, &max_bytes, &max_segs,
+				   &max_seg)) {
+		t_info("%s: request count not checked: %s", what, hb_errmsg());
+		return T_EXIT_PASS;
+	}
+	pred = hb_predict_requests(&m->imu, max_bytes, max_segs, max_seg);
+	if (!pred)
+		return t_fail("%s: hb_predict_requests gave no prediction for "
+			      "%u bvecs", what, m->imu.nr_bvecs);
+	fill_background(rb, 0, rb->len);
+	/*
+	 * Other I/O on the disk can only add requests, so the minimum over
+	 * tries converges on the true count from above: stop as soon as it
+	 * reaches the prediction (a kernel that needs more never gets
+	 * there; one that needs fewer goes below it on a quiet try).
+	 */
+	got = UINT64_MAX;
+	for (tries = 0; tries < T_REQ_TRIES && got > pred; tries++) {
+		uint64_t one;
+
+		ret = hb_count_read_requests(rb->ring, f->dfd, true, rb->idx,
+					     rb->addr, rb->len, 0, f->blkdev,
+					     1, &one);
+		if (ret)
+			return t_fail("%s: counting block requests: %s", what,
+				      hb_errmsg());
+		if (one < got)
+			got = one;
+	}
+	snprintf(msg, sizeof(msg), "%s: READ_FIXED data (request count)", what);
+	ret = t_pattern_verify(msg, rb->addr, rb->len, f->seed, 0);
+	if (ret)
+		return ret;
+	snprintf(msg, sizeof(msg), "%s: block requests on %s for one O_DIRECT "
+		 "READ_FIXED of %llu bytes (model %s: %u bvecs; minimum of %u "
+		 "reads)", what, f->blkdev, (unsigned long long)rb->len,
+		 m->km.name, m->imu.nr_bvecs, tries);
+	if (got != pred)
+		return t_fail_val(msg, pred, (long long)got);
+	t_info("%s: %llu block requests on %s, as the model predicts",
+	       what, (unsigned long long)got, f->blkdev);
+	return T_EXIT_PASS;
+}
+
+/* ------------------------------------------------------------------ */
+/* one whole case over a buffer lib/ allocates                          */
+/* ------------------------------------------------------------------ */
+
+static int case_io(const struct t_case *c, struct io_uring *ring,
+		   struct hb_buf *buf, const struct t_model *m,
+		   struct t_file *f, uint64_t (*more)[2], unsigned int nr_more)
+{
+	struct iovec iov = { buf->addr, c->len };
+	struct t_regbuf rb = { ring, buf->addr, c->len, 0 };
+	unsigned int i;
+	int ret;
+
+	ret = t_register(ring, &iov, 1);
+	if (ret)
+		return ret;
+	ret = t_check_sweep(&rb, m, f, c->name);
+	for (i = 0; !ret && i < c->nr_extra; i++)
+		ret = t_check_io(&rb, m, f, c->extra[i][0], c->extra[i][1],
+				 c->name);
+	for (i = 0; !ret && i < nr_more; i++)
+		ret = t_check_io(&rb, m, f, more[i][0], more[i][1], c->name);
+	if (!ret && c->requests)
+		ret = t_check_requests(&rb, m, f, c->name);
+	if (io_uring_unregister_buffers(ring))
+		ret = t_worst(ret, t_fail("%s: unregister failed", c->name));
+	return ret;
+}
+
+int t_run_case(const struct t_case *c, struct t_file *f)
+{
+	struct t_baseline base;
+	struct io_uring ring;
+	struct t_model m;
+	struct hb_buf buf;
+	uint64_t more[T_CASE_MORE][2];
+	unsigned int nr_more = 0;
+	struct hb_backing b;
+	char when[160];
+	int ret;
+
+	if (c->pool_size) {
+		uint64_t span = c->head_offset + c->len;
+
+		ret = t_need_hugepages(c->pool_size,
+				       (span + c->pool_size - 1) /
+					       c->pool_size);
+		if (ret)
+			return ret;
+	}
+	ret = t_baseline_take(&base, c->pool_size);
+	if (ret)
+		return ret;
+	ret = t_alloc(c->backing, c->len, c->head_offset, &buf);
+	if (ret)
+		return ret;
+	hb_backing_parse(c->backing, &b);
+	ret = t_model_buffer(buf.addr, c->len, &b, &m);
+	if (!ret && c->expect)
+		ret = c->expect(c, &m, more, &nr_more);
+	if (!ret) {
+		ret = t_ring_init(&ring, 8);
+		if (!ret) {
+			ret = case_io(c, &ring, &buf, &m, f, more,
+				      nr_more < T_CASE_MORE ? nr_more :
+							      T_CASE_MORE);
+			io_uring_queue_exit(&ring);
+		}
+	}
+	t_model_free(&m);
+	hb_free(&buf);
+	snprintf(when, sizeof(when), "after %s is unregistered and freed",
+		 c->name);
+	ret = t_worst(ret, t_baseline_check(&base, when));
+	if (!ret)
+		t_info("%s: ok", c->name);
+	return ret;
 }

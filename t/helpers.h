@@ -236,4 +236,83 @@ void t_model_print(const struct t_model *m, unsigned int max_lines);
 int t_model_import(const struct t_model *m, uint64_t boff, uint64_t len,
 		   struct hb_import *out);
 
+/*
+ * The model against the real layout: the I/O [boff, boff+len) imported
+ * through the model's table must start and end at the physical bytes
+ * (folio, byte in folio) the probe says back those buffer offsets, and
+ * touch exactly nr_segs_exact bvecs.  FAIL names the first disagreement.
+ */
+int t_model_check_import(const struct t_model *m, uint64_t boff,
+			 uint64_t len, const char *what);
+
+/* ------------------------------------------------------------------ */
+/* data checks over every path, and the block request signal            */
+/* ------------------------------------------------------------------ */
+
+/* A file offset for an I/O at @boff of @len bytes: same alignment mod 4K */
+uint64_t t_foff_for(const struct t_file *f, uint64_t boff, uint64_t len);
+/*
+ * Everything one I/O [boff, boff+len) of a registered buffer must do:
+ * the model import agrees with the probe (@m may be NULL), buffered
+ * READ_FIXED and WRITE_FIXED, O_DIRECT READ_FIXED and WRITE_FIXED when
+ * address, length and file offset are 4 KiB aligned, and READ_FIXED /
+ * WRITE_FIXED on /dev/zero.  Each checks the data (t_*_check above).
+ */
+int t_check_io(const struct t_regbuf *rb, const struct t_model *m,
+	       struct t_file *f, uint64_t boff, uint64_t len,
+	       const char *what);
+/*
+ * The standard sweep for a buffer: I/O at 0, mid first folio, at/around
+ * every bvec boundary of the model's table and every folio boundary of
+ * the probe (first and last few), the last byte and (if it fits the
+ * file) the whole buffer.  Runs t_check_io() on each.
+ */
+int t_check_sweep(const struct t_regbuf *rb, const struct t_model *m,
+		  struct t_file *f, const char *what);
+/*
+ * The kernel against the model: the number of block requests (minimum of
+ * a few tries) of one O_DIRECT READ_FIXED of the whole registered buffer
+ * must be what hb_predict_requests() says for the model's table under the
+ * device's queue limits.  Without a block device under the scratch dir,
+ * or with a buffer O_DIRECT cannot take, only this sub-check is skipped
+ * (an info line says why) and T_EXIT_PASS is returned.  The data read is
+ * verified too.
+ */
+int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
+		     struct t_file *f, const char *what);
+
+/* ------------------------------------------------------------------ */
+/* one whole case over a buffer lib/ allocates                          */
+/* ------------------------------------------------------------------ */
+
+#define T_CASE_MORE	16
+
+struct t_case {
+	const char *name;
+	const char *backing;	/* for hb_backing_parse(), e.g. "hugetlb:2M" */
+	uint64_t len;		/* registered length */
+	uint64_t head_offset;	/* start this far into the first folio */
+	uint64_t pool_size;	/* hugetlb pool to need and watch, 0: none */
+	bool requests;		/* check the block request count too */
+	/* extra I/O ranges {buffer offset, length} beyond the sweep */
+	const uint64_t (*extra)[2];
+	unsigned int nr_extra;
+	/*
+	 * Optional: called with the model of the allocated buffer before
+	 * registration.  May FAIL or SKIP (the layout is not what the case
+	 * needs) and may add up to T_CASE_MORE I/O ranges derived from the
+	 * model's table (e.g. at bvec[0].bv_len) to @more / *@nr_more.
+	 */
+	int (*expect)(const struct t_case *c, const struct t_model *m,
+		      uint64_t (*more)[2], unsigned int *nr_more);
+};
+
+/*
+ * Need the hugepages, snapshot the baseline, allocate, model, register,
+ * sweep the data checks, check extra ranges and the request count,
+ * unregister and free, and check the baseline again.  @f is a scratch
+ * file the caller made (t_file_create) large enough for the I/O.
+ */
+int t_run_case(const struct t_case *c, struct t_file *f);
+
 #endif /* HUGEBUF_T_HELPERS_H */
