@@ -209,7 +209,7 @@ static struct fio_option options[] = {
 	{
 		.name	= "fixedbufs",
 		.lname	= "hugebuf fixed buffers",
-		.type	= FIO_OPT_STR_SET,
+		.type	= FIO_OPT_BOOL,
 		.off1	= offsetof(struct hb_options, fixedbufs),
 		.def	= "1",
 		.help	= "1: register the buffers (READ/WRITE_FIXED); 0: same buffers through plain READ/WRITE",
@@ -255,7 +255,7 @@ static struct fio_option options[] = {
 	{
 		.name	= "defer_taskrun",
 		.lname	= "hugebuf deferred task work",
-		.type	= FIO_OPT_STR_SET,
+		.type	= FIO_OPT_BOOL,
 		.off1	= offsetof(struct hb_options, defer_taskrun),
 		.def	= "1",
 		.help	= "SINGLE_ISSUER + DEFER_TASKRUN where the kernel has them (falls back on EINVAL)",
@@ -399,6 +399,13 @@ static int hb_check_resources(struct thread_data *td, struct hb_data *hd,
 				(unsigned long long)(b->folio_size >> 10), sz);
 			return -ENOENT;
 		}
+		if (b->folio_size >= (1ULL << 30) && pool->nr == 0) {
+			log_err(HB_LOG_PREFIX "no %s hugepages are reserved "
+				"(backing=%s needs %lu): boot with hugepagesz=%s "
+				"hugepages=%lu, or use hugepage_size=2M\n", sz,
+				bk, need, sz, need);
+			return -ENOENT;
+		}
 		if (pool->free - pool->resv < need) {
 			log_err(HB_LOG_PREFIX "backing=%s needs %lu free %s "
 				"hugepages for iodepth=%u x bs=%llu, only %lu "
@@ -456,7 +463,14 @@ static int hb_plan_layout(struct thread_data *td, struct hb_data *hd,
 
 	hd->depth = td->o.iodepth;
 	hd->max_bs = td_max_bs(td);
-	hd->stride = (hd->max_bs + folio - 1) / folio * folio;
+	if (hd->max_bs >= folio) {
+		hd->stride = (hd->max_bs + folio - 1) / folio * folio;
+	} else {
+		/* a power of two divides the folio: no buffer straddles one */
+		hd->stride = HB_PAGE_SIZE;
+		while (hd->stride < hd->max_bs)
+			hd->stride <<= 1;
+	}
 
 	if (o->fixedbufs && hd->max_bs > HB_MAX_BUF_LEN) {
 		log_err(HB_LOG_PREFIX "bs=%llu is over the kernel's 1 GiB limit "
@@ -568,17 +582,20 @@ static int hb_init(struct thread_data *td)
 		log_err(HB_LOG_PREFIX "mem=/iomem= cannot be used with this "
 			"engine, it allocates the buffers itself: remove mem= "
 			"and choose backing=\n");
+		td_verror(td, EINVAL, "hugebuf init");
 		return 1;
 	}
 	if (td->o.mem_align) {
 		log_err(HB_LOG_PREFIX "iomem_align= is not used by this engine: "
 			"remove it and use head_offset=\n");
+		td_verror(td, EINVAL, "hugebuf init");
 		return 1;
 	}
 	if (o->registerfiles && td->o.nr_files != td->o.open_files) {
 		log_err(HB_LOG_PREFIX "registerfiles needs open_files equal to "
 			"nr_files (%u): drop open_files or registerfiles\n",
 			td->o.nr_files);
+		td_verror(td, EINVAL, "hugebuf init");
 		return 1;
 	}
 
@@ -930,10 +947,10 @@ static int hb_post_init(struct thread_data *td)
 
 		(req ? log_err : log_info)(HB_LOG_PREFIX "%s: kernel %s "
 			"would not coalesce these buffers (backing=%s, "
-			"%u-%u bvecs per buffer, %u buffer(s) not "
-			"coalesced)%s\n", req ? "error" : "warning",
-			hd->km.name, bk, hd->st.min_bvecs, hd->st.max_bvecs,
-			hd->st.not_coalesced,
+			"%u-%u bvecs for %u-%u folios per buffer)%s\n",
+			req ? "error" : "warning", hd->km.name, bk,
+			hd->st.min_bvecs, hd->st.max_bvecs,
+			hd->st.min_folios, hd->st.max_folios,
 			req ? ": use hugepage backing with head_offset "
 			      "0, or coalesce_check=warn" : "");
 		if (req) {
