@@ -26,12 +26,15 @@ static void vline(const char *prefix, const char *fmt, va_list ap)
 	fflush(stdout);
 }
 
+/* inside t_run_cases(): a case's SKIP is an info line, not the test's */
+static int t_in_cases;
+
 int t_skip(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vline("SKIP: ", fmt, ap);
+	vline(t_in_cases ? "  case skipped: " : "SKIP: ", fmt, ap);
 	va_end(ap);
 	return T_EXIT_SKIP;
 }
@@ -1101,12 +1104,12 @@ int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
 /* one whole case over a buffer lib/ allocates                          */
 /* ------------------------------------------------------------------ */
 
-static int case_io(const struct t_case *c, struct io_uring *ring,
-		   struct hb_buf *buf, const struct t_model *m,
-		   struct t_file *f, uint64_t (*more)[2], unsigned int nr_more)
+static int region_io(const struct t_case *c, struct io_uring *ring,
+		     void *addr, const struct t_model *m, struct t_file *f,
+		     uint64_t (*more)[2], unsigned int nr_more)
 {
-	struct iovec iov = { buf->addr, c->len };
-	struct t_regbuf rb = { ring, buf->addr, c->len, 0 };
+	struct iovec iov = { addr, c->len };
+	struct t_regbuf rb = { ring, addr, c->len, 0 };
 	unsigned int i;
 	int ret;
 
@@ -1126,15 +1129,36 @@ static int case_io(const struct t_case *c, struct io_uring *ring,
 	return ret;
 }
 
+int t_check_region(const struct t_case *c, void *addr,
+		   const struct hb_backing *recipe, struct t_file *f)
+{
+	uint64_t more[T_CASE_MORE][2];
+	unsigned int nr_more = 0;
+	struct io_uring ring;
+	struct t_model m;
+	int ret;
+
+	ret = t_model_buffer(addr, c->len, recipe, &m);
+	if (!ret && c->expect)
+		ret = c->expect(c, &m, more, &nr_more);
+	if (!ret) {
+		ret = t_ring_init(&ring, 8);
+		if (!ret) {
+			ret = region_io(c, &ring, addr, &m, f, more,
+					nr_more < T_CASE_MORE ? nr_more :
+								T_CASE_MORE);
+			io_uring_queue_exit(&ring);
+		}
+	}
+	t_model_free(&m);
+	return ret;
+}
+
 int t_run_case(const struct t_case *c, struct t_file *f)
 {
 	struct t_baseline base;
-	struct io_uring ring;
-	struct t_model m;
-	struct hb_buf buf;
-	uint64_t more[T_CASE_MORE][2];
-	unsigned int nr_more = 0;
 	struct hb_backing b;
+	struct hb_buf buf;
 	char when[160];
 	int ret;
 
@@ -1154,19 +1178,7 @@ int t_run_case(const struct t_case *c, struct t_file *f)
 	if (ret)
 		return ret;
 	hb_backing_parse(c->backing, &b);
-	ret = t_model_buffer(buf.addr, c->len, &b, &m);
-	if (!ret && c->expect)
-		ret = c->expect(c, &m, more, &nr_more);
-	if (!ret) {
-		ret = t_ring_init(&ring, 8);
-		if (!ret) {
-			ret = case_io(c, &ring, &buf, &m, f, more,
-				      nr_more < T_CASE_MORE ? nr_more :
-							      T_CASE_MORE);
-			io_uring_queue_exit(&ring);
-		}
-	}
-	t_model_free(&m);
+	ret = t_check_region(c, buf.addr, &b, f);
 	hb_free(&buf);
 	snprintf(when, sizeof(when), "after %s is unregistered and freed",
 		 c->name);
@@ -1174,4 +1186,31 @@ int t_run_case(const struct t_case *c, struct t_file *f)
 	if (!ret)
 		t_info("%s: ok", c->name);
 	return ret;
+}
+
+int t_run_cases(const struct t_case *cases, unsigned int nr,
+		uint64_t file_size, uint64_t seed)
+{
+	unsigned int i, ran = 0;
+	struct t_file f;
+	int ret;
+
+	ret = t_file_create(&f, file_size, seed, true);
+	if (ret)
+		return ret;
+	t_in_cases = 1;
+	for (i = 0; i < nr; i++) {
+		ret = t_run_case(&cases[i], &f);
+		if (ret == T_EXIT_FAIL)
+			break;
+		if (ret == T_EXIT_PASS)
+			ran++;
+	}
+	t_in_cases = 0;
+	t_file_close(&f);
+	if (ret == T_EXIT_FAIL)
+		return ret;
+	if (!ran)
+		return t_skip("none of the %u cases could run (see above)", nr);
+	return T_EXIT_PASS;
 }

@@ -46,7 +46,10 @@ enum {
 /* reporting                                                            */
 /* ------------------------------------------------------------------ */
 
-/* "SKIP: <reason>"; returns T_EXIT_SKIP. */
+/*
+ * "SKIP: <reason>"; returns T_EXIT_SKIP.  Inside t_run_cases() a case's
+ * skip prints "  case skipped: <reason>" instead (the test goes on).
+ */
 int t_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "FAIL: <what>"; returns T_EXIT_FAIL. */
 int t_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -308,11 +311,29 @@ struct t_case {
 };
 
 /*
+ * The middle of a case, for a buffer the test mapped itself at @addr
+ * (c->len bytes; c->backing, head_offset and pool_size unused): probe and
+ * model it (@recipe for a degraded probe, may be NULL), c->expect, a ring,
+ * register, sweep + extra ranges + request count, unregister.  Baselines
+ * and unmapping stay with the caller.
+ */
+int t_check_region(const struct t_case *c, void *addr,
+		   const struct hb_backing *recipe, struct t_file *f);
+/*
  * Need the hugepages, snapshot the baseline, allocate, model, register,
  * sweep the data checks, check extra ranges and the request count,
  * unregister and free, and check the baseline again.  @f is a scratch
  * file the caller made (t_file_create) large enough for the I/O.
  */
 int t_run_case(const struct t_case *c, struct t_file *f);
+
+/*
+ * main() of a table-driven test: a scratch file of @file_size bytes
+ * (pattern @seed, O_DIRECT), then every case in order; stops at the first
+ * FAIL.  PASS if at least one case ran and none failed, SKIP if all
+ * skipped.
+ */
+int t_run_cases(const struct t_case *cases, unsigned int nr,
+		uint64_t file_size, uint64_t seed);
 
 #endif /* HUGEBUF_T_HELPERS_H */

@@ -51,27 +51,8 @@ static const struct t_case cases[] = {
 
 int main(int argc, char **argv)
 {
-	struct t_file f;
-	unsigned int i, ran = 0;
-	int ret, worst = T_EXIT_PASS;
-
 	(void)argv;
 	if (argc > 1)
 		return t_skip("takes no arguments");
-	ret = t_file_create(&f, FILE_SIZE, 0x1a1, true);
-	if (ret)
-		return ret;
-	for (i = 0; i < T_ARRAY_SIZE(cases); i++) {
-		ret = t_run_case(&cases[i], &f);
-		if (ret == T_EXIT_FAIL) {
-			worst = ret;
-			break;
-		}
-		if (ret == T_EXIT_PASS)
-			ran++;
-	}
-	t_file_close(&f);
-	if (worst == T_EXIT_PASS && !ran)
-		return t_skip("no case could run (see the lines above)");
-	return worst;
+	return t_run_cases(cases, T_ARRAY_SIZE(cases), FILE_SIZE, 0x1a1);
 }
