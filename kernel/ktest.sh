@@ -1,0 +1,560 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# kernel/ktest.sh: build Debian's 6.1 kernel without and with the hugebuf
+# series (kernel/patches/), boot each under qemu (TCG), run the project's
+# static tests, the hugebuf CLI, a short fio run and kernel/probe's
+# measurement in the guest, and print a side-by-side table.
+#
+# Usage: kernel/ktest.sh [--build-only] [--checkpatch] [--bisect] [--help]
+#
+#   --build-only   build (or find in the cache) both bzImages and stop
+#   --checkpatch   run scripts/checkpatch.pl --strict on every patch, in the
+#                  unpacked source tree, and stop
+#   --bisect       build the tree after each patch of the series and stop
+#
+# Environment (defaults in brackets):
+#   KTEST_CACHE         build cache, outside the clone [/var/tmp/hugebuf-kernel]
+#   KTEST_BINDIR        static test programs + CLI 'hugebuf' [<top>/t/static]
+#   KTEST_ENGINE        fio engine [<top>/engines/hugebuf.so]
+#   KTEST_FIO_JOB       fio job [<top>/examples/hugepage-randread-8m.fio]
+#   KTEST_EXTRA         extra static binaries to run like the tests [""]
+#   KTEST_KERNELS       which kernels to boot [unpatched patched]
+#   KTEST_JOBS          make -j [3]
+#   KTEST_MEM           guest memory [3G]
+#   KTEST_SMP           guest CPUs [2]
+#   KTEST_HUGEPAGES     2 MiB hugepages reserved in the guest [512]
+#   KTEST_TEST_TIMEOUT  seconds per test program in the guest [300]
+#   KTEST_BOOT_TIMEOUT  seconds per guest boot, whole run [1500]
+#   KTEST_FIO_SIZE      fio size override [64m]
+#   KTEST_FIO_RUNTIME   fio runtime override, seconds [5]
+#   KTEST_KEEP          keep the per-run work dir (console logs) [0]
+#
+# Exit status: 0 when everything ran and passed, 1 otherwise (a failed test,
+# a kernel BUG/WARNING/Oops/Bad page, a timeout or a build failure).
+set -u -o pipefail
+
+KDIR=$(cd "$(dirname "$0")" && pwd)
+TOP=$(dirname "$KDIR")
+KTEST_CACHE=${KTEST_CACHE:-/var/tmp/hugebuf-kernel}
+KTEST_BINDIR=${KTEST_BINDIR:-$TOP/t/static}
+KTEST_ENGINE=${KTEST_ENGINE:-$TOP/engines/hugebuf.so}
+KTEST_FIO_JOB=${KTEST_FIO_JOB:-$TOP/examples/hugepage-randread-8m.fio}
+KTEST_EXTRA=${KTEST_EXTRA:-}
+KTEST_KERNELS=${KTEST_KERNELS:-unpatched patched}
+KTEST_JOBS=${KTEST_JOBS:-3}
+KTEST_MEM=${KTEST_MEM:-3G}
+KTEST_SMP=${KTEST_SMP:-2}
+KTEST_HUGEPAGES=${KTEST_HUGEPAGES:-512}
+KTEST_TEST_TIMEOUT=${KTEST_TEST_TIMEOUT:-300}
+KTEST_BOOT_TIMEOUT=${KTEST_BOOT_TIMEOUT:-1500}
+KTEST_FIO_SIZE=${KTEST_FIO_SIZE:-64m}
+KTEST_FIO_RUNTIME=${KTEST_FIO_RUNTIME:-5}
+KTEST_KEEP=${KTEST_KEEP:-0}
+
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+FRAGMENT=$KDIR/hugebuf.config
+PATCHES=$KDIR/patches
+SRC=$KTEST_CACHE/src/linux-source-6.1
+BUILD=$KTEST_CACHE/build
+IMAGES=$KTEST_CACHE/images
+T0=$(date +%s)
+# a kernel BUG, WARN_ON splat, Oops or bad page report, after the printk time
+BAD_RE='\[ *[0-9]+\.[0-9]+\] (.*WARNING: CPU:|.*------------\[ cut here \]|.*kernel BUG at|BUG: |.*Oops|.*Bad page (state|map))'
+
+log() { echo "ktest: $*" >&2; }
+die() { echo "ktest: error: $*" >&2; exit 1; }
+elapsed() { echo $(($(date +%s) - T0)); }
+
+# ---- dependencies ----------------------------------------------------------
+
+ensure_packages() {
+	local missing="" pair cmd pkg
+	for pair in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static \
+		    flex:flex bison:bison bc:bc cpio:cpio mkfs.ext4:e2fsprogs \
+		    xz:xz-utils make:make gcc:gcc fio:fio perl:perl; do
+		cmd=${pair%%:*} pkg=${pair#*:}
+		command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
+	done
+	[ -f /usr/include/libelf.h ] || missing="$missing libelf-dev"
+	[ -f /usr/include/liburing.h ] || missing="$missing liburing-dev"
+	[ -f /usr/include/openssl/ssl.h ] || missing="$missing libssl-dev"
+	[ -f "$TARBALL" ] || missing="$missing linux-source-6.1"
+	[ -z "$missing" ] && return 0
+	[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root or install them)"
+	log "installing:$missing"
+	apt-get update -q >/dev/null 2>&1 || die "apt-get update failed"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		$missing >"$KTEST_CACHE/apt.log" 2>&1 ||
+		die "apt-get install failed, see $KTEST_CACHE/apt.log"
+	[ -f "$TARBALL" ] || die "$TARBALL still missing after installing linux-source-6.1"
+	busybox --list 2>/dev/null | grep -qx timeout ||
+		die "busybox has no timeout applet"
+}
+
+# ---- keys: unpatched image = (source, fragment, compiler); patched adds series
+
+sha() { sha256sum | cut -c1-16; }
+
+compute_keys() {
+	local src_id
+	src_id=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)
+	[ -n "$src_id" ] || src_id=$(stat -c '%s-%Y' "$TARBALL")
+	SRC_ID=$src_id
+	SERIES=$(cd "$PATCHES" && ls [0-9][0-9][0-9][0-9]-*.patch 2>/dev/null)
+	[ -n "$SERIES" ] || die "no patches in $PATCHES"
+	KEY_U=$( { echo "$SRC_ID"; cat "$FRAGMENT"; gcc --version | head -1; } | sha)
+	KEY_P=$( { echo "$KEY_U"; for p in $SERIES; do cat "$PATCHES/$p"; done; } | sha)
+	IMG_U=$IMAGES/bzImage-unpatched-$KEY_U
+	IMG_P=$IMAGES/bzImage-patched-$KEY_P
+}
+
+# ---- source tree: unpack once, apply/revert the series by backup ---------
+
+unpack_source() {
+	local stamp=$KTEST_CACHE/src/.unpacked
+	if [ -d "$SRC" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$SRC_ID" ]; then
+		return 0
+	fi
+	log "unpacking $TARBALL ($SRC_ID) into $KTEST_CACHE/src"
+	rm -rf "$KTEST_CACHE/src" "$BUILD"
+	mkdir -p "$KTEST_CACHE/src"
+	tar -C "$KTEST_CACHE/src" -xf "$TARBALL" || die "unpacking $TARBALL failed"
+	[ -d "$SRC" ] || die "$TARBALL did not contain linux-source-6.1/"
+	echo "$SRC_ID" >"$stamp"
+}
+
+# files a patch touches (a/ side and b/ side)
+patch_files() {
+	sed -n -e 's|^--- a/||p' -e 's|^+++ b/||p' "$1" | sort -u
+}
+
+# put every file the applied series touched back to its pristine copy; the
+# copies get a fresh mtime, so make rebuilds exactly what depends on them
+revert_series() {
+	local bak=$KTEST_CACHE/src/backup f
+	[ -d "$bak" ] || return 0
+	log "reverting $(cat "$bak/.series" 2>/dev/null | wc -l) applied patch(es)"
+	while read -r f; do
+		if [ -f "$bak/files/$f" ]; then
+			cp "$bak/files/$f" "$SRC/$f"
+		else
+			rm -f "$SRC/$f"
+		fi
+	done <"$bak/.files"
+	rm -rf "$bak"
+}
+
+# apply the first $1 patches of the series (default: all)
+apply_series() {
+	local n=${1:-999} bak=$KTEST_CACHE/src/backup p f i=0
+	revert_series
+	mkdir -p "$bak/files"
+	: >"$bak/.files"
+	: >"$bak/.series"
+	for p in $SERIES; do
+		i=$((i + 1))
+		[ $i -le "$n" ] || break
+		for f in $(patch_files "$PATCHES/$p"); do
+			grep -qxF "$f" "$bak/.files" && continue
+			echo "$f" >>"$bak/.files"
+			if [ -f "$SRC/$f" ]; then
+				mkdir -p "$bak/files/$(dirname "$f")"
+				cp -p "$SRC/$f" "$bak/files/$f"
+			fi
+		done
+		patch -d "$SRC" -p1 -s --forward --batch <"$PATCHES/$p" \
+			>"$KTEST_CACHE/patch.log" 2>&1 ||
+			{ cat "$KTEST_CACHE/patch.log" >&2; die "$p does not apply"; }
+		echo "$p" >>"$bak/.series"
+	done
+}
+
+configure_kernel() {
+	local key=$KEY_U l
+	if [ -f "$BUILD/.config" ] && [ "$(cat "$BUILD/.ktest-config" 2>/dev/null)" = "$key" ]; then
+		return 0
+	fi
+	mkdir -p "$BUILD"
+	log "configuring: allnoconfig + $(basename "$FRAGMENT")"
+	make -C "$SRC" O="$BUILD" ARCH=x86_64 allnoconfig \
+		KCONFIG_ALLCONFIG="$FRAGMENT" >"$KTEST_CACHE/config.log" 2>&1 ||
+		die "configuration failed, see $KTEST_CACHE/config.log"
+	for l in $(grep '^CONFIG_[A-Z0-9_]*=' "$FRAGMENT"); do
+		grep -qxF "$l" "$BUILD/.config" ||
+			die "$l from $(basename "$FRAGMENT") did not survive kconfig"
+	done
+	echo "$key" >"$BUILD/.ktest-config"
+}
+
+make_image() {	# $1 = label, $2 = destination
+	local t=$(date +%s)
+	log "building $1 bzImage (make -j$KTEST_JOBS, log: $KTEST_CACHE/build-$1.log)"
+	make -C "$SRC" O="$BUILD" ARCH=x86_64 -j"$KTEST_JOBS" bzImage \
+		>"$KTEST_CACHE/build-$1.log" 2>&1 ||
+		{ tail -30 "$KTEST_CACHE/build-$1.log" >&2; die "$1 build failed"; }
+	if grep -E '(warning|error):' "$KTEST_CACHE/build-$1.log" | grep -q io_uring/; then
+		grep -E '(warning|error):' "$KTEST_CACHE/build-$1.log" | grep io_uring/ >&2
+		die "$1 build has io_uring warnings"
+	fi
+	mkdir -p "$IMAGES"
+	cp "$BUILD/arch/x86/boot/bzImage" "$2.tmp" && mv "$2.tmp" "$2"
+	log "$1 bzImage built in $(($(date +%s) - t)) s"
+}
+
+build_kernels() {
+	if [ -f "$IMG_U" ] && [ -f "$IMG_P" ]; then
+		log "using cached bzImages ($KEY_U / $KEY_P)"
+		return 0
+	fi
+	unpack_source
+	configure_kernel
+	if [ ! -f "$IMG_U" ]; then
+		revert_series
+		make_image unpatched "$IMG_U"
+	fi
+	if [ ! -f "$IMG_P" ]; then
+		apply_series
+		make_image patched "$IMG_P"
+	fi
+}
+
+run_checkpatch() {
+	local p out rc=0
+	unpack_source
+	for p in $SERIES; do
+		out=$(cd "$SRC" && ./scripts/checkpatch.pl --strict "$PATCHES/$p" 2>&1)
+		echo "$p: $(echo "$out" | grep '^total:')"
+		echo "$out" | grep -q '^total: 0 errors, 0 warnings' || {
+			echo "$out"
+			rc=1
+		}
+	done
+	return $rc
+}
+
+run_bisect() {
+	local n=0 p
+	unpack_source
+	configure_kernel
+	for p in $SERIES; do
+		n=$((n + 1))
+		apply_series $n
+		make_image "bisect-$n" "$KTEST_CACHE/bisect.bzImage" || return 1
+		log "tree builds after $p"
+	done
+	rm -f "$KTEST_CACHE/bisect.bzImage"
+}
+
+# ---- initramfs ---------------------------------------------------------------
+
+# copy a dynamically linked binary and every library ldd names, keeping paths
+copy_with_libs() {	# $1 = file, $2 = root
+	local f=$1 root=$2 lib
+	mkdir -p "$root$(dirname "$f")"
+	cp -L "$f" "$root$f"
+	for lib in $(ldd "$f" 2>/dev/null | grep -o '/[^ ]*'); do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+build_probe() {	# $1 = output
+	gcc -static -O2 -Wall -Wextra -o "$1" "$KDIR/probe/regbuf-probe.c" -luring \
+		>"$WORK/probe-build.log" 2>&1 ||
+		{ cat "$WORK/probe-build.log" >&2; die "building regbuf-probe failed"; }
+}
+
+# the fio job for the guest: our overrides first, then the example minus the
+# keys we override
+make_fio_job() {	# $1 = output
+	{
+		echo "; generated by kernel/ktest.sh from $(basename "$KTEST_FIO_JOB")"
+		echo "[global]"
+		echo "ioengine=external:/hugebuf/engine/hugebuf.so"
+		echo "directory=/mnt/fio"
+		echo "size=$KTEST_FIO_SIZE"
+		echo "runtime=$KTEST_FIO_RUNTIME"
+		echo "time_based"
+		if [ -f "$KTEST_FIO_JOB" ]; then
+			grep -vE '^[[:space:]]*(ioengine|directory|filename|size|io_size|runtime|time_based|loops|nrfiles)[[:space:]]*(=|$)' \
+				"$KTEST_FIO_JOB"
+		else
+			echo "rw=randread"
+			echo "bs=8m"
+			echo "direct=1"
+			echo "[hugepage-randread-8m]"
+		fi
+	} >"$1"
+}
+
+write_init() {	# $1 = root
+	cat >"$1/init" <<'EOF'
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
+# /init of the kernel/ktest.sh guest: run everything, report on the console
+/bin/busybox --install -s /bin
+export PATH=/bin:/usr/bin:/sbin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/shm /dev/hugepages /tmp /mnt
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t hugetlbfs hugetlbfs /dev/hugepages
+. /hugebuf/env
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+[ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$KTEST_HUGEPAGES" ] ||
+	echo "$KTEST_HUGEPAGES" >/proc/sys/vm/nr_hugepages
+echo "@@KTEST BEGIN $(uname -r) hugepages=$(cat /proc/sys/vm/nr_hugepages)"
+if ! mount -t ext4 -o noatime /dev/vda /mnt; then
+	echo "@@KTEST RESULT mount-disk 1 0"
+	echo "@@KTEST END"
+	sync
+	reboot -f
+fi
+mkdir -p "$HUGEBUF_TEST_DIR" /mnt/fio /mnt/probe
+cd "$HUGEBUF_TEST_DIR"
+
+run() {	# name, command...
+	name=$1
+	shift
+	echo "@@KTEST RUN $name"
+	s=$(date +%s)
+	timeout "$KTEST_TEST_TIMEOUT" "$@" </dev/null 2>&1
+	rc=$?
+	echo "@@KTEST RESULT $name $rc $(($(date +%s) - s))"
+}
+
+for t in /hugebuf/tests/*; do
+	[ -f "$t" ] && [ -x "$t" ] || continue
+	run "test:$(basename "$t")" "$t"
+done
+run probe /hugebuf/bin/regbuf-probe -d /mnt/probe
+if [ -x /hugebuf/bin/hugebuf ]; then
+	run check /hugebuf/bin/hugebuf check --backing=hugetlb:2M --size=8M \
+		--file=/mnt/hugebuf-check.dat
+	run check-json /hugebuf/bin/hugebuf check --backing=hugetlb:2M \
+		--size=8M --file=/mnt/hugebuf-check.dat --json
+fi
+if [ -x /usr/bin/fio ] && [ -f /hugebuf/engine/hugebuf.so ]; then
+	run fio /usr/bin/fio /hugebuf/fio.job
+fi
+dmesg | grep -E "$KTEST_BAD_RE" | sed 's/^/@@KTEST DMESG /'
+echo "@@KTEST END"
+cd /
+sync
+umount /mnt
+reboot -f
+EOF
+	chmod +x "$1/init"
+}
+
+build_initramfs() {	# $1 = label, $2 = HUGEBUF_KERNEL value or "", $3 = output
+	local root=$WORK/root-$1 f
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,usr/bin,proc,sys,dev,tmp,mnt,hugebuf/tests,hugebuf/bin,hugebuf/engine}
+	cp "$(command -v busybox)" "$root/bin/busybox"
+	file -L "$root/bin/busybox" 2>/dev/null | grep -q dynamic &&
+		die "busybox is not static: install busybox-static"
+	if [ -d "$KTEST_BINDIR" ]; then
+		for f in "$KTEST_BINDIR"/*; do
+			[ -f "$f" ] && [ -x "$f" ] || continue
+			if [ "$(basename "$f")" = hugebuf ]; then
+				cp "$f" "$root/hugebuf/bin/hugebuf"
+			else
+				cp "$f" "$root/hugebuf/tests/"
+			fi
+		done
+	fi
+	for f in $KTEST_EXTRA; do
+		[ -f "$f" ] || die "KTEST_EXTRA: $f not found"
+		cp "$f" "$root/hugebuf/tests/"
+	done
+	cp "$WORK/regbuf-probe" "$root/hugebuf/bin/"
+	copy_with_libs /usr/bin/fio "$root"
+	if [ -f "$KTEST_ENGINE" ]; then
+		copy_with_libs "$(readlink -f "$KTEST_ENGINE")" "$root"
+		cp "$KTEST_ENGINE" "$root/hugebuf/engine/hugebuf.so"
+	fi
+	cp "$WORK/fio.job" "$root/hugebuf/fio.job"
+	{
+		echo "export HUGEBUF_TEST_DIR=/mnt/hugebuf-test"
+		[ -n "$2" ] && echo "export HUGEBUF_KERNEL=$2"
+		echo "KTEST_TEST_TIMEOUT=$KTEST_TEST_TIMEOUT"
+		echo "KTEST_HUGEPAGES=$KTEST_HUGEPAGES"
+		echo "KTEST_BAD_RE='$BAD_RE'"
+		echo "export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
+	} >"$root/hugebuf/env"
+	write_init "$root"
+	(cd "$root" && find . | cpio -o -H newc --quiet) >"$3" ||
+		die "cpio failed"
+}
+
+# ---- boot and collect ------------------------------------------------------
+
+boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs; console to $WORK/console-$1.log
+	local disk=$WORK/disk-$1.img console=$WORK/console-$1.log rc
+	rm -f "$disk"
+	truncate -s 2G "$disk"
+	mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 "$disk" \
+		>"$WORK/mkfs-$1.log" 2>&1 || die "mkfs.ext4 failed"
+	log "booting $1 kernel under qemu (TCG), console: $console"
+	timeout --kill-after=10 "$KTEST_BOOT_TIMEOUT" \
+		qemu-system-x86_64 -machine pc,accel=tcg -cpu max \
+		-m "$KTEST_MEM" -smp "$KTEST_SMP" \
+		-kernel "$2" -initrd "$3" \
+		-append "console=ttyS0 loglevel=5 panic=-1 hugepages=$KTEST_HUGEPAGES transparent_hugepage=madvise" \
+		-drive file="$disk",format=raw,if=virtio \
+		-nographic -no-reboot -net none </dev/null >"$console" 2>&1
+	rc=$?
+	tr -d '\r' <"$console" >"$console.txt"
+	rm -f "$disk"
+	[ $rc = 124 ] || [ $rc = 137 ] && log "$1: qemu timed out after $KTEST_BOOT_TIMEOUT s"
+	return $rc
+}
+
+# ---- results ---------------------------------------------------------------
+
+declare -A R
+NPASS=0 NFAIL=0 NSKIP=0
+
+count() {	# $1 = pass|fail|skip, $2 = what
+	case $1 in
+	pass) NPASS=$((NPASS + 1)) ;;
+	fail) NFAIL=$((NFAIL + 1)); echo "FAIL: $2" ;;
+	skip) NSKIP=$((NSKIP + 1)); echo "SKIP: $2" ;;
+	esac
+}
+
+# parse one console log, count results and fill R[<label>,<field>]
+collect() {	# $1 = label, $2 = qemu exit status
+	local k=$1 log=$WORK/console-$1.log.txt p=0 f=0 s=0 name rc bad line
+	if ! grep -q '^@@KTEST END' "$log"; then
+		count fail "$k: guest did not finish (qemu exit $2, see console log)"
+		R[$k,hang]=yes
+	fi
+	while read -r _ _ name rc _; do
+		case $name in
+		check-json) continue ;;	# the same run as 'check', for machines
+		esac
+		case $rc in
+		0) p=$((p + 1)); count pass "$k $name" ;;
+		77) s=$((s + 1)); count skip "$k $name" ;;
+		*) f=$((f + 1)); count fail "$k $name (exit $rc)" ;;
+		esac
+	done < <(grep -a '^@@KTEST RESULT ' "$log")
+	R[$k,suite]="$p/$f/$s"
+	R[$k,reqs]=$(grep -a -o 'PROBE reqs_hugetlb=-\?[0-9]*' "$log" | tail -1 | cut -d= -f2)
+	R[$k,reqs4k]=$(grep -a -o 'PROBE reqs_4k=-\?[0-9]*' "$log" | tail -1 | cut -d= -f2)
+	R[$k,kmem]=$(grep -a -o 'PROBE kmem_per_512m_kb=-\?[0-9]*' "$log" | tail -1 | cut -d= -f2)
+	R[$k,bw]=$(grep -a -o 'READ: bw=[^ ,]*' "$log" | head -1 | cut -d= -f2)
+	# kernel messages carry a [ timestamp ]; the guest also greps dmesg
+	bad=$( { grep -a -E "^$BAD_RE" "$log";
+		 grep -a '^@@KTEST DMESG ' "$log" | sed -e 's/^@@KTEST DMESG //'; } |
+		sort -u | wc -l)
+	R[$k,bad]=$bad
+	if [ "$bad" -gt 0 ]; then
+		count fail "$k: $bad kernel BUG/WARNING/Oops/Bad page line(s):"
+		{ grep -a -E "^$BAD_RE" "$log";
+		  grep -a '^@@KTEST DMESG ' "$log"; } | head -8
+	else
+		count pass "$k kernel log clean"
+	fi
+	grep -a '^PROBE-CASE .* FAIL' "$log" | sed "s/^/$k: /"
+}
+
+print_table() {
+	local k
+	printf '\n%-44s' ""
+	for k in $KTEST_KERNELS; do printf '%14s' "$k"; done
+	printf '\n'
+	row() {	# title, field
+		printf '%-44s' "$1"
+		for k in $KTEST_KERNELS; do printf '%14s' "${R[$k,$2]:-n/a}"; done
+		printf '\n'
+	}
+	row "requests / 8 MiB READ_FIXED, 2M hugetlb" reqs
+	row "requests / 8 MiB READ_FIXED, 4 KiB pages" reqs4k
+	row "kernel memory kB / 512 MiB registration" kmem
+	row "suite passed/failed/skipped" suite
+	row "fio bandwidth (shortened run)" bw
+	row "kernel BUG/WARNING/Oops/Bad page lines" bad
+	printf '\n'
+}
+
+# the patched kernel must coalesce where the unpatched one cannot
+check_coalescing() {
+	local ru=${R[unpatched,reqs]:-} rp=${R[patched,reqs]:-} kp=${R[patched,kmem]:-}
+	case " $KTEST_KERNELS " in *" patched "*) ;; *) return 0 ;; esac
+	if [ -z "$rp" ] || [ "$rp" -lt 0 ] 2>/dev/null; then
+		count fail "patched: no request count measured"
+	elif [ -n "$ru" ] && [ "$ru" -ge 0 ] && [ "$rp" -ge "$ru" ]; then
+		count fail "patched: $rp requests per 8 MiB, not fewer than unpatched $ru"
+	elif [ "$rp" -gt 2 ]; then
+		count fail "patched: $rp requests per 8 MiB READ_FIXED, expected 2"
+	else
+		count pass "patched coalesces (requests)"
+	fi
+	if [ -z "$kp" ] || [ "$kp" -lt 0 ] || [ "$kp" -gt 64 ]; then
+		count fail "patched: ${kp:-no} kB kernel memory per 512 MiB registration, expected ~8"
+	else
+		count pass "patched coalesces (imu memory)"
+	fi
+}
+
+# ---- main ------------------------------------------------------------------
+
+main() {
+	local mode=run k img hk rc
+	case "${1:-}" in
+	--build-only) mode=build ;;
+	--checkpatch) mode=checkpatch ;;
+	--bisect) mode=bisect ;;
+	-h | --help) sed -n '3,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	"") ;;
+	*) die "unknown option $1 (see --help)" ;;
+	esac
+	mkdir -p "$KTEST_CACHE"
+	exec 9>"$KTEST_CACHE/lock"
+	flock -w 3600 9 || die "$KTEST_CACHE is locked by another ktest run"
+	ensure_packages
+	compute_keys
+	case $mode in
+	checkpatch) run_checkpatch; exit $? ;;
+	bisect) run_bisect; exit $? ;;
+	esac
+	build_kernels
+	log "kernels ready after $(elapsed) s"
+	[ $mode = build ] && exit 0
+
+	WORK=$(mktemp -d "$KTEST_CACHE/run.XXXXXX")
+	build_probe "$WORK/regbuf-probe"
+	make_fio_job "$WORK/fio.job"
+	[ -d "$KTEST_BINDIR" ] || log "warning: $KTEST_BINDIR missing (run 'make static'): only the probe runs"
+	[ -x "$KTEST_BINDIR/hugebuf" ] || log "warning: no $KTEST_BINDIR/hugebuf: 'hugebuf check' skipped"
+	[ -f "$KTEST_ENGINE" ] || log "warning: no $KTEST_ENGINE: fio run skipped"
+	for k in $KTEST_KERNELS; do
+		case $k in
+		unpatched) img=$IMG_U hk="" ;;
+		patched) img=$IMG_P hk="6.1+hugebuf" ;;
+		*) die "KTEST_KERNELS: unknown kernel $k" ;;
+		esac
+		build_initramfs "$k" "$hk" "$WORK/initramfs-$k.cpio"
+		boot_kernel "$k" "$img" "$WORK/initramfs-$k.cpio"
+		rc=$?
+		collect "$k" $rc
+		log "$k done after $(elapsed) s"
+	done
+	check_coalescing
+	print_table
+	log "console logs: $WORK (total $(elapsed) s)"
+	if [ "$KTEST_KEEP" = 0 ] && [ $NFAIL = 0 ]; then
+		rm -rf "$WORK"
+	fi
+	echo "$NPASS passed, $NFAIL failed, $NSKIP skipped"
+	[ $NFAIL = 0 ]
+}
+
+main "$@"

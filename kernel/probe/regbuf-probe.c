@@ -1,0 +1,664 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * regbuf-probe: the kernel harness's own measurement of registered-buffer
+ * coalescing, run inside the qemu guest by kernel/ktest.sh.
+ *
+ * It measures the two userspace-visible signals of coalescing (see
+ * shared/reference/kernel.md section 3.3) and checks the data paths the
+ * backport touches:
+ *
+ *   reqs     block requests per 8 MiB O_DIRECT READ_FIXED (minimum of
+ *            several reads, /sys/dev/block/M:m/stat field 1), from 2 MiB
+ *            hugetlb and from 4 KiB pages
+ *   kmem     Delta(SUnreclaim + VmallocUsed) per registration of a 512 MiB
+ *            hugetlb buffer, registered K times in one call
+ *   data     READ_FIXED (buffered and O_DIRECT) and WRITE_FIXED at folio
+ *            boundaries: offset 0, bv_len - 1, exactly bv_len (the
+ *            zero-length-bvec case), spans across bvecs, the last byte; for
+ *            buffers starting at +0, +0x1000 and +0x1234 inside a hugepage,
+ *            for 4 KiB pages, for a THP entered at a tail page and for THPs
+ *            mremap()ed to addresses not congruent to their physical offset
+ *   vmpin    VmPin equals whole hugepages while registered and returns to
+ *            its baseline after every unregister
+ *
+ * Output: "PROBE key=value" lines and one "PROBE-CASE name PASS|FAIL|SKIP"
+ * line per case. Exit status follows the liburing convention: 0 pass,
+ * 1 fail, 77 skip (nothing could run).
+ *
+ * Usage: regbuf-probe [-d DIR] [-k K] [-n READS]
+ *   DIR defaults to $HUGEBUF_TEST_DIR, then ".". Needs root for
+ *   /proc/self/pagemap PFNs (THP cases are skipped without them).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <liburing.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifndef MAP_HUGETLB
+#define MAP_HUGETLB 0x40000
+#endif
+#ifndef MADV_NOHUGEPAGE
+#define MADV_NOHUGEPAGE 15
+#endif
+
+#define KiB		(1024UL)
+#define MiB		(1024UL * KiB)
+#define HPAGE		(2 * MiB)
+#define PAGE		(4 * KiB)
+#define FILE_SIZE	(16 * MiB)
+#define GUARD		0xa5
+
+static const char *dir = ".";
+static char data_path[4096], wr_path[4096];
+static int nr_fail, nr_pass, nr_skip;
+static unsigned long vmpin_base;
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static void report(const char *name, int res)
+{
+	static const char *const str[] = { "PASS", "FAIL", "SKIP" };
+
+	printf("PROBE-CASE %s %s\n", name, str[res]);
+	fflush(stdout);
+	if (res == 0)
+		nr_pass++;
+	else if (res == 1)
+		nr_fail++;
+	else
+		nr_skip++;
+}
+
+/* value of "Name:   123 kB" from a /proc file, or -1 */
+static long proc_kb(const char *path, const char *name)
+{
+	char line[256];
+	size_t n = strlen(name);
+	long val = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, name, n) && line[n] == ':') {
+			val = strtol(line + n + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+static long kmem_kb(void)
+{
+	return proc_kb("/proc/meminfo", "SUnreclaim") +
+	       proc_kb("/proc/meminfo", "VmallocUsed");
+}
+
+static long vmpin_kb(void)
+{
+	return proc_kb("/proc/self/status", "VmPin");
+}
+
+/* reads completed on the block device holding fd, or -1 */
+static long dev_reads(int fd)
+{
+	char path[128];
+	struct stat st;
+	long val = -1;
+	FILE *f;
+
+	if (fstat(fd, &st))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat",
+		 major(st.st_dev), minor(st.st_dev));
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &val) != 1)
+		val = -1;
+	fclose(f);
+	return val;
+}
+
+/* the pattern byte stored at file offset off */
+static inline uint8_t pat(uint64_t off)
+{
+	uint64_t w = (off >> 3) * 0x9e3779b97f4a7c15ULL + 0x1234567ULL;
+
+	return (uint8_t)(w >> ((off & 7) * 8));
+}
+
+static void pat_fill(uint8_t *p, uint64_t off, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = pat(off + i);
+}
+
+/* first mismatch against the pattern, or -1 */
+static long pat_check(const uint8_t *p, uint64_t off, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != pat(off + i))
+			return (long)i;
+	return -1;
+}
+
+static int make_data_file(void)
+{
+	size_t chunk = 1 * MiB;
+	uint8_t *buf = malloc(chunk);
+	int fd, ret = -1;
+
+	if (!buf)
+		return -1;
+	fd = open(data_path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	if (fd < 0)
+		goto out;
+	for (size_t off = 0; off < FILE_SIZE; off += chunk) {
+		pat_fill(buf, off, chunk);
+		if (pwrite(fd, buf, chunk, off) != (ssize_t)chunk)
+			goto out_close;
+	}
+	if (fsync(fd))
+		goto out_close;
+	ret = 0;
+out_close:
+	close(fd);
+out:
+	free(buf);
+	return ret;
+}
+
+/* one fixed read or write, returns cqe->res */
+static int rw_fixed(struct io_uring *ring, int write, int fd, void *addr,
+		    unsigned int len, off_t foff, int idx)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (write)
+		io_uring_prep_write_fixed(sqe, fd, addr, len, foff, idx);
+	else
+		io_uring_prep_read_fixed(sqe, fd, addr, len, foff, idx);
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+/* ---- memory backings -------------------------------------------------- */
+
+enum backing { B_HUGETLB, B_SMALL, B_THP };
+
+struct region {
+	uint8_t *map;		/* what mmap returned */
+	size_t map_len;
+	uint8_t *base;		/* 2 MiB aligned start inside map */
+};
+
+static int region_alloc(struct region *r, enum backing kind, size_t len)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+
+	memset(r, 0, sizeof(*r));
+	if (kind == B_HUGETLB) {
+		r->map_len = (len + HPAGE - 1) & ~(HPAGE - 1);
+		r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE,
+			      flags | MAP_HUGETLB | MAP_POPULATE, -1, 0);
+		if (r->map == MAP_FAILED)
+			return -1;
+		r->base = r->map;
+		return 0;
+	}
+	r->map_len = len + HPAGE;
+	r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (r->map == MAP_FAILED)
+		return -1;
+	r->base = (uint8_t *)(((uintptr_t)r->map + HPAGE - 1) & ~(HPAGE - 1));
+	madvise(r->base, len, kind == B_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	memset(r->base, 0, len);
+	return 0;
+}
+
+static void region_free(struct region *r)
+{
+	if (r->map && r->map != MAP_FAILED)
+		munmap(r->map, r->map_len);
+	r->map = NULL;
+}
+
+/* PFN of the page at addr (root only), 0 if unknown */
+static uint64_t pfn_of(const void *addr)
+{
+	uint64_t ent = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &ent, 8, ((uintptr_t)addr / PAGE) * 8) != 8)
+		ent = 0;
+	close(fd);
+	if (!(ent & (1ULL << 63)))
+		return 0;
+	return ent & ((1ULL << 55) - 1);
+}
+
+/* 1 if the page at addr belongs to a THP (kpageflags bit 22) */
+static int is_thp(const void *addr)
+{
+	uint64_t pfn = pfn_of(addr), flags = 0;
+	int fd;
+
+	if (!pfn)
+		return 0;
+	fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &flags, 8, pfn * 8) != 8)
+		flags = 0;
+	close(fd);
+	return !!(flags & (1ULL << 22));
+}
+
+/* ---- measurement: requests per 8 MiB READ_FIXED ------------------------ */
+
+static long measure_reqs(struct io_uring *ring, enum backing kind, int nreads)
+{
+	struct region r;
+	struct iovec iov;
+	long best = -1;
+	int fd;
+
+	if (region_alloc(&r, kind, 8 * MiB))
+		return -2;
+	fd = open(data_path, O_RDONLY | O_DIRECT);
+	if (fd < 0)
+		goto out_free;
+	iov.iov_base = r.base;
+	iov.iov_len = 8 * MiB;
+	if (io_uring_register_buffers(ring, &iov, 1))
+		goto out_close;
+	for (int i = 0; i < nreads; i++) {
+		long r0 = dev_reads(fd), r1;
+		int ret = rw_fixed(ring, 0, fd, r.base, 8 * MiB, 0, 0);
+
+		r1 = dev_reads(fd);
+		if (ret != (int)(8 * MiB) || r0 < 0 || r1 < 0) {
+			fprintf(stderr, "reqs: read_fixed %d\n", ret);
+			best = -1;
+			break;
+		}
+		if (pat_check(r.base, 0, 8 * MiB) >= 0) {
+			fprintf(stderr, "reqs: data mismatch\n");
+			best = -1;
+			break;
+		}
+		if (best < 0 || r1 - r0 < best)
+			best = r1 - r0;
+	}
+	io_uring_unregister_buffers(ring);
+out_close:
+	close(fd);
+out_free:
+	region_free(&r);
+	return best;
+}
+
+/* ---- measurement: kernel memory per 512 MiB registration -------------- */
+
+static long measure_kmem(struct io_uring *ring, int k)
+{
+	struct iovec *iov = calloc(k, sizeof(*iov));
+	struct region r;
+	long before, after, res = -1;
+
+	if (!iov)
+		return -1;
+	if (region_alloc(&r, B_HUGETLB, 512 * MiB)) {
+		free(iov);
+		return -2;
+	}
+	for (int i = 0; i < k; i++) {
+		iov[i].iov_base = r.base;
+		iov[i].iov_len = 512 * MiB;
+	}
+	before = kmem_kb();
+	if (io_uring_register_buffers(ring, iov, k) == 0) {
+		after = kmem_kb();
+		res = (after - before) / k;
+		printf("PROBE kmem_total_kb=%ld k=%d\n", after - before, k);
+		io_uring_unregister_buffers(ring);
+	}
+	region_free(&r);
+	free(iov);
+	return res;
+}
+
+/* ---- data checks ------------------------------------------------------ */
+
+/*
+ * One READ_FIXED of len bytes at registered-buffer offset o (file offset =
+ * the same byte's offset from the 2 MiB aligned region base, so O_DIRECT
+ * alignment of address and file offset coincide), with guard bytes around
+ * the target range.
+ */
+static int check_read(struct io_uring *ring, int fd, uint8_t *base,
+		      uint8_t *reg, size_t reg_len, size_t o, size_t len,
+		      const char *what)
+{
+	uint8_t *a = reg + o;
+	size_t g_lo = o < 64 ? o : 64;
+	size_t g_hi = reg_len - (o + len) < 64 ? reg_len - (o + len) : 64;
+	long bad;
+	int ret;
+
+	memset(a - g_lo, GUARD, g_lo + len + g_hi);
+	ret = rw_fixed(ring, 0, fd, a, len, a - base, 0);
+	if (ret != (int)len) {
+		fprintf(stderr, "%s: read o=%#zx len=%#zx res=%d\n", what, o,
+			len, ret);
+		return 1;
+	}
+	bad = pat_check(a, a - base, len);
+	if (bad >= 0) {
+		fprintf(stderr, "%s: data mismatch o=%#zx len=%#zx at +%#lx\n",
+			what, o, len, bad);
+		return 1;
+	}
+	for (size_t i = 0; i < g_lo; i++)
+		if (a[-1 - (long)i] != GUARD)
+			goto guard;
+	for (size_t i = 0; i < g_hi; i++)
+		if (a[len + i] != GUARD)
+			goto guard;
+	return 0;
+guard:
+	fprintf(stderr, "%s: guard overwritten o=%#zx len=%#zx\n", what, o,
+		len);
+	return 1;
+}
+
+/*
+ * Register [reg, reg + reg_len) and run reads at the interesting offsets;
+ * bv0 is the expected length of the first bvec when coalesced (the distance
+ * to the end of the first folio), or 0 when no folio structure is expected.
+ */
+static int check_buffer(struct io_uring *ring, uint8_t *base, uint8_t *reg,
+			size_t reg_len, size_t bv0, const char *what)
+{
+	size_t offs[] = { 0, 1, bv0 - 1, bv0, bv0 + 1, bv0 + HPAGE - 1,
+			  bv0 + HPAGE, bv0 + HPAGE + 1, reg_len - 1 };
+	struct iovec iov = { .iov_base = reg, .iov_len = reg_len };
+	int fd, dfd, wfd, ret = 0;
+	long pin;
+
+	fd = open(data_path, O_RDONLY);
+	dfd = open(data_path, O_RDONLY | O_DIRECT);
+	wfd = open(wr_path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+	if (fd < 0 || dfd < 0 || wfd < 0) {
+		perror("open");
+		ret = 1;
+		goto out;
+	}
+	if (io_uring_register_buffers(ring, &iov, 1)) {
+		fprintf(stderr, "%s: register failed\n", what);
+		ret = 1;
+		goto out;
+	}
+	pin = vmpin_kb();
+	printf("PROBE vmpin_kb[%s]=%ld\n", what, pin - (long)vmpin_base);
+
+	/* single bytes and short spans at every boundary */
+	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		size_t o = offs[i];
+
+		if (o >= reg_len)
+			continue;
+		ret |= check_read(ring, fd, base, reg, reg_len, o, 1, what);
+		if (o + 300 <= reg_len)
+			ret |= check_read(ring, fd, base, reg, reg_len, o, 300,
+					  what);
+		if (o >= 150 && o + 150 <= reg_len)
+			ret |= check_read(ring, fd, base, reg, reg_len,
+					  o - 150, 300, what);
+	}
+	/* a span covering bvec[0]'s tail, all of bvec[1] and more */
+	if (bv0 >= PAGE && bv0 + HPAGE + PAGE <= reg_len)
+		ret |= check_read(ring, fd, base, reg, reg_len, bv0 - PAGE,
+				  HPAGE + 2 * PAGE, what);
+	/* the whole buffer */
+	ret |= check_read(ring, fd, base, reg, reg_len, 0, reg_len, what);
+
+	/* O_DIRECT at 512-aligned addresses, incl. exactly bv_len */
+	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		size_t o = (offs[i] + 511) & ~511UL;
+		size_t adj = ((uintptr_t)(reg + o)) & 511;
+
+		o += adj ? 512 - adj : 0;
+		if (o + 64 * KiB > reg_len)
+			continue;
+		ret |= check_read(ring, dfd, base, reg, reg_len, o, 64 * KiB,
+				  what);
+	}
+
+	/* WRITE_FIXED of the whole buffer, read back with pread() */
+	pat_fill(reg, reg - base, reg_len);
+	if (rw_fixed(ring, 1, wfd, reg, reg_len, reg - base, 0) !=
+	    (int)reg_len) {
+		fprintf(stderr, "%s: write_fixed failed\n", what);
+		ret = 1;
+	} else {
+		uint8_t *chk = malloc(reg_len);
+
+		if (!chk || pread(wfd, chk, reg_len, reg - base) !=
+			    (ssize_t)reg_len ||
+		    pat_check(chk, reg - base, reg_len) >= 0) {
+			fprintf(stderr, "%s: write_fixed data mismatch\n",
+				what);
+			ret = 1;
+		}
+		free(chk);
+	}
+
+	io_uring_unregister_buffers(ring);
+	if (vmpin_kb() != (long)vmpin_base) {
+		fprintf(stderr, "%s: VmPin %ld kB after unregister, baseline %lu\n",
+			what, vmpin_kb(), vmpin_base);
+		ret = 1;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	if (wfd >= 0)
+		close(wfd);
+	unlink(wr_path);
+	return ret ? 1 : 0;
+}
+
+static void case_hugetlb(struct io_uring *ring, size_t start, const char *name)
+{
+	struct region r;
+	size_t len = 3 * HPAGE + 5 * PAGE - start;	/* partial last folio */
+	int ret;
+
+	if (region_alloc(&r, B_HUGETLB, 4 * HPAGE)) {
+		report(name, 2);
+		return;
+	}
+	ret = check_buffer(ring, r.base, r.base + start, len, HPAGE - start,
+			   name);
+	region_free(&r);
+	report(name, ret);
+}
+
+static void case_small(struct io_uring *ring)
+{
+	struct region r;
+	size_t start = 0x1234, len = 3 * HPAGE - start;
+	int ret;
+
+	if (region_alloc(&r, B_SMALL, 4 * HPAGE)) {
+		report("data-4k+0x1234", 2);
+		return;
+	}
+	ret = check_buffer(ring, r.base, r.base + start, len,
+			   PAGE - (start & (PAGE - 1)), "data-4k+0x1234");
+	region_free(&r);
+	report("data-4k+0x1234", ret);
+}
+
+/* a THP entered at its second page (the 2025 head-page unpin bug) */
+static void case_thp_tail(struct io_uring *ring)
+{
+	const char *name = "data-thp-tail";
+	struct region r;
+	int ret;
+
+	if (region_alloc(&r, B_THP, 2 * HPAGE) || !is_thp(r.base)) {
+		fprintf(stderr, "%s: no THP\n", name);
+		region_free(&r);
+		report(name, 2);
+		return;
+	}
+	ret = check_buffer(ring, r.base, r.base + PAGE, 2 * PAGE + 100,
+			   HPAGE - PAGE, name);
+	region_free(&r);
+	report(name, ret);
+}
+
+/*
+ * The second half of THP X followed by all of THP Y, moved to a 2 MiB
+ * aligned address B: the user address of every byte is 1 MiB off its
+ * physical offset in its folio (the 3a3c6d61577d bug).
+ */
+static void case_thp_mremap(struct io_uring *ring)
+{
+	const char *name = "data-thp-mremap";
+	struct region src, dst;
+	uint8_t *b;
+	int ret;
+
+	if (region_alloc(&src, B_THP, 2 * HPAGE)) {
+		report(name, 2);
+		return;
+	}
+	if (!is_thp(src.base) || !is_thp(src.base + HPAGE)) {
+		fprintf(stderr, "%s: no THP\n", name);
+		region_free(&src);
+		report(name, 2);
+		return;
+	}
+	if (region_alloc(&dst, B_SMALL, 4 * HPAGE)) {
+		region_free(&src);
+		report(name, 2);
+		return;
+	}
+	b = dst.base;
+	if (mremap(src.base + MiB, MiB, MiB, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   b) == MAP_FAILED ||
+	    mremap(src.base + HPAGE, HPAGE, HPAGE,
+		   MREMAP_MAYMOVE | MREMAP_FIXED, b + MiB) == MAP_FAILED) {
+		perror("mremap");
+		ret = 1;
+	} else if (!is_thp(b) || !is_thp(b + MiB)) {
+		fprintf(stderr, "%s: THP split by mremap\n", name);
+		ret = 2;
+	} else {
+		ret = check_buffer(ring, dst.base, b, 3 * MiB, MiB, name);
+	}
+	region_free(&dst);
+	region_free(&src);
+	report(name, ret);
+}
+
+int main(int argc, char **argv)
+{
+	struct io_uring ring;
+	int k = 16, nreads = 5, opt;
+	long reqs_huge, reqs_small, kmem;
+	const char *env = getenv("HUGEBUF_TEST_DIR");
+
+	if (env && *env)
+		dir = env;
+	while ((opt = getopt(argc, argv, "d:k:n:")) != -1) {
+		switch (opt) {
+		case 'd':
+			dir = optarg;
+			break;
+		case 'k':
+			k = atoi(optarg);
+			break;
+		case 'n':
+			nreads = atoi(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-d dir] [-k K] [-n reads]\n",
+				argv[0]);
+			return 1;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(data_path, sizeof(data_path), "%s/regbuf-probe.dat", dir);
+	snprintf(wr_path, sizeof(wr_path), "%s/regbuf-probe.wr", dir);
+
+	if (io_uring_queue_init(8, &ring, 0)) {
+		fprintf(stderr, "io_uring not available\n");
+		return 77;
+	}
+	if (make_data_file()) {
+		perror("data file");
+		return 1;
+	}
+	vmpin_base = vmpin_kb();
+	printf("PROBE vmpin_base_kb=%lu\n", vmpin_base);
+
+	reqs_huge = measure_reqs(&ring, B_HUGETLB, nreads);
+	reqs_small = measure_reqs(&ring, B_SMALL, nreads);
+	printf("PROBE reqs_hugetlb=%ld\n", reqs_huge);
+	printf("PROBE reqs_4k=%ld\n", reqs_small);
+	report("reqs-hugetlb", reqs_huge == -2 ? 2 : reqs_huge < 0);
+	report("reqs-4k", reqs_small < 0);
+
+	kmem = measure_kmem(&ring, k);
+	printf("PROBE kmem_per_512m_kb=%ld\n", kmem);
+	report("kmem-512m-hugetlb", kmem == -2 ? 2 : kmem < 0);
+
+	case_hugetlb(&ring, 0, "data-hugetlb+0");
+	case_hugetlb(&ring, 0x1000, "data-hugetlb+0x1000");
+	case_hugetlb(&ring, 0x1234, "data-hugetlb+0x1234");
+	case_small(&ring);
+	case_thp_tail(&ring);
+	case_thp_mremap(&ring);
+
+	printf("PROBE vmpin_end_kb=%ld\n", vmpin_kb());
+	if (vmpin_kb() != (long)vmpin_base) {
+		fprintf(stderr, "VmPin did not return to its baseline\n");
+		nr_fail++;
+	}
+	io_uring_queue_exit(&ring);
+	unlink(data_path);
+	printf("PROBE summary pass=%d fail=%d skip=%d\n", nr_pass, nr_fail,
+	       nr_skip);
+	if (nr_fail)
+		return 1;
+	return nr_pass ? 0 : 77;
+}
