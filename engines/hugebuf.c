@@ -1385,6 +1385,8 @@ static void hb_report(struct thread_data *td, struct hb_data *hd)
 				 (unsigned long long)ios, approx ?
 				 ", approximate: other jobs ran on the device" :
 				 "");
+		/* a forked job may leave without flushing stdio */
+		log_info_flush();
 	}
 	if (!o->report_json || !*o->report_json)
 		return;
