@@ -147,9 +147,11 @@ static int read_pagemap(uint64_t start, unsigned int nr_pages, uint64_t *pfn,
 			n = HB_BATCH;
 		got = pread(fd, ent, n * sizeof(*ent), off);
 		if (got != (ssize_t)(n * sizeof(*ent))) {
-			ret = hb_seterr(got < 0 ? errno : EIO, "reading "
-					"/proc/self/pagemap failed: %s",
-					got < 0 ? strerror(errno) : "short read");
+			int err = got < 0 ? errno : EIO;
+
+			ret = hb_seterr(err, "reading /proc/self/pagemap "
+					"failed: %s", got < 0 ? strerror(err) :
+					"short read");
 			break;
 		}
 		for (i = 0; i < n; i++) {
@@ -269,7 +271,8 @@ static int scan_huge_pages(uint64_t start, unsigned int nr_pages, bool *huge)
 		for (i = 0; i < n; i++) {
 			uint64_t a;
 
-			for (a = reg[i].start; a < reg[i].end; a += HB_PAGE_SIZE)
+			for (a = reg[i].start; a < reg[i].end;
+			     a += HB_PAGE_SIZE)
 				huge[(a - start) >> HB_PAGE_SHIFT] = true;
 		}
 		if (arg.walk_end <= pos)
@@ -428,9 +431,10 @@ int hb_probe(const void *addr, uint64_t len, const struct hb_backing *recipe,
 		if (kfd < 0) {
 			free(p->pfn);
 			p->pfn = NULL;
-			ret = probe_degraded(p, start, recipe, "/proc/kpageflags "
-					     "is not readable: run as root for "
-					     "the exact folio map");
+			ret = probe_degraded(p, start, recipe,
+					     "/proc/kpageflags is not readable: "
+					     "run as root for the exact folio "
+					     "map");
 		} else {
 			p->source = HB_PROBE_KPAGEFLAGS;
 			ret = probe_exact(p, kfd);

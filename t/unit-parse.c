@@ -39,7 +39,8 @@ static const struct size_case good_sizes[] = {
 
 static const char *const bad_sizes[] = {
 	"", "-1", "abc", "4X", "1.5M", " 4", "4k junk", "4 k", "M", "0xZ",
-	"4kk", "4MiBs", "99999999999999999999", "16777216T", "18446744073709551615K",
+	"4kk", "4MiBs", "99999999999999999999", "16777216T",
+	"18446744073709551615K",
 };
 
 static int test_sizes(void)
