@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -1052,8 +1053,8 @@ int t_check_sweep(const struct t_regbuf *rb, const struct t_model *m,
 /* Reads to try before concluding the count is above the prediction. */
 #define T_REQ_TRIES	40
 
-int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
-		     struct t_file *f, const char *what)
+static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
+			  struct t_file *f, const char *what, bool verify)
 {
 	uint64_t max_bytes, max_seg, got;
 	unsigned int max_segs, pred, tries;
@@ -1101,7 +1102,8 @@ int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
 			got = one;
 	}
 	snprintf(msg, sizeof(msg), "%s: READ_FIXED data (request count)", what);
-	ret = t_pattern_verify(msg, rb->addr, rb->len, f->seed, 0);
+	ret = verify ? t_pattern_verify(msg, rb->addr, rb->len, f->seed, 0) :
+		       T_EXIT_PASS;
 	if (ret)
 		return ret;
 	snprintf(msg, sizeof(msg), "%s: block requests on %s for one O_DIRECT "
@@ -1112,6 +1114,88 @@ int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
 		return t_fail_val(msg, pred, (long long)got);
 	t_info("%s: %llu block requests on %s, as the model predicts",
 	       what, (unsigned long long)got, f->blkdev);
+	return T_EXIT_PASS;
+}
+
+int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
+		     struct t_file *f, const char *what)
+{
+	return count_requests(rb, m, f, what, true);
+}
+
+int t_check_requests_nodata(const struct t_regbuf *rb,
+			    const struct t_model *m, struct t_file *f,
+			    const char *what)
+{
+	return count_requests(rb, m, f, what, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* pins, seen through fork                                              */
+/* ------------------------------------------------------------------ */
+
+#define PM_PRESENT	(1ULL << 63)
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+
+uint64_t t_pfn(const void *addr)
+{
+	uint64_t e = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &e, 8, ((uintptr_t)addr >> HB_PAGE_SHIFT) * 8) != 8)
+		e = 0;
+	close(fd);
+	return (e & PM_PRESENT) ? (e & PM_PFN_MASK) : 0;
+}
+
+int t_anon_pinned(const void *addr)
+{
+	uint64_t mine = t_pfn(addr), child = 0;
+	int pfd[2], status;
+	pid_t pid;
+
+	if (!mine)
+		return -EPERM;
+	if (pipe(pfd))
+		return -errno;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (!pid) {
+		uint64_t v = t_pfn(addr);
+
+		_exit(write(pfd[1], &v, 8) == 8 ? 0 : 1);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &child, 8) != 8)
+		child = 0;
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (!child)
+		return -EIO;
+	return child != mine;
+}
+
+int t_expect_pinned(const void *addr, bool want, const char *what)
+{
+	int r = t_anon_pinned(addr);
+
+	if (r < 0) {
+		t_info("%s: pin state not checked (PFNs need root)", what);
+		return T_EXIT_PASS;
+	}
+	if (r != want)
+		return t_fail("%s: the page at %p is %s (fork %s it; expected "
+			      "it %s)", what, addr,
+			      r ? "still DMA-pinned" : "not pinned",
+			      r ? "copied" : "shared",
+			      want ? "pinned" : "unpinned");
 	return T_EXIT_PASS;
 }
 
@@ -1131,14 +1215,18 @@ static int region_io(const struct t_case *c, struct io_uring *ring,
 	ret = t_register(ring, &iov, 1);
 	if (ret)
 		return ret;
-	ret = t_check_sweep(&rb, m, f, c->name);
+	if (c->registered)
+		ret = c->registered(c, &rb, m, f);
+	if (!ret && !c->aliased)
+		ret = t_check_sweep(&rb, m, f, c->name);
 	for (i = 0; !ret && i < c->nr_extra; i++)
 		ret = t_check_io(&rb, m, f, c->extra[i][0], c->extra[i][1],
 				 c->name);
 	for (i = 0; !ret && i < nr_more; i++)
 		ret = t_check_io(&rb, m, f, more[i][0], more[i][1], c->name);
 	if (!ret && c->requests)
-		ret = t_check_requests(&rb, m, f, c->name);
+		ret = c->aliased ? t_check_requests_nodata(&rb, m, f, c->name) :
+				   t_check_requests(&rb, m, f, c->name);
 	if (io_uring_unregister_buffers(ring))
 		ret = t_worst(ret, t_fail("%s: unregister failed", c->name));
 	return ret;

@@ -283,6 +283,27 @@ int t_check_sweep(const struct t_regbuf *rb, const struct t_model *m,
  */
 int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
 		     struct t_file *f, const char *what);
+/* The same without the data check (for buffers that alias themselves). */
+int t_check_requests_nodata(const struct t_regbuf *rb,
+			    const struct t_model *m, struct t_file *f,
+			    const char *what);
+
+/* ------------------------------------------------------------------ */
+/* pins, seen through fork                                              */
+/* ------------------------------------------------------------------ */
+
+/* PFN backing @addr from /proc/self/pagemap; 0 if absent or not root. */
+uint64_t t_pfn(const void *addr);
+/*
+ * Whether the anon page at @addr is (maybe) DMA-pinned, as fork sees it:
+ * copy_present_pte() gives the child its own copy of a pinned anon page
+ * (page_needs_cow_for_dma / folio_try_dup_anon_rmap failing) and shares an
+ * unpinned one.  Forks a child that reports its PFN for @addr.  Returns 1
+ * (pinned), 0 (not), or -errno (PFNs not readable: not root).
+ */
+int t_anon_pinned(const void *addr);
+/* FAIL unless t_anon_pinned(@addr) == @want; info line if unknowable. */
+int t_expect_pinned(const void *addr, bool want, const char *what);
 
 /* ------------------------------------------------------------------ */
 /* one whole case over a buffer lib/ allocates                          */
@@ -308,6 +329,15 @@ struct t_case {
 	 */
 	int (*expect)(const struct t_case *c, const struct t_model *m,
 		      uint64_t (*more)[2], unsigned int *nr_more);
+	/*
+	 * Optional: called once the buffer is registered (slot 0), before
+	 * the sweep; for checks that need the live registration (pins seen
+	 * by fork, VmPin while registered, aliasing-aware data checks).
+	 */
+	int (*registered)(const struct t_case *c, const struct t_regbuf *rb,
+			  const struct t_model *m, struct t_file *f);
+	/* the buffer aliases itself: no sweep, no data check of requests */
+	bool aliased;
 };
 
 /*
