@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A userspace model of io_uring/rsrc.c: the bvec table that
+ * io_sqe_buffer_register() builds for a pinned page array, and what
+ * io_import_fixed() makes of one I/O into it.
+ *
+ * Pure: arrays in, tables out.  The rules and the kernel commits behind
+ * them are stated above each function; lib/kmodel.c says which kernel
+ * release has which generation.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define PAGE_MASK_LOW	(HB_PAGE_SIZE - 1)
+
+uint64_t hb_nr_pages(uint64_t uaddr, uint64_t len)
+{
+	uint64_t end = uaddr + len;
+
+	return ((end + PAGE_MASK_LOW) >> HB_PAGE_SHIFT) -
+	       (uaddr >> HB_PAGE_SHIFT);
+}
+
+/*
+ * io_buffer_validate() (6.1) / io_validate_user_buf_range() (mainline):
+ * a NULL base with a length, a zero length or more than SZ_1G is -EFAULT;
+ * an end that wraps (including PAGE_ALIGN of the end) is -EOVERFLOW.
+ */
+static int validate_user_range(uint64_t uaddr, uint64_t len)
+{
+	uint64_t end;
+
+	if (!uaddr)
+		return hb_seterr(EFAULT, "buffer address is NULL: the kernel "
+				 "rejects a NULL base with a length (EFAULT)");
+	if (!len)
+		return hb_seterr(EFAULT, "buffer length is 0: the kernel "
+				 "rejects empty buffers (EFAULT)");
+	if (len > HB_MAX_BUF_LEN)
+		return hb_seterr(EFAULT, "buffer length %llu is over 1 GiB, "
+				 "the kernel's limit per registered buffer "
+				 "(EFAULT): split it into several buffers",
+				 (unsigned long long)len);
+	if (__builtin_add_overflow(uaddr, len, &end) ||
+	    end > UINT64_MAX - PAGE_MASK_LOW)
+		return hb_seterr(EOVERFLOW, "buffer 0x%llx + %llu wraps the "
+				 "address space (EOVERFLOW)",
+				 (unsigned long long)uaddr,
+				 (unsigned long long)len);
+	return 0;
+}
+
+static uint64_t folio_pages(const struct hb_page *p)
+{
+	return 1ULL << p->order;
+}
+
+/* pages[i] == pages[i - 1] + 1 for struct pages of one folio */
+static bool page_follows(const struct hb_page *prev, const struct hb_page *p)
+{
+	return p->folio == prev->folio && p->idx == prev->idx + 1;
+}
+
+struct folio_walk {
+	unsigned int nr_folios;
+	uint64_t nr_pages_mid;	/* pages per folio */
+	unsigned int folio_shift;
+	uint64_t first_folio_page_idx;
+};
+
+/*
+ * io_check_coalesce_buffer() (6.12 io_try_coalesce_buffer(), with the
+ * 6.16 first_folio_page_idx): the pinned pages can become one bvec per
+ * folio when
+ *  - pages inside a folio are consecutive struct pages (CVE-2023-2598,
+ *    776617db78c6: the same page mapped twice is not a larger folio);
+ *  - the first folio, which may start anywhere, runs to its last page;
+ *  - every middle folio is covered whole;
+ *  - every later folio starts at its page 0 and has the first one's size;
+ *  - the last folio may end anywhere.
+ * The same folio may appear again after a gap (a hugepage mapped twice):
+ * that is a new bvec, not a failure.
+ */
+static bool check_coalesce(const struct hb_page *pages, uint64_t nr,
+			   struct folio_walk *w)
+{
+	uint64_t count = 1, i;
+
+	w->nr_folios = 1;
+	w->nr_pages_mid = folio_pages(&pages[0]);
+	w->folio_shift = HB_PAGE_SHIFT + pages[0].order;
+	w->first_folio_page_idx = pages[0].idx;
+
+	for (i = 1; i < nr; i++) {
+		const struct hb_page *p = &pages[i];
+
+		if (page_follows(&pages[i - 1], p)) {
+			count++;
+			continue;
+		}
+		if (w->nr_folios == 1) {
+			/* the head folio must run to its end */
+			if (pages[i - 1].idx != w->nr_pages_mid - 1)
+				return false;
+		} else if (count != w->nr_pages_mid) {
+			/* a middle folio must be covered whole */
+			return false;
+		}
+		/* later folios: same size, starting at page 0 */
+		if (folio_pages(p) != w->nr_pages_mid || p->idx != 0)
+			return false;
+		count = 1;
+		w->nr_folios++;
+	}
+	return true;
+}
+
+/*
+ * 57bebf807e2a (6.3) with 776617db78c6: coalesce only when every page is
+ * a consecutive page of the first page's folio.
+ */
+static bool all_in_first_folio(const struct hb_page *pages, uint64_t nr)
+{
+	uint64_t i;
+
+	for (i = 1; i < nr; i++)
+		if (!page_follows(&pages[i - 1], &pages[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The bvec fill loop shared by every generation: entry i gets
+ * min(remaining, (1 << folio_shift) - off) bytes; only the first has an
+ * offset.  It runs over the entries the kernel allocated, so a table whose
+ * lengths do not add up (the 6.12 vaddr-offset bug) is reproduced as is.
+ */
+static void fill_bvecs(struct hb_imu *imu, uint64_t off, uint64_t size)
+{
+	uint64_t chunk = 1ULL << imu->folio_shift;
+	unsigned int i;
+
+	for (i = 0; i < imu->nr_bvecs; i++) {
+		uint64_t vec_len = chunk - off;
+
+		if (vec_len > size)
+			vec_len = size;
+		imu->bvec[i].offset = (uint32_t)off;
+		imu->bvec[i].len = (uint32_t)vec_len;
+		size -= vec_len;
+		off = 0;
+	}
+}
+
+static void build_uncoalesced(const struct hb_page *pages, uint64_t nr,
+			      struct hb_imu *imu)
+{
+	uint64_t i;
+
+	imu->folio_shift = HB_PAGE_SHIFT;
+	imu->nr_bvecs = (unsigned int)nr;
+	for (i = 0; i < nr; i++) {
+		imu->bvec[i].folio = pages[i].folio;
+		imu->bvec[i].page_idx = pages[i].idx;
+	}
+	fill_bvecs(imu, imu->ubuf & PAGE_MASK_LOW, imu->len);
+}
+
+/*
+ * 6.3 - 6.11: one bvec whose page is the first pinned page and whose
+ * length is the whole buffer; folio_shift does not exist (PAGE_SHIFT).
+ */
+static void build_single(const struct hb_page *pages, struct hb_imu *imu)
+{
+	imu->folio_shift = HB_PAGE_SHIFT;
+	imu->nr_bvecs = 1;
+	imu->coalesced = true;
+	imu->bvec[0].folio = pages[0].folio;
+	imu->bvec[0].page_idx = pages[0].idx;
+	imu->bvec[0].offset = (uint32_t)(imu->ubuf & PAGE_MASK_LOW);
+	imu->bvec[0].len = (uint32_t)imu->len;
+}
+
+/*
+ * io_coalesce_buffer(): bv_page is the head page of each folio run
+ * (compound_head()), so bvec[0] needs the first page's position inside
+ * its folio in bv_offset.  3a3c6d61577d (6.16) takes it from
+ * first_folio_page_idx; a8edbb424b13 (6.12) took uaddr & (folio_size - 1),
+ * which is wrong whenever the folio is not mapped at a congruent address.
+ */
+static void build_multi(const struct hb_kmodel *km, const struct hb_page *pages,
+			uint64_t nr, const struct folio_walk *w,
+			struct hb_imu *imu)
+{
+	uint64_t folio_size = 1ULL << w->folio_shift;
+	uint64_t off, i;
+	unsigned int j = 0;
+
+	imu->folio_shift = w->folio_shift;
+	imu->nr_bvecs = w->nr_folios;
+	imu->coalesced = true;
+	for (i = 0; i < nr; i++) {
+		if (i && page_follows(&pages[i - 1], &pages[i]))
+			continue;
+		imu->bvec[j].folio = pages[i].folio;
+		imu->bvec[j].page_idx = 0;
+		j++;
+	}
+	if (km->gen == HB_KGEN_MULTI)
+		off = imu->ubuf & (folio_size - 1);
+	else
+		off = (imu->ubuf & PAGE_MASK_LOW) +
+		      (w->first_folio_page_idx << HB_PAGE_SHIFT);
+	fill_bvecs(imu, off, imu->len);
+}
+
+uint64_t hb_imu_bytes(const struct hb_kmodel *km, unsigned int nr_bvecs)
+{
+	return km->imu_header + (uint64_t)nr_bvecs * HB_BVEC_BYTES;
+}
+
+/*
+ * kvmalloc() footprint on x86_64 with SLUB: kmalloc size classes up to
+ * 8 KiB (KMALLOC_MAX_CACHE_SIZE), then whole page orders up to 4 MiB
+ * (kmalloc_large, order 10), then vmalloc with VM_ALLOW_HUGE_VMAP, which
+ * maps 2 MiB pages once the size reaches PMD_SIZE.  kernel.md §3.3:
+ * 512 MiB of 4 KiB bvecs (2 MiB + 32 B) costs 4 MiB of slab, 1 GiB
+ * (4 MiB + 32 B) about 6 MiB of vmalloc.
+ */
+uint64_t hb_kvmalloc_bytes(uint64_t bytes)
+{
+	static const uint64_t classes[] = { 8,   16,   32,   64,   96,
+					    128, 192,  256,  512,  1024,
+					    2048, 4096, 8192 };
+	const uint64_t pmd = 2ULL << 20, max_kmalloc = 4ULL << 20;
+	uint64_t pages;
+	size_t i;
+
+	if (!bytes)
+		return 0;
+	for (i = 0; i < HB_ARRAY_SIZE(classes); i++)
+		if (bytes <= classes[i])
+			return classes[i];
+	if (bytes <= max_kmalloc) {
+		pages = HB_PAGE_SIZE;
+		while (pages < bytes)
+			pages <<= 1;
+		return pages;
+	}
+	if (bytes >= pmd)
+		return HB_ALIGN_UP(bytes, pmd);
+	return HB_ALIGN_UP(bytes, HB_PAGE_SIZE);
+}
+
+static void account_imu(const struct hb_kmodel *km, struct hb_imu *imu)
+{
+	imu->imu_bytes = hb_imu_bytes(km, imu->nr_bvecs);
+	/* mainline serves small imus from ctx->imu_cache: no new memory */
+	if (km->imu_cache_bvecs && imu->nr_bvecs <= km->imu_cache_bvecs)
+		imu->alloc_bytes = 0;
+	else
+		imu->alloc_bytes = hb_kvmalloc_bytes(imu->imu_bytes);
+}
+
+int hb_model_register(const struct hb_kmodel *km, const struct hb_page *pages,
+		      uint64_t uaddr, uint64_t len, struct hb_bvec *bvec,
+		      struct hb_imu *imu)
+{
+	struct folio_walk w;
+	uint64_t nr;
+	int ret;
+
+	memset(imu, 0, sizeof(*imu));
+	ret = validate_user_range(uaddr, len);
+	if (ret)
+		return ret;
+	nr = hb_nr_pages(uaddr, len);
+	imu->ubuf = uaddr;
+	imu->len = len;
+	imu->nr_pages = (unsigned int)nr;
+	imu->bvec = bvec;
+
+	switch (km->gen) {
+	case HB_KGEN_NONE:
+		build_uncoalesced(pages, nr, imu);
+		break;
+	case HB_KGEN_SINGLE:
+		if (nr > 1 && all_in_first_folio(pages, nr))
+			build_single(pages, imu);
+		else
+			build_uncoalesced(pages, nr, imu);
+		break;
+	case HB_KGEN_MULTI:
+	case HB_KGEN_MULTI_FIXED:
+		/*
+		 * io_sqe_buffer_register(): only when more than one page was
+		 * pinned, the rules hold and the folios are larger than a
+		 * page (nr_pages_mid != 1).
+		 */
+		if (nr > 1 && check_coalesce(pages, nr, &w) &&
+		    w.nr_pages_mid != 1)
+			build_multi(km, pages, nr, &w, imu);
+		else
+			build_uncoalesced(pages, nr, imu);
+		break;
+	default:
+		return hb_seterr(EINVAL, "unknown kernel generation %d",
+				 (int)km->gen);
+	}
+	account_imu(km, imu);
+	return 0;
+}
+
+/*
+ * validate_fixed_range() / the 6.1 check in io_import_fixed(): the I/O
+ * must lie inside [ubuf, ubuf + len), else -EFAULT.
+ */
+static int validate_io_range(const struct hb_imu *imu, uint64_t addr,
+			     uint64_t len)
+{
+	uint64_t end;
+
+	if (__builtin_add_overflow(addr, len, &end) || addr < imu->ubuf ||
+	    end > imu->ubuf + imu->len)
+		return hb_seterr(EFAULT, "I/O 0x%llx + %llu is outside the "
+				 "registered buffer 0x%llx + %llu (EFAULT)",
+				 (unsigned long long)addr,
+				 (unsigned long long)len,
+				 (unsigned long long)imu->ubuf,
+				 (unsigned long long)imu->len);
+	return 0;
+}
+
+/* Bvecs really touched by len bytes from (idx, off): a walk of the table. */
+static int count_segments(const struct hb_imu *imu, unsigned int idx,
+			  uint64_t off, uint64_t len, unsigned int *nr)
+{
+	*nr = 0;
+	while (len) {
+		uint64_t avail, take;
+
+		if (idx >= imu->nr_bvecs)
+			return hb_seterr(ERANGE, "the bvec table ends before "
+					 "the I/O does: this kernel "
+					 "generation builds a short table "
+					 "for this buffer");
+		avail = imu->bvec[idx].len > off ? imu->bvec[idx].len - off : 0;
+		take = avail < len ? avail : len;
+		if (take)
+			(*nr)++;
+		len -= take;
+		off = 0;
+		idx++;
+	}
+	return 0;
+}
+
+/*
+ * io_import_fixed(): an offset inside bvec[0] stays there (the "<" is
+ * d6fef34ee4d1, 6.7 and stable: offset == bv_len must not produce an
+ * empty first segment); otherwise every later bvec is a whole folio, so
+ * the index is 1 + (rest >> folio_shift) and the offset rest & mask.
+ * Before 6.15 nr_segs is "every bvec from there to the end"; since 6.15
+ * it is (offset + len + bv_offset + mask) >> folio_shift, which must
+ * never undercount (80c7378f94cf).
+ */
+int hb_model_import(const struct hb_kmodel *km, const struct hb_imu *imu,
+		    uint64_t addr, uint64_t len, struct hb_import *out)
+{
+	uint64_t offset, mask = (1ULL << imu->folio_shift) - 1;
+	const struct hb_bvec *bv;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = validate_io_range(imu, addr, len);
+	if (ret)
+		return ret;
+	if (!imu->nr_bvecs)
+		return hb_seterr(EINVAL, "empty bvec table");
+	offset = addr - imu->ubuf;
+	if (offset >= imu->bvec[0].len) {
+		offset -= imu->bvec[0].len;
+		out->bvec_idx = 1 + (unsigned int)(offset >> imu->folio_shift);
+		offset &= mask;
+	}
+	out->iov_offset = offset;
+	ret = count_segments(imu, out->bvec_idx, offset, len,
+			     &out->nr_segs_exact);
+	if (ret)
+		return ret;
+	bv = &imu->bvec[out->bvec_idx];
+	if (km->exact_nr_segs)
+		out->nr_segs_kernel = (unsigned int)((offset + len +
+						      bv->offset + mask) >>
+						     imu->folio_shift);
+	else
+		out->nr_segs_kernel = imu->nr_bvecs - out->bvec_idx;
+	return 0;
+}
+
+/*
+ * What an allocation recipe produces: folio-aligned runs of folio_size,
+ * the buffer starting head_offset bytes after the start of the first.
+ * Order-0 pages are each their own folio.
+ */
+int hb_layout_synth(uint64_t folio_size, uint64_t head_offset, uint64_t len,
+		    uint64_t first_folio, struct hb_page *pages)
+{
+	uint64_t per_folio, nr, first, i;
+	unsigned int order;
+
+	if (!HB_IS_POW2(folio_size) || folio_size < HB_PAGE_SIZE)
+		return hb_seterr(EINVAL, "folio size %llu is not a power of "
+				 "two of at least 4096",
+				 (unsigned long long)folio_size);
+	order = hb_ilog2(folio_size) - HB_PAGE_SHIFT;
+	per_folio = 1ULL << order;
+	nr = hb_nr_pages(head_offset, len);
+	first = head_offset >> HB_PAGE_SHIFT;
+	for (i = 0; i < nr; i++) {
+		uint64_t pg = first + i;
+
+		pages[i].folio = first_folio + pg / per_folio;
+		pages[i].idx = (uint32_t)(pg % per_folio);
+		pages[i].order = order;
+	}
+	return 0;
+}
