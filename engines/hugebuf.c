@@ -90,6 +90,7 @@ struct hb_bufstat {
 	unsigned int min_io_segs, max_io_segs;
 	unsigned int not_coalesced;
 	uint64_t imu_bytes, imu_bytes_4k;
+	uint64_t min_folio, max_folio;	/* folio sizes the probe saw */
 	enum hb_probe_source source;
 	char note[160];
 };
@@ -311,7 +312,7 @@ static struct fio_option options[] = {
 		.lname	= "hugebuf JSON report",
 		.type	= FIO_OPT_STR_STORE,
 		.off1	= offsetof(struct hb_options, report_json),
-		.help	= "Append the report as one JSON object per job (line) to this file",
+		.help	= "Append the report as one JSON line per job to this file (default: $HUGEBUF_REPORT_JSON)",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -796,6 +797,10 @@ static int hb_model_buffers(struct hb_data *hd)
 		imu.bvec = bv;
 		hb_stat_minmax(&st->min_folios, &st->max_folios, p.nr_folios,
 			       i == 0);
+		if (i == 0 || p.min_folio < st->min_folio)
+			st->min_folio = p.min_folio;
+		if (i == 0 || p.max_folio > st->max_folio)
+			st->max_folio = p.max_folio;
 		hb_stat_minmax(&st->min_bvecs, &st->max_bvecs, imu.nr_bvecs,
 			       i == 0);
 		if (!imu.coalesced && imu.nr_bvecs != imu.nr_pages)
@@ -942,6 +947,16 @@ static int hb_post_init(struct thread_data *td)
 		return 1;
 	}
 	hb_backing_str(&hd->backing, bk, sizeof(bk));
+	if (hd->st.min_folio != hd->backing.folio_size ||
+	    hd->st.max_folio != hd->backing.folio_size)
+		log_info(HB_LOG_PREFIX "warning: backing=%s asked for %llu-byte "
+			 "folios, the probe saw %llu..%llu (THP/mTHP are best "
+			 "effort: for mTHP echo never > /sys/kernel/mm/"
+			 "transparent_hugepage/hugepages-2048kB/enabled "
+			 "while testing; for THP free or compact memory)\n",
+			 bk, (unsigned long long)hd->backing.folio_size,
+			 (unsigned long long)hd->st.min_folio,
+			 (unsigned long long)hd->st.max_folio);
 	if (o->coalesce_check != HB_CHECK_OFF && !hb_would_coalesce(hd)) {
 		bool req = o->coalesce_check == HB_CHECK_REQUIRE;
 
@@ -1337,6 +1352,7 @@ static void hb_report(struct thread_data *td, struct hb_data *hd)
 	uint64_t dr = 0, dw = 0, ios = hd->ios[0] + hd->ios[1];
 	bool have_dev = false, approx;
 	char bk[48], fs[32], line[1024];
+	const char *path;
 	double rpi = 0;
 	FILE *jf;
 
@@ -1388,13 +1404,16 @@ static void hb_report(struct thread_data *td, struct hb_data *hd)
 		/* a forked job may leave without flushing stdio */
 		log_info_flush();
 	}
-	if (!o->report_json || !*o->report_json)
+	path = o->report_json && *o->report_json ? o->report_json :
+	       getenv("HUGEBUF_REPORT_JSON");
+	if (!path || !*path)
 		return;
 	snprintf(line, sizeof(line),
 		 "{\"job\":\"%s\",\"subjob\":%u,\"backing\":\"%s\","
 		 "\"folio_size\":%llu,\"layout\":\"%s\",\"head_offset\":%llu,"
 		 "\"fixedbufs\":%u,\"kernel_model\":\"%s\",\"nr_buffers\":%u,"
 		 "\"buffer_len\":%llu,\"bs\":%llu,\"stride\":%llu,"
+		 "\"folio_size_seen\":{\"min\":%llu,\"max\":%llu},"
 		 "\"folios_per_buffer\":{\"min\":%u,\"max\":%u},"
 		 "\"bvecs_per_buffer\":{\"min\":%u,\"max\":%u},"
 		 "\"bvecs_per_io\":{\"min\":%u,\"max\":%u},"
@@ -1408,7 +1427,9 @@ static void hb_report(struct thread_data *td, struct hb_data *hd)
 		 o->layout == HB_LAYOUT_REGION ? "region" : "per-io",
 		 o->head_offset, o->fixedbufs, hd->km.name, hd->nr_iovecs,
 		 (unsigned long long)hd->iovecs[0].iov_len, hd->max_bs,
-		 hd->stride, st->min_folios, st->max_folios, st->min_bvecs,
+		 hd->stride, (unsigned long long)st->min_folio,
+		 (unsigned long long)st->max_folio, st->min_folios,
+		 st->max_folios, st->min_bvecs,
 		 st->max_bvecs, st->min_io_segs, st->max_io_segs,
 		 hb_would_coalesce(hd) ? "true" : "false",
 		 (unsigned long long)st->imu_bytes,
@@ -1418,10 +1439,10 @@ static void hb_report(struct thread_data *td, struct hb_data *hd)
 		 have_dev ? hd->dev : "", (unsigned long long)dr,
 		 (unsigned long long)dw, (unsigned long long)ios, rpi,
 		 approx ? "true" : "false");
-	jf = fopen(o->report_json, "a");
+	jf = fopen(path, "a");
 	if (!jf) {
 		log_err(HB_LOG_PREFIX "cannot write report_json=%s: %s\n",
-			o->report_json, strerror(errno));
+			path, strerror(errno));
 		return;
 	}
 	fputs(line, jf);
