@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One small page mapped many times back to back (kernel.md §6 case 6).
+ *
+ * Guards CVE-2023-2598, fixed by 776617db78c6 "io_uring/rsrc: check for
+ * nonconsecutive pages" (6.4-rc1, 6.3.2): 57bebf807e2a coalesced a buffer
+ * into one bvec whenever every pinned page belonged to one folio, so the
+ * same page mapped 512 times became one 2 MiB bvec starting at that page,
+ * and I/O reached 2 MiB of physical memory past it.  Pages of a folio may
+ * only be merged when they are consecutive (pages[i] == pages[i-1] + 1).
+ *
+ * A memfd page is mapped 512 times (MAP_FIXED, MAP_SHARED) and registered.
+ * The model, run on the probed pages, must not coalesce it: 512 bvecs.
+ * Data checks understand the aliasing: a WRITE_FIXED of the whole buffer
+ * must write the one page 512 times; a READ_FIXED into alias k must show
+ * through alias 0; one that spans two aliases lands its halves at the
+ * page's end and start.  The block request count of a 2 MiB O_DIRECT
+ * READ_FIXED must match the model (3 on vda for 512 bvecs, 1 if it were one
+ * 2 MiB bvec).  VmPin returns to baseline.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define NR_ALIAS	512
+#define BUF_LEN		(NR_ALIAS * T_SZ_4K)
+#define FILE_SIZE	(BUF_LEN + (64 << 10))
+#define SEED_PAGE	0x6f1ULL
+
+static int must_not_coalesce(const struct t_case *c, const struct t_model *m,
+			     uint64_t (*more)[2], unsigned int *nr)
+{
+	(void)more;
+	(void)nr;
+	if (m->imu.coalesced || m->imu.nr_bvecs != m->imu.nr_pages)
+		return t_fail("%s: the model coalesces one page mapped %u "
+			      "times into %u bvecs (expected %u: CVE-2023-2598 "
+			      "rule, pages must be consecutive)", c->name,
+			      NR_ALIAS, m->imu.nr_bvecs, m->imu.nr_pages);
+	t_info("%s: model: %u bvecs of 4 KiB, not coalesced", c->name,
+	       m->imu.nr_bvecs);
+	return T_EXIT_PASS;
+}
+
+/* WRITE_FIXED of the whole buffer: the file holds the page 512 times. */
+static int write_all(const struct t_case *c, const struct t_regbuf *rb,
+		     struct t_file *f)
+{
+	char *chunk = malloc(T_SZ_4K), what[160];
+	unsigned int i;
+	int res, ret;
+
+	if (!chunk)
+		return t_fail("out of memory");
+	t_pattern_fill(rb->addr, T_SZ_4K, SEED_PAGE, 0);
+	ret = t_file_poison(f, 0, BUF_LEN);
+	if (ret)
+		goto out;
+	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, f->fd, rb->addr, BUF_LEN,
+		   0, rb->idx);
+	if (res != (int)BUF_LEN) {
+		ret = t_fail_val("WRITE_FIXED of all aliases", BUF_LEN, res);
+		goto out;
+	}
+	for (i = 0; i < NR_ALIAS && !ret; i++) {
+		if (pread(f->fd, chunk, T_SZ_4K, i * T_SZ_4K) != T_SZ_4K) {
+			ret = t_fail("reading back the file: %s",
+				     strerror(errno));
+			break;
+		}
+		snprintf(what, sizeof(what), "%s: WRITE_FIXED, file copy %u of "
+			 "the page", c->name, i);
+		ret = t_pattern_verify(what, chunk, T_SZ_4K, SEED_PAGE, 0);
+	}
+out:
+	free(chunk);
+	return t_worst(ret, t_file_restore(f, 0, BUF_LEN));
+}
+
+/* READ_FIXED of @len at alias offset @boff, seen through alias 0. */
+static int read_alias(const struct t_case *c, const struct t_regbuf *rb,
+		      struct t_file *f, int fd, uint64_t boff, uint64_t len,
+		      uint64_t foff)
+{
+	uint64_t in_page = boff & (T_SZ_4K - 1), first = T_SZ_4K - in_page;
+	char what[160];
+	int res, ret;
+
+	if (first > len)
+		first = len;
+	t_pattern_fill(rb->addr, T_SZ_4K, SEED_PAGE, 0);
+	res = t_io(rb->ring, IORING_OP_READ_FIXED, fd, rb->addr + boff, len,
+		   foff, rb->idx);
+	snprintf(what, sizeof(what), "%s: READ_FIXED [0x%llx, +0x%llx)%s",
+		 c->name, (unsigned long long)boff, (unsigned long long)len,
+		 fd == f->dfd ? " O_DIRECT" : "");
+	if (res != (int)len)
+		return t_fail_val(what, len, res);
+	/* the part in alias k lands at in_page.. of the page */
+	ret = t_pattern_verify(what, rb->addr + in_page, first, f->seed, foff);
+	/* the rest (alias k + 1) at the page's start */
+	if (!ret && len > first)
+		ret = t_pattern_verify(what, rb->addr, len - first, f->seed,
+				       foff + first);
+	/* and alias 511 shows the same page */
+	if (!ret && !memcmp(rb->addr, rb->addr + BUF_LEN - T_SZ_4K, T_SZ_4K))
+		return T_EXIT_PASS;
+	return ret ? ret : t_fail("%s: alias 511 differs from alias 0", what);
+}
+
+static int aliased_io(const struct t_case *c, const struct t_regbuf *rb,
+		      const struct t_model *m, struct t_file *f)
+{
+	int ret;
+
+	ret = t_model_check_import(m, 0, T_SZ_4K, c->name);
+	if (!ret)
+		ret = t_model_check_import(m, 7 * T_SZ_4K + 2048, T_SZ_4K,
+					   c->name);
+	if (!ret)
+		ret = t_model_check_import(m, BUF_LEN - 100, 100, c->name);
+	if (!ret)
+		ret = write_all(c, rb, f);
+	if (!ret)
+		ret = read_alias(c, rb, f, f->fd, 5 * T_SZ_4K, T_SZ_4K,
+				 3 * T_SZ_4K);
+	if (!ret && f->dfd >= 0)
+		ret = read_alias(c, rb, f, f->dfd, 300 * T_SZ_4K, T_SZ_4K,
+				 9 * T_SZ_4K);
+	if (!ret)
+		ret = read_alias(c, rb, f, f->fd, 7 * T_SZ_4K + 2048, T_SZ_4K,
+				 0x10000 + 2048);
+	if (!ret)
+		ret = read_alias(c, rb, f, f->fd, BUF_LEN - 100, 100, 0x1234);
+	if (!ret)
+		t_info("%s: aliasing-aware data checks: ok", c->name);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct t_case c = {
+		.name = "one memfd page mapped 512 times",
+		.len = BUF_LEN,
+		.requests = true,
+		.aliased = true,
+		.expect = must_not_coalesce,
+		.registered = aliased_io,
+	};
+	struct t_baseline base;
+	struct t_file f;
+	char *resv;
+	unsigned int i;
+	int mfd, ret;
+
+	(void)argv;
+	if (argc > 1)
+		return t_skip("takes no arguments");
+	ret = t_baseline_take(&base, 0);
+	if (ret)
+		return ret;
+	mfd = memfd_create("hugebuf-same-page", MFD_CLOEXEC);
+	if (mfd < 0)
+		return t_skip("memfd_create: %s", strerror(errno));
+	if (ftruncate(mfd, T_SZ_4K)) {
+		close(mfd);
+		return t_fail("ftruncate memfd: %s", strerror(errno));
+	}
+	resv = mmap(NULL, BUF_LEN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		    0);
+	if (resv == MAP_FAILED) {
+		close(mfd);
+		return t_fail("reserving %llu bytes: %s", BUF_LEN,
+			      strerror(errno));
+	}
+	for (i = 0; i < NR_ALIAS; i++) {
+		if (mmap(resv + i * T_SZ_4K, T_SZ_4K, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, mfd, 0) == MAP_FAILED) {
+			ret = t_fail("mapping alias %u: %s", i,
+				     strerror(errno));
+			goto out;
+		}
+		resv[i * T_SZ_4K] = 0;	/* fault it in */
+	}
+	ret = t_file_create(&f, FILE_SIZE, 0x6f0, true);
+	if (ret)
+		goto out;
+	ret = t_check_region(&c, resv, NULL, &f);
+	t_file_close(&f);
+out:
+	munmap(resv, BUF_LEN);
+	close(mfd);
+	ret = t_worst(ret, t_baseline_check(&base, "after unmapping"));
+	if (!ret)
+		t_info("%s: ok", c.name);
+	return ret;
+}
