@@ -41,7 +41,7 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 	-include $(CURDIR)/config-host.h $(LIBURING_CFLAGS) $(CFLAGS) \
 	$(EXTRA_CFLAGS)
 
-.PHONY: all lib engine cli tests static test install uninstall clean \
+.PHONY: all lib engine cli tests static test check install uninstall clean \
 	distclean deps kernel-test bench bench-full check-asan fuzz \
 	need-config format
 
@@ -90,6 +90,17 @@ t/static/hugebuf: t/hugebuf.c $(LIB_A) lib/hugebuf.h
 
 test: all
 	t/runtests.sh
+
+# The README's test command: deps (as root), configure, build, the suite
+# and the kernel harness, with one closing "N passed, N failed" line.
+check:
+	tools/check.sh
+
+bench: all
+	bench/bench.sh
+
+bench-full: all
+	bench/bench.sh --full
 
 deps:
 	tools/deps.sh

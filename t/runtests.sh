@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Run hugebuf's tests: every t/*.t program and every t/*.sh script (except
+# this one and t/_*.sh helpers), or the tests named on the command line,
+# plus any extra binaries in $HB_EXTRA_TESTS.  Exit codes: 0 pass, 77 skip,
+# anything else (a timeout too) a failure.  As root it reserves the 2M
+# hugepages the tests need and restores the pool afterwards, and fails a
+# test during which the kernel logged a BUG, WARNING, Oops or "Bad page".
+#
+# Environment:
+#   HB_TEST_TIMEOUT   seconds per test (default 600)
+#   HB_TEST_HUGEPAGES 2M pages to reserve as root (default 1024)
+#   HB_EXTRA_TESTS    more test programs to run the same way
+#   HUGEBUF_TEST_DIR  scratch directory on a block device (default: a new
+#                     directory under /var/tmp, removed afterwards)
+# Ends with the line "N passed, N failed, N skipped".
+
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+
+timeout_s=${HB_TEST_TIMEOUT:-600}
+want_pages=${HB_TEST_HUGEPAGES:-1024}
+pool=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+logdir=$(mktemp -d /tmp/hugebuf-runtests.XXXXXX)
+own_dir=
+old_pages=
+is_root=0
+[ "$(id -u)" = 0 ] && is_root=1
+
+cleanup() {
+	if [ -n "$old_pages" ]; then
+		echo "$old_pages" >"$pool" 2>/dev/null
+	fi
+	[ -n "$own_dir" ] && rm -rf "$own_dir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+reserve_hugepages() {
+	local have
+	[ $is_root = 1 ] && [ -w "$pool" ] || return 0
+	have=$(cat "$pool")
+	[ "$have" -ge "$want_pages" ] && return 0
+	old_pages=$have
+	echo "$want_pages" >"$pool"
+	have=$(cat "$pool")
+	if [ "$have" -lt "$want_pages" ]; then
+		# fragmented memory: compact once and try again
+		echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
+		echo "$want_pages" >"$pool"
+		have=$(cat "$pool")
+	fi
+	echo "runtests: reserved $have of $want_pages 2M hugepages (was $old_pages; restored at exit)"
+}
+
+setup_env() {
+	if [ -z "${HUGEBUF_TEST_DIR:-}" ]; then
+		own_dir=$(mktemp -d /var/tmp/hugebuf-test.XXXXXX) || exit 1
+		export HUGEBUF_TEST_DIR=$own_dir
+	fi
+	export HUGEBUF_ENGINE=${HUGEBUF_ENGINE:-$top/engines/hugebuf.so}
+	export HUGEBUF_CLI=${HUGEBUF_CLI:-$top/t/hugebuf}
+	export FIO=${FIO:-$(command -v fio)}
+}
+
+# dmesg lines that mean the kernel is unhappy, whatever the test said
+kernel_complaints() {
+	grep -E 'BUG:|WARNING:|Oops|Bad page|kernel BUG|general protection|list_(add|del) corruption|refcount_t:' "$1"
+}
+
+dmesg_mark() {
+	[ $is_root = 1 ] && [ -w /dev/kmsg ] || return 1
+	echo "hugebuf-runtests: start $1" >/dev/kmsg 2>/dev/null || return 1
+	return 0
+}
+
+dmesg_since() {
+	dmesg 2>/dev/null | awk -v m="hugebuf-runtests: start $1" \
+		'index($0, m) { found = 1; next } found'
+}
+
+list_tests() {
+	local f
+	if [ $# -gt 0 ]; then
+		printf '%s\n' "$@"
+	else
+		for f in t/*.t t/*.sh; do
+			case "$f" in
+			t/runtests.sh | t/_*) continue ;;
+			esac
+			[ -e "$f" ] && echo "$f"
+		done
+	fi
+	for f in ${HB_EXTRA_TESTS:-}; do
+		echo "$f"
+	done
+}
+
+passed=0
+failed=0
+skipped=0
+failed_names=
+
+run_one() {
+	local t=$1 name log rc start secs marked=0 complaints reason
+	name=$(basename "$t")
+	log=$logdir/$name.log
+	dmesg_mark "$name" && marked=1
+	start=$(date +%s)
+	case "$t" in
+	*.sh) timeout -k 10 "$timeout_s" bash "$t" >"$log" 2>&1 ;;
+	*) timeout -k 10 "$timeout_s" "$t" >"$log" 2>&1 ;;
+	esac
+	rc=$?
+	secs=$(($(date +%s) - start))
+	if [ $marked = 1 ]; then
+		complaints=$(dmesg_since "$name" | kernel_complaints /dev/stdin)
+		if [ -n "$complaints" ]; then
+			echo "FAIL: the kernel logged during the test:" >>"$log"
+			echo "$complaints" >>"$log"
+			rc=99
+		fi
+	fi
+	case $rc in
+	0)
+		passed=$((passed + 1))
+		printf 'PASS  %-36s %4ss\n' "$name" "$secs"
+		;;
+	77)
+		skipped=$((skipped + 1))
+		reason=$(grep -m1 -i 'skip' "$log" | cut -c1-120)
+		printf 'SKIP  %-36s %4ss  %s\n' "$name" "$secs" "$reason"
+		;;
+	*)
+		failed=$((failed + 1))
+		failed_names="$failed_names $name"
+		[ $rc = 124 ] || [ $rc = 137 ] && echo "FAIL: timed out after ${timeout_s}s" >>"$log"
+		printf 'FAIL  %-36s %4ss  (exit %s)\n' "$name" "$secs" "$rc"
+		tail -n 25 "$log" | sed 's/^/      | /'
+		;;
+	esac
+}
+
+reserve_hugepages
+setup_env
+echo "runtests: kernel $(uname -r), scratch $HUGEBUF_TEST_DIR, logs $logdir"
+while read -r t; do
+	if [ ! -e "$t" ]; then
+		failed=$((failed + 1))
+		failed_names="$failed_names $t"
+		printf 'FAIL  %-36s (not found: run make first)\n' "$t"
+		continue
+	fi
+	run_one "$t"
+done < <(list_tests "$@")
+
+[ -n "$failed_names" ] && echo "runtests: failed:$failed_names"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed = 0 ]

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The whole test command, from a fresh Debian clone: install what is
+# missing (root), configure, build, run the test suite (t/runtests.sh) and,
+# unless HB_SKIP_KERNEL=1, the 6.1 kernel-patch harness under qemu
+# (kernel/ktest.sh).  Prints one closing line that adds up every stage:
+# "N passed, N failed, N skipped".
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+
+passed=0
+failed=0
+skipped=0
+
+count_stage() {
+	# add the stage's own closing line to the totals
+	local line p f s
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$1" | tail -n 1)
+	if [ -z "$line" ]; then
+		failed=$((failed + 1))
+		echo "check: stage $2 printed no result line: counted as 1 failure"
+		return
+	fi
+	p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
+	f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+	s=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped$/\1/p')
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + ${s:-0}))
+}
+
+stage_fail() {
+	echo "check: $1"
+	failed=$((failed + 1))
+	echo "$passed passed, $failed failed, $skipped skipped"
+	exit 1
+}
+
+if [ "$(id -u)" = 0 ]; then
+	tools/deps.sh || stage_fail "make deps failed"
+fi
+if [ ! -f config-host.mak ]; then
+	./configure || stage_fail "./configure failed (see above)"
+fi
+make -j"$(nproc)" all static >/tmp/hugebuf-build.log 2>&1 ||
+	{ tail -n 40 /tmp/hugebuf-build.log; stage_fail "build failed (log: /tmp/hugebuf-build.log)"; }
+
+log=$(mktemp /tmp/hugebuf-check.XXXXXX)
+t/runtests.sh | tee "$log"
+count_stage "$log" "t/runtests.sh"
+
+if [ "${HB_SKIP_KERNEL:-0}" != 1 ] && [ -x kernel/ktest.sh ]; then
+	kernel/ktest.sh 2>&1 | tee "$log"
+	count_stage "$log" "kernel/ktest.sh"
+fi
+rm -f "$log"
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed = 0 ]
