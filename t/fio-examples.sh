@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Every job in examples/ runs (64 MiB file, 2 s): fio's JSON shows no error
+# and bytes moved, and the engine's report has every field and agrees with
+# `hugebuf plan` for the same backing, buffer size and head offset.  Jobs
+# whose resource is absent (1G pages, mTHP) must fail with our one-line
+# message instead.
+. "$(dirname "$0")/_fio-lib.sh"
+t_require
+
+free=$(t_free_hugepages)
+[ "$free" -ge 300 ] ||
+	skip "needs 300 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+
+export HUGEBUF_FILE=$T_DIR/data HUGEBUF_SIZE=64M HUGEBUF_RUNTIME=2
+t_mthp || true
+
+run_example() {
+	local job=$1 opts=$2 name
+	name=$(basename "$job" .fio)
+	if ! t_fio "$name" "$T_TOP/examples/$job"; then
+		fail "$name: fio exited non-zero:"
+		cat "$T_DIR/$name.err" "$T_DIR/$name.out" | head -5
+		return
+	fi
+	$T_CHECK run "$T_DIR/$name.json" $opts || T_FAILED=1
+	case "$job" in
+	builtin-*)
+		[ ! -s "$T_DIR/$name.report" ] ||
+			fail "$name: built-in engine job wrote a hugebuf report" ;;
+	*)
+		$T_CHECK report "$T_DIR/$name.report" 1 || T_FAILED=1 ;;
+	esac
+	echo "ok: $name"
+}
+
+run_example hugepage-randread-8m.fio --nonzero-read
+run_example hugepage-randwrite-8m.fio --nonzero-write
+run_example thp-randread.fio --nonzero-read
+run_example verify-crc32c.fio --verify
+run_example verify-md5.fio --verify
+run_example builtin-io_uring-8m.fio --nonzero-read
+
+if [ "$T_MTHP" = 64K ]; then
+	t_pmd_thp_off
+	run_example mthp-64k-randread.fio --nonzero-read
+	t_pmd_thp_restore
+else
+	d=/sys/kernel/mm/transparent_hugepage/hugepages-64kB
+	if [ -f "$d/enabled" ]; then
+		t_expect_fail mthp-64k "mTHP size 64K is not enabled" \
+			"$T_TOP/examples/mthp-64k-randread.fio"
+	else
+		echo "skip: mthp-64k-randread.fio: the kernel has no 64K mTHP"
+	fi
+fi
+
+p1g=/sys/kernel/mm/hugepages/hugepages-1048576kB
+if [ ! -d "$p1g" ]; then
+	t_expect_fail hugetlb-1g "1G hugepages are not available" \
+		"$T_TOP/examples/hugetlb-1g-randread.fio"
+elif [ "$(cat "$p1g/nr_hugepages")" = 0 ]; then
+	t_expect_fail hugetlb-1g "no 1G hugepages are reserved" \
+		"$T_TOP/examples/hugetlb-1g-randread.fio"
+elif [ "$(cat "$p1g/free_hugepages")" -ge 1 ]; then
+	run_example hugetlb-1g-randread.fio --nonzero-read
+else
+	echo "skip: hugetlb-1g-randread.fio: 1G pages reserved but none free"
+fi
+
+t_done
