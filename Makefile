@@ -99,6 +99,14 @@ check:
 bench: all
 	bench/bench.sh
 
+# ASan+UBSan build of lib/, the CLI and the tests in a scratch copy, then
+# the suite against it; fuzzing smoke runs with libFuzzer (clang)
+check-asan:
+	tools/check-asan.sh
+
+fuzz:
+	t/fuzz/run.sh
+
 bench-full: all
 	bench/bench.sh --full
 
