@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Buffers that mix folio sizes (kernel.md §6 case 8; liburing
+ * test/fixed-hugepage.c test_page_mixture).
+ *
+ * io_check_coalesce_buffer() (a8edbb424b13, 6.12) coalesces only when
+ * every folio after the first has the first one's size and starts at its
+ * page 0; otherwise the kernel keeps one bvec per 4 KiB page.  Registering
+ * such a buffer must still succeed and move the right bytes.  Layouts, each
+ * mapped with MAP_FIXED into one reserved range:
+ *  - a 2 MiB hugetlb page followed by 16 KiB of 4 KiB pages;
+ *  - 16 KiB of 4 KiB pages followed by a 2 MiB hugetlb page;
+ *  - a 16 KiB mTHP followed by a 2 MiB hugetlb page (when mTHP 16K can be
+ *    had; as root the test sets hugepages-16kB/enabled to madvise for its
+ *    run and restores it).
+ * The model, run on the probed pages, must say "not coalesced"; data on
+ * every path across the seam; the model's import against the probe; the
+ * block request count against the model's table.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define SMALL		(16 * 1024ULL)
+#define FILE_SIZE	((4ULL << 20) + (64 << 10))
+#define MTHP16_PATH	"/sys/kernel/mm/transparent_hugepage/hugepages-16kB/enabled"
+
+enum small_kind { SMALL_4K, SMALL_MTHP16 };
+
+static char mthp_saved[32];
+
+/* the bracketed word of "always inherit [madvise] never" */
+static int read_mode(char *out, size_t len)
+{
+	char buf[128], *o, *c;
+	FILE *fp = fopen(MTHP16_PATH, "re");
+
+	if (!fp)
+		return -1;
+	if (!fgets(buf, sizeof(buf), fp)) {
+		fclose(fp);
+		return -1;
+	}
+	fclose(fp);
+	o = strchr(buf, '[');
+	c = o ? strchr(o, ']') : NULL;
+	if (!c || (size_t)(c - o) > len)
+		return -1;
+	memcpy(out, o + 1, c - o - 1);
+	out[c - o - 1] = '\0';
+	return 0;
+}
+
+static int write_mode(const char *mode)
+{
+	FILE *fp = fopen(MTHP16_PATH, "we");
+	int ret;
+
+	if (!fp)
+		return -1;
+	ret = fputs(mode, fp) < 0;
+	return fclose(fp) || ret ? -1 : 0;
+}
+
+static void restore_mthp(void)
+{
+	if (mthp_saved[0])
+		write_mode(mthp_saved);
+	mthp_saved[0] = '\0';
+}
+
+static void restore_and_die(int sig)
+{
+	restore_mthp();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* mTHP 16K usable for MADV_HUGEPAGE?  As root, make it so for this run. */
+static bool mthp16_available(void)
+{
+	char mode[32];
+
+	if (read_mode(mode, sizeof(mode)))
+		return false;
+	if (!strcmp(mode, "madvise") || !strcmp(mode, "always"))
+		return true;
+	if (geteuid() != 0)
+		return false;
+	snprintf(mthp_saved, sizeof(mthp_saved), "%s", mode);
+	atexit(restore_mthp);
+	signal(SIGINT, restore_and_die);
+	signal(SIGTERM, restore_and_die);
+	if (write_mode("madvise")) {
+		mthp_saved[0] = '\0';
+		return false;
+	}
+	t_info("set %s to madvise for this run (was %s)", MTHP16_PATH, mode);
+	return true;
+}
+
+static int map_small(char *at, enum small_kind kind)
+{
+	if (mmap(at, SMALL, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		return -errno;
+	madvise(at, SMALL, kind == SMALL_MTHP16 ? MADV_HUGEPAGE :
+						   MADV_NOHUGEPAGE);
+	memset(at, 0x11, SMALL);
+	return 0;
+}
+
+static int map_huge(char *at)
+{
+	if (mmap(at, T_SZ_2M, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_FIXED, -1,
+		 0) == MAP_FAILED)
+		return -errno;
+	memset(at, 0x22, T_SZ_2M);
+	return 0;
+}
+
+static int must_not_coalesce(const struct t_case *c, const struct t_model *m,
+			     uint64_t (*more)[2], unsigned int *nr)
+{
+	(void)more;
+	(void)nr;
+	t_info("%s: probe: folios from %llu to %llu bytes", c->name,
+	       (unsigned long long)m->probe.min_folio,
+	       (unsigned long long)m->probe.max_folio);
+	if (m->probe.min_folio == m->probe.max_folio)
+		return t_skip("%s: the probe sees one folio size only (%s)",
+			      c->name, m->probe.note);
+	if (m->imu.coalesced || m->imu.nr_bvecs != m->imu.nr_pages)
+		return t_fail("%s: the model coalesces mixed folio sizes into "
+			      "%u bvecs (expected one per page, %u)", c->name,
+			      m->imu.nr_bvecs, m->imu.nr_pages);
+	return T_EXIT_PASS;
+}
+
+static int run(const char *name, bool huge_first, enum small_kind kind,
+	       struct t_file *f)
+{
+	struct t_case c = {
+		.name = name,
+		.len = T_SZ_2M + SMALL,
+		.requests = true,
+		.expect = must_not_coalesce,
+	};
+	struct t_baseline base;
+	char *resv, *h, *start;
+	int ret;
+
+	ret = t_need_hugepages(T_SZ_2M, 1);
+	if (ret)
+		return ret;
+	ret = t_baseline_take(&base, T_SZ_2M);
+	if (ret)
+		return ret;
+	resv = mmap(NULL, 3 * T_SZ_2M, PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (resv == MAP_FAILED)
+		return t_fail("reserving 6 MiB: %s", strerror(errno));
+	h = (char *)(((uintptr_t)resv + 2 * T_SZ_2M - 1) & ~(T_SZ_2M - 1));
+	start = huge_first ? h : h - SMALL;
+	ret = map_huge(h);
+	if (ret) {
+		ret = t_skip("%s: no 2 MiB hugetlb page: %s", name,
+			     strerror(-ret));
+		goto out;
+	}
+	ret = map_small(huge_first ? h + T_SZ_2M : h - SMALL, kind);
+	if (ret) {
+		ret = t_fail("%s: mapping the small pages: %s", name,
+			     strerror(-ret));
+		goto out;
+	}
+	ret = t_check_region(&c, start, NULL, f);
+out:
+	munmap(resv, 3 * T_SZ_2M);
+	ret = t_worst(ret, t_baseline_check(&base, "after unmapping"));
+	if (!ret)
+		t_info("%s: ok", name);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct t_file f;
+	int ret, r, ran = 0;
+
+	(void)argv;
+	if (argc > 1)
+		return t_skip("takes no arguments");
+	ret = t_file_create(&f, FILE_SIZE, 0x8b0, true);
+	if (ret)
+		return ret;
+	ret = run("2M hugetlb then 16K of 4K pages", true, SMALL_4K, &f);
+	ran += !ret;
+	if (ret != T_EXIT_FAIL) {
+		r = run("16K of 4K pages then 2M hugetlb", false, SMALL_4K,
+			&f);
+		ran += !r;
+		ret = t_worst(ret == T_EXIT_SKIP ? 0 : ret, r);
+	}
+	if (ret != T_EXIT_FAIL) {
+		if (mthp16_available()) {
+			r = run("16K mTHP then 2M hugetlb", false,
+				SMALL_MTHP16, &f);
+			ran += !r;
+			ret = t_worst(ret == T_EXIT_SKIP ? 0 : ret, r);
+		} else {
+			t_info("16K mTHP then 2M hugetlb: skipped: mTHP 16K "
+			       "is not available (needs Linux 6.8+ and root "
+			       "to enable it)");
+		}
+	}
+	restore_mthp();
+	t_file_close(&f);
+	if (ret == T_EXIT_FAIL)
+		return ret;
+	return ran ? T_EXIT_PASS : t_skip("no layout could be mapped");
+}
