@@ -88,7 +88,8 @@ struct hb_bufstat {
 	unsigned int min_folios, max_folios;
 	unsigned int min_bvecs, max_bvecs;
 	unsigned int min_io_segs, max_io_segs;
-	unsigned int not_coalesced;
+	unsigned int not_coalesced;	/* more bvecs than folios */
+	bool all_coalesced;		/* the model's imu->coalesced */
 	uint64_t imu_bytes, imu_bytes_4k;
 	uint64_t min_folio, max_folio;	/* folio sizes the probe saw */
 	enum hb_probe_source source;
@@ -127,6 +128,7 @@ struct hb_data {
 	double register_usec;
 	long vmpin_kb;
 	bool defer_taskrun;
+	unsigned long long head_offset_asked;
 	char dev[64];
 	bool dev_ok;
 	uint64_t dev_r0, dev_w0;
@@ -479,6 +481,18 @@ static int hb_plan_layout(struct thread_data *td, struct hb_data *hd,
 			"bs<=1G or fixedbufs=0\n", hd->max_bs);
 		return -EINVAL;
 	}
+	/*
+	 * lib/ places a buffer inside its first folio; an offset of a folio
+	 * or more only moves the start to a later folio, which is the same
+	 * layout: keep the offset within the folio and say so.
+	 */
+	if (o->head_offset >= folio && o->head_offset < HB_MAX_BUF_LEN) {
+		log_info(HB_LOG_PREFIX "head_offset=%llu is beyond the first "
+			 "%llu-byte folio: using %llu\n", o->head_offset,
+			 (unsigned long long)folio, o->head_offset % folio);
+		hd->head_offset_asked = o->head_offset;
+		o->head_offset %= folio;
+	}
 	if (o->head_offset >= HB_MAX_BUF_LEN) {
 		log_err(HB_LOG_PREFIX "head_offset=%llu is too large: use a "
 			"value below the folio size (%llu)\n", o->head_offset,
@@ -768,6 +782,7 @@ static int hb_model_buffers(struct hb_data *hd)
 		return ret;
 	}
 	memset(st, 0, sizeof(*st));
+	st->all_coalesced = true;
 	for (i = 0; i < hd->nr_iovecs; i++) {
 		uint64_t addr = (uintptr_t)hd->iovecs[i].iov_base;
 		uint64_t len = hd->iovecs[i].iov_len;
@@ -803,10 +818,9 @@ static int hb_model_buffers(struct hb_data *hd)
 			st->max_folio = p.max_folio;
 		hb_stat_minmax(&st->min_bvecs, &st->max_bvecs, imu.nr_bvecs,
 			       i == 0);
-		if (!imu.coalesced && imu.nr_bvecs != imu.nr_pages)
-			st->not_coalesced++;
-		else if (!imu.coalesced && p.max_folio > HB_PAGE_SIZE &&
-			 imu.nr_pages > 1)
+		st->all_coalesced &= imu.coalesced;
+		/* one bvec per folio is the best any kernel can do */
+		if (imu.nr_bvecs > p.nr_folios)
 			st->not_coalesced++;
 		st->imu_bytes += hb_imu_bytes(&hd->km, imu.nr_bvecs);
 		st->imu_bytes_4k += hb_imu_bytes(&hd->km,
@@ -1383,7 +1397,8 @@ static void hb_report(struct thread_data *td, struct hb_data *hd)
 			 (unsigned long long)hd->iovecs[0].iov_len,
 			 st->min_folios, st->max_folios, st->min_bvecs,
 			 st->max_bvecs,
-			 hb_would_coalesce(hd) ? "coalesced" : "not coalesced",
+			 st->all_coalesced ? "coalesced" : hb_would_coalesce(hd) ?
+			 "one bvec per folio" : "not coalesced",
 			 hd->max_bs, st->min_io_segs, st->max_io_segs);
 		log_info("hugebuf: %s: imu %llu bytes vs %llu with 4K pages, "
 			 "register %.0f us, pinned %ld KiB, probe %s%s%s%s\n",
@@ -1431,7 +1446,7 @@ static void hb_report(struct thread_data *td, struct hb_data *hd)
 		 (unsigned long long)st->max_folio, st->min_folios,
 		 st->max_folios, st->min_bvecs,
 		 st->max_bvecs, st->min_io_segs, st->max_io_segs,
-		 hb_would_coalesce(hd) ? "true" : "false",
+		 st->all_coalesced ? "true" : "false",
 		 (unsigned long long)st->imu_bytes,
 		 (unsigned long long)st->imu_bytes_4k, hd->register_usec,
 		 hd->vmpin_kb,

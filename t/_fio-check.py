@@ -113,7 +113,7 @@ def check_report_line(rep):
         if rep["imu_bytes"] != rep["nr_buffers"] * p["imu_bytes"]:
             bad("%s: imu %d bytes, plan says %d x %d" %
                 (tag, rep["imu_bytes"], rep["nr_buffers"], p["imu_bytes"]))
-        p4 = plan("4k", rep["buffer_len"], rep["head_offset"])
+        p4 = plan("4k", rep["buffer_len"], rep["head_offset"] % 4096)
         if p4 and rep["imu_bytes_4k"] != rep["nr_buffers"] * p4["imu_bytes"]:
             bad("%s: 4K imu %d bytes, plan says %d x %d" %
                 (tag, rep["imu_bytes_4k"], rep["nr_buffers"],
