@@ -837,9 +837,11 @@ int t_model_check_import(const struct t_model *m, uint64_t boff,
 
 	if (!len)
 		return T_EXIT_PASS;
-	ret = t_model_import(m, boff, len, &im);
+	ret = hb_model_import(&m->km, &m->imu, m->imu.ubuf + boff, len, &im);
 	if (ret)
-		return ret;
+		return t_fail("%s: model import of [0x%llx, +0x%llx): %s", what,
+			      (unsigned long long)boff,
+			      (unsigned long long)len, hb_errmsg());
 	if (im.bvec_idx >= m->imu.nr_bvecs)
 		return t_fail("%s: model import of 0x%llx starts at bvec %u of "
 			      "%u", what, (unsigned long long)boff,
