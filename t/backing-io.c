@@ -18,9 +18,9 @@
 
 #include "helpers.h"
 
-#define BUF_LEN		(8ULL << 20)
-#define FILE_SIZE	(BUF_LEN + (64 << 10))
-#define MAX_CASES	(6 + HB_MAX_MTHP)
+#define BUF_LEN (8ULL << 20)
+#define FILE_SIZE (BUF_LEN + (64 << 10))
+#define MAX_CASES (6 + HB_MAX_MTHP)
 
 static char names[MAX_CASES][48];
 static char backings[MAX_CASES][32];
@@ -42,16 +42,16 @@ static int folios_as_asked(const struct t_case *c, const struct t_model *m,
 	     m->probe.max_folio == b.folio_size)) {
 		/* e.g. PMD THPs where an mTHP range is 2 MiB aligned */
 		t_info("%s: mixed folios of %llu..%llu bytes: the model and the "
-		       "kernel must still agree", c->name,
-		       (unsigned long long)m->probe.min_folio,
+		       "kernel must still agree",
+		       c->name, (unsigned long long)m->probe.min_folio,
 		       (unsigned long long)m->probe.max_folio);
 		return T_EXIT_PASS;
 	}
 	if (m->probe.min_folio != b.folio_size ||
 	    m->probe.max_folio != b.folio_size)
 		return t_skip("%s: got folios of %llu..%llu bytes, not %llu "
-			      "(memory fragmented or size disabled)", c->name,
-			      (unsigned long long)m->probe.min_folio,
+			      "(memory fragmented or size disabled)",
+			      c->name, (unsigned long long)m->probe.min_folio,
 			      (unsigned long long)m->probe.max_folio,
 			      (unsigned long long)b.folio_size);
 	return T_EXIT_PASS;
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 	add(cases, &n, "thp", BUF_LEN, 0, true);
 	for (i = 0; i < si.nr_mthp; i++) {
 		if (si.mthp[i].size == si.thp_pmd_size)
-			continue;	/* that is "thp" */
+			continue; /* that is "thp" */
 		snprintf(spec, sizeof(spec), "mthp:%s",
 			 hb_fmt_size(si.mthp[i].size, sz, sizeof(sz)));
 		add(cases, &n, spec, BUF_LEN, 0, true);

@@ -83,7 +83,7 @@ int t_worst(int a, int b)
 /* offset-encoded patterns                                              */
 /* ------------------------------------------------------------------ */
 
-#define T_OFF_MASK	((1ULL << 48) - 1)
+#define T_OFF_MASK ((1ULL << 48) - 1)
 
 static uint64_t seed_tag(uint64_t seed)
 {
@@ -144,8 +144,8 @@ mismatch:
 }
 
 /* Describe the 8 bytes found at a bad position: whose pattern word are they? */
-static void describe_word(char *out, size_t len, const uint8_t *p,
-			  size_t avail, uint64_t seed)
+static void describe_word(char *out, size_t len, const uint8_t *p, size_t avail,
+			  uint64_t seed)
 {
 	uint64_t w = 0;
 
@@ -158,7 +158,8 @@ static void describe_word(char *out, size_t len, const uint8_t *p,
 		snprintf(out, len, "the data of pattern offset 0x%llx",
 			 (unsigned long long)(w & T_OFF_MASK));
 	else if ((w >> 63) & 1)
-		snprintf(out, len, "0x%016llx: another pattern's word for "
+		snprintf(out, len,
+			 "0x%016llx: another pattern's word for "
 			 "offset 0x%llx, or corrupted",
 			 (unsigned long long)w,
 			 (unsigned long long)(w & T_OFF_MASK));
@@ -181,15 +182,16 @@ int t_pattern_verify(const char *what, const void *buf, size_t len,
 	start = back <= bad ? bad - back : bad;
 	describe_word(desc, sizeof(desc), p + start, len - start, seed);
 	return t_fail("%s: wrong data at offset 0x%zx of %zu bytes (expected "
-		      "the data of pattern offset 0x%llx, got %s)", what, bad,
-		      len, (unsigned long long)((off + start) & ~7ULL), desc);
+		      "the data of pattern offset 0x%llx, got %s)",
+		      what, bad, len,
+		      (unsigned long long)((off + start) & ~7ULL), desc);
 }
 
 /* ------------------------------------------------------------------ */
 /* scratch files                                                        */
 /* ------------------------------------------------------------------ */
 
-#define T_CHUNK		(1ULL << 20)
+#define T_CHUNK (1ULL << 20)
 
 const char *t_test_dir(void)
 {
@@ -225,8 +227,7 @@ static int write_pattern(int fd, uint64_t off, uint64_t len, uint64_t seed)
 	return T_EXIT_PASS;
 }
 
-int t_file_create(struct t_file *f, uint64_t size, uint64_t seed,
-		  bool direct)
+int t_file_create(struct t_file *f, uint64_t size, uint64_t seed, bool direct)
 {
 	char path[512];
 	int ret;
@@ -252,7 +253,8 @@ int t_file_create(struct t_file *f, uint64_t size, uint64_t seed,
 			if (err == EINVAL)
 				return t_skip("%s does not support O_DIRECT: "
 					      "set HUGEBUF_TEST_DIR to a "
-					      "directory on ext4/xfs", f->dir);
+					      "directory on ext4/xfs",
+					      f->dir);
 			return t_fail("open O_DIRECT %s: %s", path,
 				      strerror(err));
 		}
@@ -262,8 +264,8 @@ int t_file_create(struct t_file *f, uint64_t size, uint64_t seed,
 	/* one extent if the file system can: steadier request counts */
 	if (posix_fallocate(f->fd, 0, size) && ftruncate(f->fd, size)) {
 		ret = t_fail("cannot size the scratch file in %s to %llu "
-			     "bytes: %s", f->dir, (unsigned long long)size,
-			     strerror(errno));
+			     "bytes: %s",
+			     f->dir, (unsigned long long)size, strerror(errno));
 		t_file_close(f);
 		return ret;
 	}
@@ -393,8 +395,7 @@ int t_io(struct io_uring *ring, int op, int fd, void *addr, unsigned int len,
 	return ret;
 }
 
-int t_register(struct io_uring *ring, const struct iovec *iov,
-	       unsigned int nr)
+int t_register(struct io_uring *ring, const struct iovec *iov, unsigned int nr)
 {
 	int ret = hb_register_buffers(ring, iov, nr);
 
@@ -412,8 +413,8 @@ static int check_range(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
 {
 	if (boff > rb->len || len > rb->len - boff || len > (1U << 31))
 		return t_fail("%s: test bug: I/O [0x%llx, +0x%llx) is not "
-			      "inside the 0x%llx-byte buffer", what,
-			      (unsigned long long)boff,
+			      "inside the 0x%llx-byte buffer",
+			      what, (unsigned long long)boff,
 			      (unsigned long long)len,
 			      (unsigned long long)rb->len);
 	return T_EXIT_PASS;
@@ -430,10 +431,10 @@ static void guards(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
 }
 
 /* the background pattern: buffer offsets under a seed no file uses */
-#define T_BG_SEED	0xb6b6b6ULL
+#define T_BG_SEED 0xb6b6b6ULL
 
-static int check_guards(const struct t_regbuf *rb, uint64_t boff,
-			uint64_t len, const char *what)
+static int check_guards(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
+			const char *what)
 {
 	uint64_t lo, hi;
 	char msg[160];
@@ -474,9 +475,11 @@ int t_read_fixed_check(const struct t_regbuf *rb, int fd, uint64_t seed,
 	res = t_io(rb->ring, IORING_OP_READ_FIXED, fd, rb->addr + boff, len,
 		   foff, rb->idx);
 	if (res != (int)len) {
-		snprintf(msg, sizeof(msg), "%s: READ_FIXED of %llu bytes at "
-			 "buffer offset 0x%llx returned %s", what,
-			 (unsigned long long)len, (unsigned long long)boff,
+		snprintf(msg, sizeof(msg),
+			 "%s: READ_FIXED of %llu bytes at "
+			 "buffer offset 0x%llx returned %s",
+			 what, (unsigned long long)len,
+			 (unsigned long long)boff,
 			 res < 0 ? strerror(-res) : "a short count");
 		return t_fail_val(msg, len, res);
 	}
@@ -488,13 +491,13 @@ int t_read_fixed_check(const struct t_regbuf *rb, int fd, uint64_t seed,
 }
 
 /* The file bytes next to a written range must be untouched. */
-static int check_file_neighbours(struct t_file *f, uint64_t foff,
-				 uint64_t len, const char *what)
+static int check_file_neighbours(struct t_file *f, uint64_t foff, uint64_t len,
+				 const char *what)
 {
 	uint64_t lo = foff < T_GUARD_BYTES ? foff : T_GUARD_BYTES;
 	uint64_t end = foff + len;
-	uint64_t hi = f->size - end < T_GUARD_BYTES ? f->size - end :
-						     T_GUARD_BYTES;
+	uint64_t hi =
+		f->size - end < T_GUARD_BYTES ? f->size - end : T_GUARD_BYTES;
 	char msg[160];
 	int ret;
 
@@ -526,9 +529,11 @@ int t_write_fixed_check(const struct t_regbuf *rb, struct t_file *f, int fd,
 	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, fd, rb->addr + boff, len,
 		   foff, rb->idx);
 	if (res != (int)len) {
-		snprintf(msg, sizeof(msg), "%s: WRITE_FIXED of %llu bytes at "
-			 "buffer offset 0x%llx returned %s", what,
-			 (unsigned long long)len, (unsigned long long)boff,
+		snprintf(msg, sizeof(msg),
+			 "%s: WRITE_FIXED of %llu bytes at "
+			 "buffer offset 0x%llx returned %s",
+			 what, (unsigned long long)len,
+			 (unsigned long long)boff,
 			 res < 0 ? strerror(-res) : "a short count");
 		ret = t_fail_val(msg, len, res);
 		goto restore;
@@ -581,27 +586,30 @@ int t_devzero_check(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
 		res = t_io(rb->ring, IORING_OP_READ_FIXED, fd,
 			   rb->addr + boff + done, len - done, 0, rb->idx);
 		if (res <= 0) {
-			snprintf(msg, sizeof(msg), "%s: READ_FIXED from "
-				 "/dev/zero after %llu bytes", what,
-				 (unsigned long long)done);
+			snprintf(msg, sizeof(msg),
+				 "%s: READ_FIXED from "
+				 "/dev/zero after %llu bytes",
+				 what, (unsigned long long)done);
 			ret = t_fail_val(msg, len - done, res);
 			goto out;
 		}
 	}
 	if (!all_zero(rb->addr + boff, len, &bad)) {
 		ret = t_fail("%s: READ_FIXED from /dev/zero left non-zero data "
-			     "at offset 0x%llx of %llu bytes", what,
-			     (unsigned long long)bad, (unsigned long long)len);
+			     "at offset 0x%llx of %llu bytes",
+			     what, (unsigned long long)bad,
+			     (unsigned long long)len);
 		goto out;
 	}
 	ret = check_guards(rb, boff, len, what);
 	if (ret)
 		goto out;
 	t_pattern_fill(rb->addr + boff, len, T_BG_SEED, boff);
-	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, fd, rb->addr + boff, len,
-		   0, rb->idx);
+	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, fd, rb->addr + boff, len, 0,
+		   rb->idx);
 	if (res != (int)len) {
-		snprintf(msg, sizeof(msg), "%s: WRITE_FIXED to /dev/zero", what);
+		snprintf(msg, sizeof(msg), "%s: WRITE_FIXED to /dev/zero",
+			 what);
 		ret = t_fail_val(msg, len, res);
 	}
 out:
@@ -621,11 +629,13 @@ int t_need_hugepages(uint64_t page_size, unsigned long nr)
 	hb_fmt_size(page_size, sz, sizeof(sz));
 	if (nfree < 0)
 		return t_skip("no %s hugetlb pool on this machine (needs %lu "
-			      "free %s pages)", sz, nr, sz);
+			      "free %s pages)",
+			      sz, nr, sz);
 	if ((unsigned long)nfree < nr)
 		return t_skip("needs %lu free %s hugepages, the pool has %ld: "
 			      "raise /sys/kernel/mm/hugepages/hugepages-"
-			      "%llukB/nr_hugepages", nr, sz, nfree,
+			      "%llukB/nr_hugepages",
+			      nr, sz, nfree,
 			      (unsigned long long)(page_size >> 10));
 	return T_EXIT_PASS;
 }
@@ -671,7 +681,7 @@ int t_baseline_take(struct t_baseline *b, uint64_t hp_size)
  * still held when it was closed are unpinned and unaccounted a little
  * later: poll for up to T_SETTLE_MS before calling anything a leak.
  */
-#define T_SETTLE_MS	3000
+#define T_SETTLE_MS 3000
 
 static bool baseline_back(const struct t_baseline *b, long *vmpin,
 			  long *hp_free)
@@ -687,16 +697,19 @@ int t_baseline_check(const struct t_baseline *b, const char *when)
 	char msg[160];
 	int waited;
 
-	for (waited = 0; !baseline_back(b, &vmpin, &hp_free) &&
-			 waited < T_SETTLE_MS; waited += 20)
+	for (waited = 0;
+	     !baseline_back(b, &vmpin, &hp_free) && waited < T_SETTLE_MS;
+	     waited += 20)
 		usleep(20 * 1000);
 	if (vmpin != b->vmpin_kb) {
 		snprintf(msg, sizeof(msg), "VmPin (kB) %s: pins leaked", when);
 		return t_fail_val(msg, b->vmpin_kb, vmpin);
 	}
 	if (hp_free != b->hp_free) {
-		snprintf(msg, sizeof(msg), "free hugepages %s: pages leaked "
-			 "(or another process uses the pool)", when);
+		snprintf(msg, sizeof(msg),
+			 "free hugepages %s: pages leaked "
+			 "(or another process uses the pool)",
+			 when);
 		return t_fail_val(msg, b->hp_free, hp_free);
 	}
 	return T_EXIT_PASS;
@@ -767,8 +780,7 @@ void t_model_print(const struct t_model *m, unsigned int max_lines)
 	for (i = 0; i < m->imu.nr_bvecs && i < max_lines; i++)
 		t_info("bvec[%u]: folio 0x%llx page %u offset 0x%x len 0x%x", i,
 		       (unsigned long long)m->bvec[i].folio,
-		       m->bvec[i].page_idx, m->bvec[i].offset,
-		       m->bvec[i].len);
+		       m->bvec[i].page_idx, m->bvec[i].offset, m->bvec[i].len);
 	if (m->imu.nr_bvecs > max_lines)
 		t_info("... %u more bvecs", m->imu.nr_bvecs - max_lines);
 }
@@ -776,13 +788,13 @@ void t_model_print(const struct t_model *m, unsigned int max_lines)
 int t_model_import(const struct t_model *m, uint64_t boff, uint64_t len,
 		   struct hb_import *out)
 {
-	int ret = hb_model_import(&m->km, &m->imu, m->imu.ubuf + boff, len,
-				  out);
+	int ret =
+		hb_model_import(&m->km, &m->imu, m->imu.ubuf + boff, len, out);
 
 	if (ret)
 		return t_fail("model import of [0x%llx, +0x%llx): %s",
-			      (unsigned long long)boff,
-			      (unsigned long long)len, hb_errmsg());
+			      (unsigned long long)boff, (unsigned long long)len,
+			      hb_errmsg());
 	return T_EXIT_PASS;
 }
 
@@ -797,12 +809,12 @@ static void model_phys(const struct t_model *m, unsigned int i, uint64_t off,
 }
 
 /* Where the probe says buffer byte @boff really lives. */
-static void probe_phys(const struct t_model *m, uint64_t boff,
-		       uint64_t *folio, uint64_t *byte)
+static void probe_phys(const struct t_model *m, uint64_t boff, uint64_t *folio,
+		       uint64_t *byte)
 {
 	uint64_t a = m->imu.ubuf + boff;
-	uint64_t pg = ((m->imu.ubuf & (HB_PAGE_SIZE - 1)) + boff) >>
-		      HB_PAGE_SHIFT;
+	uint64_t pg =
+		((m->imu.ubuf & (HB_PAGE_SIZE - 1)) + boff) >> HB_PAGE_SHIFT;
 	const struct hb_page *p = &m->probe.pages[pg];
 
 	*folio = p->folio;
@@ -821,14 +833,14 @@ static int compare_phys(const struct t_model *m, const char *what,
 		return T_EXIT_PASS;
 	return t_fail("%s: the model's import puts the %s byte (buffer offset "
 		      "0x%llx) in bvec %u at folio 0x%llx byte 0x%llx, the "
-		      "probe finds it at folio 0x%llx byte 0x%llx", what,
-		      which, (unsigned long long)boff, idx,
+		      "probe finds it at folio 0x%llx byte 0x%llx",
+		      what, which, (unsigned long long)boff, idx,
 		      (unsigned long long)mf, (unsigned long long)mb,
 		      (unsigned long long)pf, (unsigned long long)pb);
 }
 
-int t_model_check_import(const struct t_model *m, uint64_t boff,
-			 uint64_t len, const char *what)
+int t_model_check_import(const struct t_model *m, uint64_t boff, uint64_t len,
+			 const char *what)
 {
 	struct hb_import im;
 	unsigned int i;
@@ -840,14 +852,14 @@ int t_model_check_import(const struct t_model *m, uint64_t boff,
 	ret = hb_model_import(&m->km, &m->imu, m->imu.ubuf + boff, len, &im);
 	if (ret)
 		return t_fail("%s: model import of [0x%llx, +0x%llx): %s", what,
-			      (unsigned long long)boff,
-			      (unsigned long long)len, hb_errmsg());
+			      (unsigned long long)boff, (unsigned long long)len,
+			      hb_errmsg());
 	if (im.bvec_idx >= m->imu.nr_bvecs)
 		return t_fail("%s: model import of 0x%llx starts at bvec %u of "
-			      "%u", what, (unsigned long long)boff,
-			      im.bvec_idx, m->imu.nr_bvecs);
-	ret = compare_phys(m, what, "first", boff, im.bvec_idx,
-			   im.iov_offset);
+			      "%u",
+			      what, (unsigned long long)boff, im.bvec_idx,
+			      m->imu.nr_bvecs);
+	ret = compare_phys(m, what, "first", boff, im.bvec_idx, im.iov_offset);
 	if (ret)
 		return ret;
 	/* walk the table the way the bvec iterator does */
@@ -859,23 +871,27 @@ int t_model_check_import(const struct t_model *m, uint64_t boff,
 	}
 	if (i >= m->imu.nr_bvecs)
 		return t_fail("%s: the model's table ends before the I/O "
-			      "[0x%llx, +0x%llx) does", what,
-			      (unsigned long long)boff,
+			      "[0x%llx, +0x%llx) does",
+			      what, (unsigned long long)boff,
 			      (unsigned long long)len);
 	if (i - im.bvec_idx + 1 != im.nr_segs_exact) {
 		char msg[160];
 
-		snprintf(msg, sizeof(msg), "%s: model nr_segs_exact of I/O "
-			 "[0x%llx, +0x%llx)", what, (unsigned long long)boff,
+		snprintf(msg, sizeof(msg),
+			 "%s: model nr_segs_exact of I/O "
+			 "[0x%llx, +0x%llx)",
+			 what, (unsigned long long)boff,
 			 (unsigned long long)len);
 		return t_fail_val(msg, i - im.bvec_idx + 1, im.nr_segs_exact);
 	}
 	if (im.nr_segs_kernel < im.nr_segs_exact) {
 		char msg[160];
 
-		snprintf(msg, sizeof(msg), "%s: kernel nr_segs under-counts "
-			 "the I/O [0x%llx, +0x%llx) (80c7378f94cf)", what,
-			 (unsigned long long)boff, (unsigned long long)len);
+		snprintf(msg, sizeof(msg),
+			 "%s: kernel nr_segs under-counts "
+			 "the I/O [0x%llx, +0x%llx) (80c7378f94cf)",
+			 what, (unsigned long long)boff,
+			 (unsigned long long)len);
 		return t_fail_val(msg, im.nr_segs_exact, im.nr_segs_kernel);
 	}
 	return compare_phys(m, what, "last", boff + len - 1, i, rem);
@@ -905,8 +921,7 @@ static bool dio_ok(const struct t_regbuf *rb, const struct t_file *f,
 }
 
 int t_check_io(const struct t_regbuf *rb, const struct t_model *m,
-	       struct t_file *f, uint64_t boff, uint64_t len,
-	       const char *what)
+	       struct t_file *f, uint64_t boff, uint64_t len, const char *what)
 {
 	uint64_t foff = t_foff_for(f, boff, len);
 	char name[200];
@@ -914,8 +929,8 @@ int t_check_io(const struct t_regbuf *rb, const struct t_model *m,
 
 	if (foff + len > f->size)
 		return t_fail("%s: test bug: I/O of %llu bytes does not fit "
-			      "the %llu-byte scratch file", what,
-			      (unsigned long long)len,
+			      "the %llu-byte scratch file",
+			      what, (unsigned long long)len,
 			      (unsigned long long)f->size);
 	snprintf(name, sizeof(name), "%s [0x%llx, +0x%llx)", what,
 		 (unsigned long long)boff, (unsigned long long)len);
@@ -943,7 +958,7 @@ int t_check_io(const struct t_regbuf *rb, const struct t_model *m,
 	return ret;
 }
 
-#define T_MAX_POINTS	64
+#define T_MAX_POINTS 64
 
 struct t_points {
 	unsigned int nr;
@@ -1039,8 +1054,9 @@ int t_check_sweep(const struct t_regbuf *rb, const struct t_model *m,
 	for (i = 0; i < npb; i++)
 		add_boundary(&p, L, maxlen, pb[i]);
 	add_point(&p, L, maxlen, L - 1, 1);
-	add_point(&p, L, maxlen, L > 3 * HB_PAGE_SIZE ? L - 3 * HB_PAGE_SIZE :
-			     0, 3 * HB_PAGE_SIZE);
+	add_point(&p, L, maxlen,
+		  L > 3 * HB_PAGE_SIZE ? L - 3 * HB_PAGE_SIZE : 0,
+		  3 * HB_PAGE_SIZE);
 	add_point(&p, L, maxlen, 0, L);
 	for (i = 0; i < p.nr; i++) {
 		ret = t_check_io(rb, m, f, p.off[i], p.len[i], what);
@@ -1048,12 +1064,13 @@ int t_check_sweep(const struct t_regbuf *rb, const struct t_model *m,
 			return ret;
 	}
 	t_info("%s: %u I/O ranges checked (buffered, O_DIRECT where aligned, "
-	       "/dev/zero)", what, p.nr);
+	       "/dev/zero)",
+	       what, p.nr);
 	return T_EXIT_PASS;
 }
 
 /* Reads to try before concluding the count is above the prediction. */
-#define T_REQ_TRIES	40
+#define T_REQ_TRIES 40
 
 static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
 			  struct t_file *f, const char *what, bool verify)
@@ -1065,13 +1082,15 @@ static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
 
 	if (!f->blkdev[0] || f->dfd < 0) {
 		t_info("%s: request count not checked: no block device under "
-		       "%s", what, f->dir);
+		       "%s",
+		       what, f->dir);
 		return T_EXIT_PASS;
 	}
 	if (((uintptr_t)rb->addr & 4095) || (rb->len & 4095) ||
 	    rb->len > f->size) {
 		t_info("%s: request count not checked: the buffer is not 4 KiB "
-		       "aligned or is larger than the scratch file", what);
+		       "aligned or is larger than the scratch file",
+		       what);
 		return T_EXIT_PASS;
 	}
 	if (hb_blkdev_queue_limits(f->blkdev, &max_bytes, &max_segs,
@@ -1082,7 +1101,8 @@ static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
 	pred = hb_predict_requests(&m->imu, max_bytes, max_segs, max_seg);
 	if (!pred)
 		return t_fail("%s: hb_predict_requests gave no prediction for "
-			      "%u bvecs", what, m->imu.nr_bvecs);
+			      "%u bvecs",
+			      what, m->imu.nr_bvecs);
 	fill_background(rb, 0, rb->len);
 	/*
 	 * Other I/O on the disk can only add requests, so the minimum over
@@ -1095,8 +1115,8 @@ static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
 		uint64_t one;
 
 		ret = hb_count_read_requests(rb->ring, f->dfd, true, rb->idx,
-					     rb->addr, rb->len, 0, f->blkdev,
-					     1, &one);
+					     rb->addr, rb->len, 0, f->blkdev, 1,
+					     &one);
 		if (ret)
 			return t_fail("%s: counting block requests: %s", what,
 				      hb_errmsg());
@@ -1108,14 +1128,16 @@ static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
 		       T_EXIT_PASS;
 	if (ret)
 		return ret;
-	snprintf(msg, sizeof(msg), "%s: block requests on %s for one O_DIRECT "
+	snprintf(msg, sizeof(msg),
+		 "%s: block requests on %s for one O_DIRECT "
 		 "READ_FIXED of %llu bytes (model %s: %u bvecs; minimum of %u "
-		 "reads)", what, f->blkdev, (unsigned long long)rb->len,
-		 m->km.name, m->imu.nr_bvecs, tries);
+		 "reads)",
+		 what, f->blkdev, (unsigned long long)rb->len, m->km.name,
+		 m->imu.nr_bvecs, tries);
 	if (got != pred)
 		return t_fail_val(msg, pred, (long long)got);
-	t_info("%s: %llu block requests on %s, as the model predicts",
-	       what, (unsigned long long)got, f->blkdev);
+	t_info("%s: %llu block requests on %s, as the model predicts", what,
+	       (unsigned long long)got, f->blkdev);
 	return T_EXIT_PASS;
 }
 
@@ -1125,9 +1147,8 @@ int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
 	return count_requests(rb, m, f, what, true);
 }
 
-int t_check_requests_nodata(const struct t_regbuf *rb,
-			    const struct t_model *m, struct t_file *f,
-			    const char *what)
+int t_check_requests_nodata(const struct t_regbuf *rb, const struct t_model *m,
+			    struct t_file *f, const char *what)
 {
 	return count_requests(rb, m, f, what, false);
 }
@@ -1136,8 +1157,8 @@ int t_check_requests_nodata(const struct t_regbuf *rb,
 /* pins, seen through fork                                              */
 /* ------------------------------------------------------------------ */
 
-#define PM_PRESENT	(1ULL << 63)
-#define PM_PFN_MASK	((1ULL << 55) - 1)
+#define PM_PRESENT (1ULL << 63)
+#define PM_PFN_MASK ((1ULL << 55) - 1)
 
 uint64_t t_pfn(const void *addr)
 {
@@ -1194,8 +1215,8 @@ int t_expect_pinned(const void *addr, bool want, const char *what)
 	}
 	if (r != want)
 		return t_fail("%s: the page at %p is %s (fork %s it; expected "
-			      "it %s)", what, addr,
-			      r ? "still DMA-pinned" : "not pinned",
+			      "it %s)",
+			      what, addr, r ? "still DMA-pinned" : "not pinned",
 			      r ? "copied" : "shared",
 			      want ? "pinned" : "unpinned");
 	return T_EXIT_PASS;
@@ -1205,8 +1226,8 @@ int t_expect_pinned(const void *addr, bool want, const char *what)
 /* one whole case over a buffer lib/ allocates                          */
 /* ------------------------------------------------------------------ */
 
-static int region_io(const struct t_case *c, struct io_uring *ring,
-		     void *addr, const struct t_model *m, struct t_file *f,
+static int region_io(const struct t_case *c, struct io_uring *ring, void *addr,
+		     const struct t_model *m, struct t_file *f,
 		     uint64_t (*more)[2], unsigned int nr_more)
 {
 	struct iovec iov = { addr, c->len };
@@ -1270,9 +1291,8 @@ int t_run_case(const struct t_case *c, struct t_file *f)
 	if (c->pool_size) {
 		uint64_t span = c->head_offset + c->len;
 
-		ret = t_need_hugepages(c->pool_size,
-				       (span + c->pool_size - 1) /
-					       c->pool_size);
+		ret = t_need_hugepages(c->pool_size, (span + c->pool_size - 1) /
+							     c->pool_size);
 		if (ret)
 			return ret;
 	}
@@ -1293,8 +1313,8 @@ int t_run_case(const struct t_case *c, struct t_file *f)
 	return ret;
 }
 
-int t_run_cases(const struct t_case *cases, unsigned int nr,
-		uint64_t file_size, uint64_t seed)
+int t_run_cases(const struct t_case *cases, unsigned int nr, uint64_t file_size,
+		uint64_t seed)
 {
 	unsigned int i, ran = 0;
 	struct t_file f;

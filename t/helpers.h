@@ -37,10 +37,10 @@ enum {
 	T_EXIT_SKIP = 77,
 };
 
-#define T_ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-#define T_SZ_4K			(4096ULL)
-#define T_SZ_2M			(2ULL << 20)
-#define T_SZ_1G			(1ULL << 30)
+#define T_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define T_SZ_4K (4096ULL)
+#define T_SZ_2M (2ULL << 20)
+#define T_SZ_1G (1ULL << 30)
 
 /* ------------------------------------------------------------------ */
 /* reporting                                                            */
@@ -94,12 +94,12 @@ int t_pattern_verify(const char *what, const void *buf, size_t len,
 /* ------------------------------------------------------------------ */
 
 struct t_file {
-	int fd;			/* buffered, read-write */
-	int dfd;		/* O_DIRECT, read-write; -1 if not opened */
+	int fd; /* buffered, read-write */
+	int dfd; /* O_DIRECT, read-write; -1 if not opened */
 	uint64_t size;
-	uint64_t seed;		/* pattern the file holds (offset = file off) */
+	uint64_t seed; /* pattern the file holds (offset = file off) */
 	char dir[256];
-	char blkdev[32];	/* "vda", or "" when there is none */
+	char blkdev[32]; /* "vda", or "" when there is none */
 };
 
 /* $HUGEBUF_TEST_DIR or /var/tmp */
@@ -110,8 +110,7 @@ const char *t_test_dir(void);
  * @direct) O_DIRECT, and unlink it.  O_DIRECT EINVAL -> SKIP.  Fills in
  * f->blkdev when the directory sits on a block device.
  */
-int t_file_create(struct t_file *f, uint64_t size, uint64_t seed,
-		  bool direct);
+int t_file_create(struct t_file *f, uint64_t size, uint64_t seed, bool direct);
 void t_file_close(struct t_file *f);
 /* Rewrite [off, off+len) of the file with the pattern of f->seed. */
 int t_file_restore(struct t_file *f, uint64_t off, uint64_t len);
@@ -135,8 +134,7 @@ int t_ring_init(struct io_uring *ring, unsigned int entries);
 int t_io(struct io_uring *ring, int op, int fd, void *addr, unsigned int len,
 	 uint64_t off, int idx);
 /* Register @nr iovecs through lib/; ENOMEM as non-root -> SKIP. */
-int t_register(struct io_uring *ring, const struct iovec *iov,
-	       unsigned int nr);
+int t_register(struct io_uring *ring, const struct iovec *iov, unsigned int nr);
 
 /*
  * One registered buffer: slot @idx of @ring covering [addr, addr+len).
@@ -150,7 +148,7 @@ struct t_regbuf {
 };
 
 /* Bytes around each checked I/O that must stay untouched. */
-#define T_GUARD_BYTES	4096
+#define T_GUARD_BYTES 4096
 
 /*
  * READ_FIXED @len bytes at file offset @foff of @fd (whose contents are
@@ -200,9 +198,9 @@ int t_alloc(const char *backing, size_t len, size_t head_offset,
 /* ------------------------------------------------------------------ */
 
 struct t_baseline {
-	long vmpin_kb;		/* hb_vmpin_kb() */
-	uint64_t hp_size;	/* pool watched (0: none) */
-	long hp_free;		/* hb_hugepages_free(hp_size) */
+	long vmpin_kb; /* hb_vmpin_kb() */
+	uint64_t hp_size; /* pool watched (0: none) */
+	long hp_free; /* hb_hugepages_free(hp_size) */
 };
 
 /* Snapshot VmPin and the free pages of the @hp_size pool (0: skip it). */
@@ -217,10 +215,10 @@ int t_vmpin_expect(long base_kb, long delta_kb, const char *when);
 /* ------------------------------------------------------------------ */
 
 struct t_model {
-	struct hb_kmodel km;	/* running kernel (HUGEBUF_KERNEL wins) */
-	struct hb_probe probe;	/* the buffer's real folio layout */
-	struct hb_imu imu;	/* what the kernel builds at registration */
-	struct hb_bvec *bvec;	/* imu.bvec, malloc'd */
+	struct hb_kmodel km; /* running kernel (HUGEBUF_KERNEL wins) */
+	struct hb_probe probe; /* the buffer's real folio layout */
+	struct hb_imu imu; /* what the kernel builds at registration */
+	struct hb_bvec *bvec; /* imu.bvec, malloc'd */
 	bool probed;
 };
 
@@ -245,8 +243,8 @@ int t_model_import(const struct t_model *m, uint64_t boff, uint64_t len,
  * (folio, byte in folio) the probe says back those buffer offsets, and
  * touch exactly nr_segs_exact bvecs.  FAIL names the first disagreement.
  */
-int t_model_check_import(const struct t_model *m, uint64_t boff,
-			 uint64_t len, const char *what);
+int t_model_check_import(const struct t_model *m, uint64_t boff, uint64_t len,
+			 const char *what);
 
 /* ------------------------------------------------------------------ */
 /* data checks over every path, and the block request signal            */
@@ -262,8 +260,7 @@ uint64_t t_foff_for(const struct t_file *f, uint64_t boff, uint64_t len);
  * WRITE_FIXED on /dev/zero.  Each checks the data (t_*_check above).
  */
 int t_check_io(const struct t_regbuf *rb, const struct t_model *m,
-	       struct t_file *f, uint64_t boff, uint64_t len,
-	       const char *what);
+	       struct t_file *f, uint64_t boff, uint64_t len, const char *what);
 /*
  * The standard sweep for a buffer: I/O at 0, mid first folio, at/around
  * every bvec boundary of the model's table and every folio boundary of
@@ -284,9 +281,8 @@ int t_check_sweep(const struct t_regbuf *rb, const struct t_model *m,
 int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
 		     struct t_file *f, const char *what);
 /* The same without the data check (for buffers that alias themselves). */
-int t_check_requests_nodata(const struct t_regbuf *rb,
-			    const struct t_model *m, struct t_file *f,
-			    const char *what);
+int t_check_requests_nodata(const struct t_regbuf *rb, const struct t_model *m,
+			    struct t_file *f, const char *what);
 
 /* ------------------------------------------------------------------ */
 /* pins, seen through fork                                              */
@@ -309,15 +305,15 @@ int t_expect_pinned(const void *addr, bool want, const char *what);
 /* one whole case over a buffer lib/ allocates                          */
 /* ------------------------------------------------------------------ */
 
-#define T_CASE_MORE	16
+#define T_CASE_MORE 16
 
 struct t_case {
 	const char *name;
-	const char *backing;	/* for hb_backing_parse(), e.g. "hugetlb:2M" */
-	uint64_t len;		/* registered length */
-	uint64_t head_offset;	/* start this far into the first folio */
-	uint64_t pool_size;	/* hugetlb pool to need and watch, 0: none */
-	bool requests;		/* check the block request count too */
+	const char *backing; /* for hb_backing_parse(), e.g. "hugetlb:2M" */
+	uint64_t len; /* registered length */
+	uint64_t head_offset; /* start this far into the first folio */
+	uint64_t pool_size; /* hugetlb pool to need and watch, 0: none */
+	bool requests; /* check the block request count too */
 	/* extra I/O ranges {buffer offset, length} beyond the sweep */
 	const uint64_t (*extra)[2];
 	unsigned int nr_extra;
@@ -363,7 +359,7 @@ int t_run_case(const struct t_case *c, struct t_file *f);
  * FAIL.  PASS if at least one case ran and none failed, SKIP if all
  * skipped.
  */
-int t_run_cases(const struct t_case *cases, unsigned int nr,
-		uint64_t file_size, uint64_t seed);
+int t_run_cases(const struct t_case *cases, unsigned int nr, uint64_t file_size,
+		uint64_t seed);
 
 #endif /* HUGEBUF_T_HELPERS_H */

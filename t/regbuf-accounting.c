@@ -35,8 +35,8 @@
 
 #include "helpers.h"
 
-#define FILE_SIZE	((4ULL << 20) + (64 << 10))
-#define FOLIO_KB	2048L
+#define FILE_SIZE ((4ULL << 20) + (64 << 10))
+#define FOLIO_KB 2048L
 
 /* Wait for VmPin to reach one of two values (6.1 frees slots lazily). */
 static long settle_vmpin(long a, long b)
@@ -51,8 +51,8 @@ static long settle_vmpin(long a, long b)
 	return v;
 }
 
-static int check_data(struct io_uring *ring, char *addr, uint64_t len,
-		      int idx, struct t_file *f, const char *what)
+static int check_data(struct io_uring *ring, char *addr, uint64_t len, int idx,
+		      struct t_file *f, const char *what)
 {
 	struct t_regbuf rb = { ring, addr, len, idx };
 	struct t_model m;
@@ -143,13 +143,15 @@ static int one_batch(struct io_uring *ring, struct iovec *iov,
 		io_uring_unregister_buffers(ring);
 		return t_fail("two buffers sharing a hugepage in one batch "
 			      "(%s): VmPin +%ld kB (expected %ld: shared page "
-			      "charged once, or %ld: twice)", order, v, once,
-			      twice);
+			      "charged once, or %ld: twice)",
+			      order, v, once, twice);
 	}
 	t_info("one IORING_REGISTER_BUFFERS (%s) sharing a hugepage: VmPin "
-	       "+%ld kB: the shared page is charged %s", order, v,
-	       v == once ? "once" : "twice (the sibling is not in the table "
-				    "yet: 6.18 behaviour)");
+	       "+%ld kB: the shared page is charged %s",
+	       order, v,
+	       v == once ? "once" :
+			   "twice (the sibling is not in the table "
+			   "yet: 6.18 behaviour)");
 	snprintf(what, sizeof(what), "batch %s, slot 0", order);
 	ret = check_data(ring, iov[0].iov_base, iov[0].iov_len, 0, f, what);
 	snprintf(what, sizeof(what), "batch %s, slot 1", order);
@@ -199,8 +201,9 @@ static int shared_hugepage(struct t_file *f)
 		goto out_ring;
 
 	/* separate updates: charged once on every kernel */
-	ret = hb_register_sparse(&ring, 2) ? t_fail("sparse table: %s",
-						   hb_errmsg()) : 0;
+	ret = hb_register_sparse(&ring, 2) ?
+		      t_fail("sparse table: %s", hb_errmsg()) :
+		      0;
 	if (!ret && hb_register_update(&ring, 0, &iov[0], 1))
 		ret = t_fail("update slot 0: %s", hb_errmsg());
 	if (!ret)
@@ -218,19 +221,22 @@ static int shared_hugepage(struct t_file *f)
 	if (!ret && hb_register_update(&ring, 0, &none, 1))
 		ret = t_fail("clearing slot 0: %s", hb_errmsg());
 	if (!ret) {
-		v = settle_vmpin(base.vmpin_kb + FOLIO_KB, base.vmpin_kb + once) -
+		v = settle_vmpin(base.vmpin_kb + FOLIO_KB,
+				 base.vmpin_kb + once) -
 		    base.vmpin_kb;
 		if (v == FOLIO_KB)
 			t_info("cleared A while B pins both folios: VmPin +%ld "
 			       "kB for %ld kB pinned: the RLIMIT_MEMLOCK "
-			       "bypass (kernel.md 1.4) is present", v, once);
+			       "bypass (kernel.md 1.4) is present",
+			       v, once);
 		else if (v == once)
 			t_info("cleared A while B pins both folios: VmPin +%ld "
-			       "kB: no accounting bypass on this kernel", v);
+			       "kB: no accounting bypass on this kernel",
+			       v);
 		else
 			ret = t_fail("VmPin after clearing slot 0: +%ld kB "
-				     "(expected %ld or %ld)", v, FOLIO_KB,
-				     once);
+				     "(expected %ld or %ld)",
+				     v, FOLIO_KB, once);
 	}
 	if (!ret)
 		ret = check_data(&ring, iov[1].iov_base, T_SZ_2M, 1, f,

@@ -33,12 +33,12 @@
 
 #include "helpers.h"
 
-#define BUF_LEN		(2 * T_SZ_2M)
-#define FILE_SIZE	(BUF_LEN + (64 << 10))
-#define SEAM_OFF	(T_SZ_2M - (512 << 10))
-#define SEAM_LEN	(1 << 20)
-#define DEV_OFF		(64ULL << 20)
-#define SEED_SEND	0xc0ffULL
+#define BUF_LEN (2 * T_SZ_2M)
+#define FILE_SIZE (BUF_LEN + (64 << 10))
+#define SEAM_OFF (T_SZ_2M - (512 << 10))
+#define SEAM_LEN (1 << 20)
+#define DEV_OFF (64ULL << 20)
+#define SEED_SEND 0xc0ffULL
 
 /* O_DIRECT read of the same device range into plain memory */
 static int ref_read(int fd, char *ref, uint64_t len, uint64_t off)
@@ -53,7 +53,8 @@ static int raw_device(const struct t_regbuf *rb, struct t_file *f)
 
 	if (!f->blkdev[0]) {
 		t_info("raw block device: not checked (no block device under "
-		       "%s)", f->dir);
+		       "%s)",
+		       f->dir);
 		return T_EXIT_PASS;
 	}
 	snprintf(path, sizeof(path), "/dev/%s", f->blkdev);
@@ -72,8 +73,8 @@ static int raw_device(const struct t_regbuf *rb, struct t_file *f)
 	for (tries = 0; tries < 5; tries++) {
 		if (ref_read(fd, ref1, SEAM_LEN, DEV_OFF)) {
 			t_info("raw block device: not checked (%s is smaller "
-			       "than %llu bytes or unreadable)", path,
-			       DEV_OFF + SEAM_LEN);
+			       "than %llu bytes or unreadable)",
+			       path, DEV_OFF + SEAM_LEN);
 			goto out;
 		}
 		memset(rb->addr + SEAM_OFF, 0xa5, SEAM_LEN);
@@ -81,7 +82,8 @@ static int raw_device(const struct t_regbuf *rb, struct t_file *f)
 			   rb->addr + SEAM_OFF, SEAM_LEN, DEV_OFF, rb->idx);
 		if (res != SEAM_LEN) {
 			ret = t_fail_val("READ_FIXED O_DIRECT from the raw "
-					 "device", SEAM_LEN, res);
+					 "device",
+					 SEAM_LEN, res);
 			goto out;
 		}
 		if (ref_read(fd, ref2, SEAM_LEN, DEV_OFF) ||
@@ -92,13 +94,16 @@ static int raw_device(const struct t_regbuf *rb, struct t_file *f)
 
 			while (ref1[i] == rb->addr[SEAM_OFF + i])
 				i++;
-			ret = t_fail("READ_FIXED from %s across the folio seam: "
-				     "byte 0x%zx of %d differs from a plain "
-				     "O_DIRECT read", path, i, SEAM_LEN);
+			ret = t_fail(
+				"READ_FIXED from %s across the folio seam: "
+				"byte 0x%zx of %d differs from a plain "
+				"O_DIRECT read",
+				path, i, SEAM_LEN);
 			goto out;
 		}
 		t_info("raw block device %s: READ_FIXED O_DIRECT across the "
-		       "folio seam matches a plain read", path);
+		       "folio seam matches a plain read",
+		       path);
 		goto out;
 	}
 	t_info("raw block device: not checked (the range kept changing)");
@@ -208,7 +213,7 @@ static int send_zc(const struct t_regbuf *rb)
 					 MSG_DONTWAIT);
 			if (n > 0)
 				got += n;
-			else	/* task work posts the CQEs on the way back */
+			else /* task work posts the CQEs on the way back */
 				usleep(1000);
 		}
 		if (res == -EINVAL || res == -EOPNOTSUPP) {
@@ -227,15 +232,15 @@ static int send_zc(const struct t_regbuf *rb)
 		ssize_t n = recv(rx, rx_buf + got, SEAM_LEN - got, 0);
 
 		if (n <= 0) {
-			ret = t_fail("receiving: %s", n ? strerror(errno) :
-							 "connection closed");
+			ret = t_fail("receiving: %s",
+				     n ? strerror(errno) : "connection closed");
 			goto out;
 		}
 		got += n;
 	}
 	ret = t_pattern_verify("SEND_ZC fixed buffer across the folio seam, "
-			       "received bytes", rx_buf, SEAM_LEN, SEED_SEND,
-			       SEAM_OFF);
+			       "received bytes",
+			       rx_buf, SEAM_LEN, SEED_SEND, SEAM_OFF);
 	if (!ret)
 		t_info("SEND_ZC of 1 MiB across the folio seam over TCP "
 		       "loopback: data ok");

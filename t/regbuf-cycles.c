@@ -22,9 +22,9 @@
 
 #include "helpers.h"
 
-#define BUF_LEN		(4 * T_SZ_2M)
-#define CYCLES		1000
-#define FILE_SIZE	((1ULL << 20) + (64 << 10))
+#define BUF_LEN (4 * T_SZ_2M)
+#define CYCLES 1000
+#define FILE_SIZE ((1ULL << 20) + (64 << 10))
 
 static int cycles(const char *backing, struct t_file *f, bool kmem)
 {
@@ -89,7 +89,8 @@ static int cycles(const char *backing, struct t_file *f, bool kmem)
 
 		t_info("%s: SUnreclaim + VmallocUsed grew %ld kB over %u "
 		       "cycles (a leaked imu of %llu bytes per cycle would be "
-		       "%ld kB)", backing, grew, CYCLES,
+		       "%ld kB)",
+		       backing, grew, CYCLES,
 		       (unsigned long long)m.imu.alloc_bytes, 2 * bound);
 		if (bound && grew >= bound)
 			ret = t_fail("kernel memory grew %ld kB over %u "
@@ -102,7 +103,7 @@ out_model:
 out_buf:
 	hb_free(&buf);
 	ret = t_worst(ret, t_baseline_check(&base, "after the cycles and "
-					    "munmap"));
+						   "munmap"));
 	if (!ret)
 		t_info("%s: %u cycles: ok", backing, CYCLES);
 	return ret;

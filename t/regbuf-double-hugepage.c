@@ -30,15 +30,15 @@
 #include "helpers.h"
 
 #ifndef MFD_HUGETLB
-#define MFD_HUGETLB	0x0004U
+#define MFD_HUGETLB 0x0004U
 #endif
 #ifndef MFD_HUGE_2MB
-#define MFD_HUGE_2MB	(21U << 26)
+#define MFD_HUGE_2MB (21U << 26)
 #endif
 
-#define BUF_LEN		(2 * T_SZ_2M)
-#define FILE_SIZE	(BUF_LEN + (64 << 10))
-#define SEED_PAGE	0x7a1ULL
+#define BUF_LEN (2 * T_SZ_2M)
+#define FILE_SIZE (BUF_LEN + (64 << 10))
+#define SEED_PAGE 0x7a1ULL
 
 static long base_vmpin;
 
@@ -72,9 +72,10 @@ static int read_seen_twice(const struct t_case *c, const struct t_regbuf *rb,
 	/* the bytes of the page around it keep the background */
 	if (!ret && in + first < T_SZ_2M && len == first)
 		ret = t_pattern_verify(what, rb->addr + in + first,
-				       T_SZ_2M - in - first > 4096 ? 4096 :
-				       T_SZ_2M - in - first, SEED_PAGE,
-				       in + first);
+				       T_SZ_2M - in - first > 4096 ?
+					       4096 :
+					       T_SZ_2M - in - first,
+				       SEED_PAGE, in + first);
 	return ret;
 }
 
@@ -173,8 +174,8 @@ int main(int argc, char **argv)
 	ret = t_file_create(&f, FILE_SIZE, 0x7a0, true);
 	if (ret)
 		return ret;
-	mfd = memfd_create("hugebuf-double", MFD_CLOEXEC | MFD_HUGETLB |
-			   MFD_HUGE_2MB);
+	mfd = memfd_create("hugebuf-double",
+			   MFD_CLOEXEC | MFD_HUGETLB | MFD_HUGE_2MB);
 	if (mfd < 0) {
 		ret = t_skip("memfd_create(MFD_HUGETLB): %s", strerror(errno));
 		goto out;
@@ -210,7 +211,7 @@ out:
 	t_file_close(&f);
 	/* both pins of every page dropped: the page is back in the pool */
 	ret = t_worst(ret, t_baseline_check(&base, "after unmapping and "
-					    "closing the memfd"));
+						   "closing the memfd"));
 	if (!ret)
 		t_info("%s: ok", c.name);
 	return ret;

@@ -34,8 +34,8 @@
 
 #include "helpers.h"
 
-#define NOBODY		65534
-#define MAX_MODEL_PAGES	((T_SZ_1G >> 12) + 2)
+#define NOBODY 65534
+#define MAX_MODEL_PAGES ((T_SZ_1G >> 12) + 2)
 
 static struct hb_kmodel km;
 static struct hb_page *pages;
@@ -49,8 +49,8 @@ static int model_errno(uint64_t base, uint64_t len)
 	return hb_model_register(&km, pages, base, len, bvecs, &imu);
 }
 
-static int check_invalid(struct io_uring *ring, const char *what,
-			 uint64_t base, uint64_t len, int want)
+static int check_invalid(struct io_uring *ring, const char *what, uint64_t base,
+			 uint64_t len, int want)
 {
 	struct iovec iov = { (void *)(uintptr_t)base, len };
 	long before = hb_vmpin_kb();
@@ -112,7 +112,8 @@ static int check_validation(void)
 				io_uring_unregister_buffers(&ring);
 			if (k != -EINVAL)
 				ret = t_fail_val("IORING_MAX_REG_BUFFERS + 1 "
-						 "iovecs", -EINVAL, k);
+						 "iovecs",
+						 -EINVAL, k);
 			else
 				t_info("%u iovecs: EINVAL", n);
 		}
@@ -142,13 +143,14 @@ static int check_pin_hole(void)
 	if (resv == MAP_FAILED)
 		return t_fail("reserving 6 MiB: %s", strerror(errno));
 	h = (char *)(((uintptr_t)resv + T_SZ_2M - 1) & ~(T_SZ_2M - 1));
-	if (mmap(h, T_SZ_2M, PROT_READ | PROT_WRITE, MAP_PRIVATE |
-		 MAP_ANONYMOUS | MAP_HUGETLB | MAP_FIXED, -1, 0) == MAP_FAILED) {
+	if (mmap(h, T_SZ_2M, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_FIXED, -1,
+		 0) == MAP_FAILED) {
 		munmap(resv, 3 * T_SZ_2M);
 		return t_skip("no 2 MiB hugetlb page: %s", strerror(errno));
 	}
 	memset(h, 1, T_SZ_2M);
-	munmap(h + T_SZ_2M, T_SZ_4K);	/* the hole */
+	munmap(h + T_SZ_2M, T_SZ_4K); /* the hole */
 	ret = t_ring_init(&ring, 4);
 	if (!ret) {
 		iov.iov_base = h;
@@ -156,10 +158,11 @@ static int check_pin_hole(void)
 		k = io_uring_register_buffers(&ring, &iov, 1);
 		if (!k) {
 			io_uring_unregister_buffers(&ring);
-			ret = t_fail("a buffer over an unmapped page registered");
+			ret = t_fail(
+				"a buffer over an unmapped page registered");
 		} else if (k != -EFAULT) {
-			ret = t_fail_val("buffer over an unmapped page", -EFAULT,
-					 k);
+			ret = t_fail_val("buffer over an unmapped page",
+					 -EFAULT, k);
 		} else {
 			ret = t_vmpin_expect(base.vmpin_kb, 0,
 					     "after the failed pin");
@@ -170,7 +173,7 @@ static int check_pin_hole(void)
 	}
 	munmap(resv, 3 * T_SZ_2M);
 	return t_worst(ret, t_baseline_check(&base, "after the failed pin "
-					     "and munmap"));
+						    "and munmap"));
 }
 
 /* In the child: drop CAP_IPC_LOCK, then exceed a 1 MiB RLIMIT_MEMLOCK. */
@@ -210,7 +213,8 @@ static int memlock_child(void)
 		if (!k)
 			io_uring_unregister_buffers(&ring);
 		return t_fail_val("2 MiB hugetlb over a 1 MiB RLIMIT_MEMLOCK "
-				  "as uid 65534", -ENOMEM, k);
+				  "as uid 65534",
+				  -ENOMEM, k);
 	}
 	ret = t_vmpin_expect(before, 0, "after the ENOMEM");
 	if (ret)
@@ -260,7 +264,7 @@ static int check_memlock(void)
 		return t_fail("the memlock child died (status 0x%x)", status);
 	ret = WEXITSTATUS(status);
 	return t_worst(ret, t_baseline_check(&base, "after the memlock "
-					     "child exited"));
+						    "child exited"));
 }
 
 int main(int argc, char **argv)

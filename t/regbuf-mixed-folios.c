@@ -27,9 +27,9 @@
 
 #include "helpers.h"
 
-#define SMALL		(16 * 1024ULL)
-#define FILE_SIZE	((4ULL << 20) + (64 << 10))
-#define MTHP16_PATH	"/sys/kernel/mm/transparent_hugepage/hugepages-16kB/enabled"
+#define SMALL (16 * 1024ULL)
+#define FILE_SIZE ((4ULL << 20) + (64 << 10))
+#define MTHP16_PATH "/sys/kernel/mm/transparent_hugepage/hugepages-16kB/enabled"
 
 enum small_kind { SMALL_4K, SMALL_MTHP16 };
 
@@ -110,8 +110,8 @@ static int map_small(char *at, enum small_kind kind)
 	if (mmap(at, SMALL, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
 		return -errno;
-	madvise(at, SMALL, kind == SMALL_MTHP16 ? MADV_HUGEPAGE :
-						   MADV_NOHUGEPAGE);
+	madvise(at, SMALL,
+		kind == SMALL_MTHP16 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	memset(at, 0x11, SMALL);
 	return 0;
 }
@@ -139,8 +139,8 @@ static int must_not_coalesce(const struct t_case *c, const struct t_model *m,
 			      c->name, m->probe.note);
 	if (m->imu.coalesced || m->imu.nr_bvecs != m->imu.nr_pages)
 		return t_fail("%s: the model coalesces mixed folio sizes into "
-			      "%u bvecs (expected one per page, %u)", c->name,
-			      m->imu.nr_bvecs, m->imu.nr_pages);
+			      "%u bvecs (expected one per page, %u)",
+			      c->name, m->imu.nr_bvecs, m->imu.nr_pages);
 	return T_EXIT_PASS;
 }
 
@@ -204,15 +204,14 @@ int main(int argc, char **argv)
 	ret = run("2M hugetlb then 16K of 4K pages", true, SMALL_4K, &f);
 	ran += !ret;
 	if (ret != T_EXIT_FAIL) {
-		r = run("16K of 4K pages then 2M hugetlb", false, SMALL_4K,
-			&f);
+		r = run("16K of 4K pages then 2M hugetlb", false, SMALL_4K, &f);
 		ran += !r;
 		ret = t_worst(ret == T_EXIT_SKIP ? 0 : ret, r);
 	}
 	if (ret != T_EXIT_FAIL) {
 		if (mthp16_available()) {
-			r = run("16K mTHP then 2M hugetlb", false,
-				SMALL_MTHP16, &f);
+			r = run("16K mTHP then 2M hugetlb", false, SMALL_MTHP16,
+				&f);
 			ran += !r;
 			ret = t_worst(ret == T_EXIT_SKIP ? 0 : ret, r);
 		} else {

@@ -17,7 +17,7 @@
  */
 #include "helpers.h"
 
-#define FILE_SIZE	((8ULL << 20) + (64 << 10))
+#define FILE_SIZE ((8ULL << 20) + (64 << 10))
 
 static const struct t_case cases[] = {
 	{

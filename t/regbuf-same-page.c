@@ -27,10 +27,10 @@
 
 #include "helpers.h"
 
-#define NR_ALIAS	512
-#define BUF_LEN		(NR_ALIAS * T_SZ_4K)
-#define FILE_SIZE	(BUF_LEN + (64 << 10))
-#define SEED_PAGE	0x6f1ULL
+#define NR_ALIAS 512
+#define BUF_LEN (NR_ALIAS * T_SZ_4K)
+#define FILE_SIZE (BUF_LEN + (64 << 10))
+#define SEED_PAGE 0x6f1ULL
 
 static int must_not_coalesce(const struct t_case *c, const struct t_model *m,
 			     uint64_t (*more)[2], unsigned int *nr)
@@ -40,8 +40,9 @@ static int must_not_coalesce(const struct t_case *c, const struct t_model *m,
 	if (m->imu.coalesced || m->imu.nr_bvecs != m->imu.nr_pages)
 		return t_fail("%s: the model coalesces one page mapped %u "
 			      "times into %u bvecs (expected %u: CVE-2023-2598 "
-			      "rule, pages must be consecutive)", c->name,
-			      NR_ALIAS, m->imu.nr_bvecs, m->imu.nr_pages);
+			      "rule, pages must be consecutive)",
+			      c->name, NR_ALIAS, m->imu.nr_bvecs,
+			      m->imu.nr_pages);
 	t_info("%s: model: %u bvecs of 4 KiB, not coalesced", c->name,
 	       m->imu.nr_bvecs);
 	return T_EXIT_PASS;
@@ -61,8 +62,8 @@ static int write_all(const struct t_case *c, const struct t_regbuf *rb,
 	ret = t_file_poison(f, 0, BUF_LEN);
 	if (ret)
 		goto out;
-	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, f->fd, rb->addr, BUF_LEN,
-		   0, rb->idx);
+	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, f->fd, rb->addr, BUF_LEN, 0,
+		   rb->idx);
 	if (res != (int)BUF_LEN) {
 		ret = t_fail_val("WRITE_FIXED of all aliases", BUF_LEN, res);
 		goto out;
@@ -73,8 +74,10 @@ static int write_all(const struct t_case *c, const struct t_regbuf *rb,
 				     strerror(errno));
 			break;
 		}
-		snprintf(what, sizeof(what), "%s: WRITE_FIXED, file copy %u of "
-			 "the page", c->name, i);
+		snprintf(what, sizeof(what),
+			 "%s: WRITE_FIXED, file copy %u of "
+			 "the page",
+			 c->name, i);
 		ret = t_pattern_verify(what, chunk, T_SZ_4K, SEED_PAGE, 0);
 	}
 out:
@@ -185,7 +188,7 @@ int main(int argc, char **argv)
 				     strerror(errno));
 			goto out;
 		}
-		resv[i * T_SZ_4K] = 0;	/* fault it in */
+		resv[i * T_SZ_4K] = 0; /* fault it in */
 	}
 	ret = t_file_create(&f, FILE_SIZE, 0x6f0, true);
 	if (ret)

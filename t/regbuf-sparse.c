@@ -24,7 +24,7 @@
 
 #include "helpers.h"
 
-#define FILE_SIZE	((4ULL << 20) + (64 << 10))
+#define FILE_SIZE ((4ULL << 20) + (64 << 10))
 
 static int settle_vmpin(long want)
 {
@@ -33,7 +33,8 @@ static int settle_vmpin(long want)
 	for (i = 0; i < 150 && hb_vmpin_kb() != want; i++)
 		usleep(20 * 1000);
 	return hb_vmpin_kb() == want ? T_EXIT_PASS :
-		t_fail_val("VmPin (kB) after the update", want, hb_vmpin_kb());
+				       t_fail_val("VmPin (kB) after the update",
+						  want, hb_vmpin_kb());
 }
 
 static int check_slot(struct io_uring *ring, int idx, struct hb_buf *b,
@@ -154,5 +155,5 @@ out_bufs:
 		hb_free(&z);
 	t_file_close(&f);
 	return t_worst(ret, t_baseline_check(&base, "after unregistering and "
-					     "unmapping"));
+						    "unmapping"));
 }

@@ -26,8 +26,8 @@
 
 #include "helpers.h"
 
-#define FILE_SIZE	((8ULL << 20) + (64 << 10))
-#define MOVED		(3 * T_SZ_2M / 2)	/* 3 MiB */
+#define FILE_SIZE ((8ULL << 20) + (64 << 10))
+#define MOVED (3 * T_SZ_2M / 2) /* 3 MiB */
 
 /* Confirm the buffer's first page is not where its address says. */
 static int non_congruent(const struct t_case *c, const struct t_model *m,
@@ -40,23 +40,24 @@ static int non_congruent(const struct t_case *c, const struct t_model *m,
 	(void)nr;
 	if (m->probe.source != HB_PROBE_KPAGEFLAGS) {
 		t_info("%s: probe degraded (%s): cannot confirm the "
-		       "non-congruent mapping; data checks only", c->name,
-		       m->probe.note);
+		       "non-congruent mapping; data checks only",
+		       c->name, m->probe.note);
 		return T_EXIT_PASS;
 	}
 	if (m->probe.pages[0].order != 9)
 		return t_skip("%s: the moved range is not a 2 MiB folio any "
-			      "more (order %u): THP was split", c->name,
-			      m->probe.pages[0].order);
+			      "more (order %u): THP was split",
+			      c->name, m->probe.pages[0].order);
 	if (va_off == pa_off)
 		return t_skip("%s: the mapping is congruent (page %llu of "
 			      "its folio at address offset 0x%llx): nothing to "
-			      "test", c->name,
+			      "test",
+			      c->name,
 			      (unsigned long long)(pa_off >> HB_PAGE_SHIFT),
 			      (unsigned long long)va_off);
 	t_info("%s: first page is page %llu of its folio, mapped at folio "
-	       "offset 0x%llx of the address: non-congruent", c->name,
-	       (unsigned long long)(pa_off >> HB_PAGE_SHIFT),
+	       "offset 0x%llx of the address: non-congruent",
+	       c->name, (unsigned long long)(pa_off >> HB_PAGE_SHIFT),
 	       (unsigned long long)va_off);
 	t_model_print(m, 3);
 	return T_EXIT_PASS;

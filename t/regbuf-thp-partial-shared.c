@@ -28,9 +28,9 @@
 
 #include "helpers.h"
 
-#define FILE_SIZE	((4ULL << 20) + (64 << 10))
-#define SEED_OLD	0x5e1ULL
-#define SEED_NEW	0x5e2ULL
+#define FILE_SIZE ((4ULL << 20) + (64 << 10))
+#define SEED_OLD 0x5e1ULL
+#define SEED_NEW 0x5e2ULL
 
 /* Share page 0 of the THP with a child that exits at once. */
 static int share_first_page(char *thp)
@@ -78,13 +78,13 @@ static int write_fork_verify(const struct t_case *c, const struct t_regbuf *rb,
 			_exit(2);
 		/* the child's copy holds what was there at fork time */
 		_exit(t_pattern_ok(rb->addr, rb->len, SEED_OLD, 0, NULL) ? 0 :
-									 1);
+									   1);
 	}
 	close(go[0]);
 	snprintf(what, sizeof(what), "%s: after fork, parent's new data",
 		 c->name);
-	ret = t_write_fixed_check(rb, f, f->dfd >= 0 ? f->dfd : f->fd,
-				  SEED_NEW, 0, 0, rb->len, what);
+	ret = t_write_fixed_check(rb, f, f->dfd >= 0 ? f->dfd : f->fd, SEED_NEW,
+				  0, 0, rb->len, what);
 	if (!ret)
 		ret = t_read_fixed_check(rb, f->fd, f->seed, 0, 0, rb->len,
 					 what);
@@ -92,7 +92,8 @@ static int write_fork_verify(const struct t_case *c, const struct t_regbuf *rb,
 	waitpid(pid, &status, 0);
 	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		ret = t_fail("%s: the child's copy of the buffer changed after "
-			     "fork (status 0x%x)", c->name, status);
+			     "fork (status 0x%x)",
+			     c->name, status);
 	if (!ret)
 		t_info("%s: write, fork, verify: ok", c->name);
 	return ret;

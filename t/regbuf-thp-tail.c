@@ -25,13 +25,13 @@
 
 #include "helpers.h"
 
-#define FILE_SIZE	((8ULL << 20) + (64 << 10))
+#define FILE_SIZE ((8ULL << 20) + (64 << 10))
 
 struct thp_case {
 	struct t_case c;
 	unsigned int nr_folios;
 	long base_vmpin;
-	void *head;		/* page 0 of the first THP */
+	void *head; /* page 0 of the first THP */
 };
 
 static const struct thp_case *to_thp(const struct t_case *c)
@@ -79,7 +79,8 @@ static int run(struct thp_case *tc, struct t_file *f)
 		return t_skip("%s: no PMD THP could be had (THP disabled or "
 			      "memory fragmented): set "
 			      "/sys/kernel/mm/transparent_hugepage/enabled to "
-			      "madvise", tc->c.name);
+			      "madvise",
+			      tc->c.name);
 	}
 	tc->base_vmpin = base.vmpin_kb;
 	tc->head = buf.map;

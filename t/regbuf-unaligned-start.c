@@ -18,7 +18,7 @@
  */
 #include "helpers.h"
 
-#define FILE_SIZE	((8ULL << 20) + (64 << 10))
+#define FILE_SIZE ((8ULL << 20) + (64 << 10))
 
 static void add(uint64_t (*more)[2], unsigned int *nr, uint64_t off,
 		uint64_t len)
@@ -40,10 +40,10 @@ static int bvec0_edges(const struct t_case *c, const struct t_model *m,
 		return t_fail("%s: test bug: one bvec for a multi-page buffer",
 			      c->name);
 	t_model_print(m, 3);
-	add(more, nr, bl, HB_PAGE_SIZE);		/* exactly at bv_len */
+	add(more, nr, bl, HB_PAGE_SIZE); /* exactly at bv_len */
 	add(more, nr, bl, 1);
-	add(more, nr, bl - 1, 1);			/* bv_len - 1 */
-	add(more, nr, bl - 1, 2);			/* straddles by a byte */
+	add(more, nr, bl - 1, 1); /* bv_len - 1 */
+	add(more, nr, bl - 1, 2); /* straddles by a byte */
 	/* across bvec 0 -> 1 */
 	add(more, nr, bl > HB_PAGE_SIZE ? bl - HB_PAGE_SIZE : 0,
 	    2 * HB_PAGE_SIZE);
