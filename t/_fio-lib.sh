@@ -109,7 +109,15 @@ t_fio() {
 t_expect_fail() {
 	local name=$1 msg=$2
 	shift 2
-	if "$FIO" "$@" >"$T_DIR/$name.txt" 2>&1; then
+	t_expect_fail_cmd "$name" "$msg" "$FIO" "$@"
+}
+
+# t_expect_fail_cmd NAME 'message' COMMAND ARGS...: the same for a command
+# that runs fio (e.g. under setpriv).
+t_expect_fail_cmd() {
+	local name=$1 msg=$2
+	shift 2
+	if timeout -k 10 120 "$@" >"$T_DIR/$name.txt" 2>&1; then
 		fail "$name: fio succeeded, expected: $msg"
 		return
 	fi

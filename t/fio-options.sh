@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The engine's ring and submission options, each under fio verify so the
+# data is checked, not just the return codes: registerfiles, sqpoll,
+# chunk_size (pieces submitted together, io_u completes when all did),
+# fixedbufs=0, defer_taskrun=0, numjobs > 1, rw mixes with bssplit, several
+# files, time_based.  Latency figures must be filled in (issue time set).
+. "$(dirname "$0")/_fio-lib.sh"
+t_require
+
+free=$(t_free_hugepages)
+[ "$free" -ge 64 ] ||
+	skip "needs 64 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+
+cat >"$T_DIR/opts.fio" <<EOF
+[global]
+ioengine=external:$HUGEBUF_ENGINE
+directory=$T_DIR
+direct=1
+rw=randwrite
+bs=128K
+size=8M
+iodepth=8
+verify=crc32c
+do_verify=1
+verify_fatal=1
+stonewall
+
+[registerfiles]
+registerfiles
+
+[sqpoll]
+sqpoll
+
+[chunk-16k]
+chunk_size=16K
+bs=1M
+size=16M
+
+[chunk-region-odd]
+layout=region
+chunk_size=12K
+bs=2052K
+size=16M
+
+[fixedbufs-0]
+fixedbufs=0
+
+[defer-taskrun-0]
+defer_taskrun=0
+
+[numjobs-2]
+numjobs=2
+
+[bssplit-randrw]
+rw=randrw
+bssplit=4K/40:64K/40:1M/20
+verify=md5
+
+[three-files]
+nrfiles=3
+size=12M
+registerfiles
+
+[time-based]
+rw=randrw
+verify=0
+do_verify=0
+time_based
+runtime=1
+EOF
+
+# sections minus [global], plus the second numjobs clone
+njobs=$(grep -c "^\\[" "$T_DIR/opts.fio")
+if ! t_fio opts "$T_DIR/opts.fio"; then
+	fail "fio exited non-zero:"
+	grep -h 'hugebuf\|err=\|verify' "$T_DIR/opts.err" "$T_DIR/opts.json" |
+		head -8
+fi
+$T_CHECK run "$T_DIR/opts.json" || T_FAILED=1
+$T_CHECK report "$T_DIR/opts.report" "$njobs" || T_FAILED=1
+
+# verify jobs read back all they wrote; every job has completion latencies
+python3 - "$T_DIR/opts.json" <<'EOF' || T_FAILED=1
+import json, sys
+t = open(sys.argv[1]).read()
+j = json.loads(t[t.find("\n{") + 1:] if not t.startswith("{") else t)
+bad = 0
+for job in j["jobs"]:
+    name = job["jobname"]
+    r, w = job["read"], job["write"]
+    if name not in ("time-based", "bssplit-randrw") and w["io_bytes"] != r["io_bytes"]:
+        print("FAIL: %s wrote %d, verified %d" % (name, w["io_bytes"], r["io_bytes"]))
+        bad = 1
+    for d in (r, w):
+        if d["total_ios"] and not (0 < d["clat_ns"]["mean"] and d["lat_ns"]["mean"] >= d["clat_ns"]["mean"]):
+            print("FAIL: %s: latencies not filled in: clat %s lat %s" %
+                  (name, d["clat_ns"]["mean"], d["lat_ns"]["mean"]))
+            bad = 1
+sys.exit(bad)
+EOF
+echo "ok: $njobs option jobs"
+t_done
