@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Shared helpers of the reliability tests (t/fault-*.sh, t/badinput.sh,
+# t/nonroot.sh, t/fio-clientserver.sh); sourced, never run (the runner
+# skips t/_*.sh).  The runner exports HUGEBUF_TEST_DIR, HUGEBUF_ENGINE,
+# HUGEBUF_CLI and FIO; by hand they default to this tree.
+#
+# Every resource a test takes (mounts, loop devices, pool sizes, network
+# namespaces, processes) is released by a function registered with
+# r_atexit, which runs on every exit path, in reverse order.
+
+T_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+: "${HUGEBUF_ENGINE:=$T_TOP/engines/hugebuf.so}"
+: "${HUGEBUF_CLI:=$T_TOP/t/hugebuf}"
+: "${FIO:=fio}"
+: "${HUGEBUF_TEST_DIR:=/var/tmp}"
+export HUGEBUF_ENGINE HUGEBUF_CLI FIO HUGEBUF_TEST_DIR
+
+R_POOL=/sys/kernel/mm/hugepages/hugepages-2048kB
+R_ATEXIT=
+R_DIR=
+R_FAILED=0
+
+r_atexit() {
+	R_ATEXIT="$*; $R_ATEXIT"
+}
+
+r_cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	eval "$R_ATEXIT" >/dev/null 2>&1
+	[ -n "$R_DIR" ] && rm -rf "$R_DIR"
+	exit $rc
+}
+trap r_cleanup EXIT
+trap 'exit 130' INT TERM
+
+r_skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+r_fail() {
+	echo "FAIL: $*"
+	R_FAILED=1
+}
+
+r_fail_now() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+r_info() {
+	echo "  $*"
+}
+
+r_done() {
+	[ $R_FAILED = 0 ] && exit 0
+	exit 1
+}
+
+r_need_root() {
+	[ "$(id -u)" = 0 ] || r_skip "needs root ($*)"
+}
+
+r_need_engine() {
+	[ -f "$HUGEBUF_ENGINE" ] || r_skip "no engine at $HUGEBUF_ENGINE: run make"
+	command -v "$FIO" >/dev/null 2>&1 || r_skip "fio not found: apt-get install fio"
+}
+
+r_need_cli() {
+	[ -x "$HUGEBUF_CLI" ] || r_skip "no CLI at $HUGEBUF_CLI: run make"
+}
+
+r_need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || r_skip "$c not found (apt-get install the package that has it)"
+	done
+}
+
+# R_DIR: a private scratch directory on the test file system
+r_tmpdir() {
+	R_DIR=$(mktemp -d "$HUGEBUF_TEST_DIR/hb-rel.XXXXXX") ||
+		r_skip "cannot create a directory in $HUGEBUF_TEST_DIR"
+}
+
+r_hp_free() {
+	cat "$R_POOL/free_hugepages" 2>/dev/null || echo 0
+}
+
+r_hp_nr() {
+	cat "$R_POOL/nr_hugepages" 2>/dev/null || echo 0
+}
+
+# set the 2M pool to $1 pages, restored at exit
+r_hp_set() {
+	local old
+	old=$(r_hp_nr)
+	r_atexit "echo $old > $R_POOL/nr_hugepages"
+	echo "$1" >"$R_POOL/nr_hugepages" 2>/dev/null
+}
+
+# VmPin of process $1 in kB (empty when it is gone)
+r_vmpin() {
+	awk '/^VmPin:/ { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# the fio command line of a small job with the engine; extra options follow
+r_fio_engine() {
+	"$FIO" --ioengine=external:"$HUGEBUF_ENGINE" --direct=1 "$@"
+}
+
+# number of lines of $1 starting with "hugebuf: " that are errors: every
+# engine error is one such line; the report lines start "hugebuf: <job>:"
+r_engine_errors() {
+	grep '^hugebuf: ' "$1" | grep -v '^hugebuf: [^ :]*: '
+}
+
+# wait up to $2 seconds (default 10) for pid $1 to exit; 1 if it did not
+r_wait_gone() {
+	local i=0 max=$((${2:-10} * 10))
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -ge $max ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# the baseline of the hugepage pool, checked at the end of a test: the
+# free count must come back once every process of the test is gone
+r_baseline() {
+	R_BASE_FREE=$(r_hp_free)
+}
+
+r_check_baseline() {
+	local i now
+	for i in $(seq 1 50); do
+		now=$(r_hp_free)
+		[ "$now" = "$R_BASE_FREE" ] && return 0
+		sleep 0.1
+	done
+	r_fail "$1: HugePages_Free $now, was $R_BASE_FREE before the test (pages leaked, or another process uses the pool)"
+}
+
+# a small ext4 on a loop device over an image of $1 MiB in R_DIR, mounted
+# at R_MNT; R_LOOP is the device.  Unmounted and detached at exit.
+r_loop_ext4() {
+	local img=$R_DIR/fs.img
+	r_need_cmd losetup mkfs.ext4
+	truncate -s "$1M" "$img" || r_skip "cannot create $img"
+	R_LOOP=$(losetup --find --show "$img" 2>/dev/null) ||
+		r_skip "losetup failed: no free loop device (or no loop support)"
+	r_atexit "losetup -d $R_LOOP"
+	mkfs.ext4 -q -F -b 4096 -O ^has_journal "$R_LOOP" >/dev/null 2>&1 ||
+		r_fail_now "mkfs.ext4 on $R_LOOP failed"
+	R_MNT=$R_DIR/mnt
+	mkdir -p "$R_MNT"
+	mount "$R_LOOP" "$R_MNT" || r_fail_now "mounting $R_LOOP failed"
+	r_atexit "umount $R_MNT || umount -l $R_MNT"
+}
