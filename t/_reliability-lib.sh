@@ -160,3 +160,22 @@ r_loop_ext4() {
 	mount "$R_LOOP" "$R_MNT" || r_fail_now "mounting $R_LOOP failed"
 	r_atexit "umount $R_MNT || umount -l $R_MNT"
 }
+
+# "error read_bytes write_bytes read_ios write_ios short_read short_write"
+# of the first job of fio's JSON output $1 (our report lines before the
+# JSON are skipped); "none" when there is no JSON
+r_fio_result() {
+	python3 - "$1" <<'PY'
+import json, sys
+text = open(sys.argv[1], errors="replace").read()
+start = text.find("\n{") + 1 if not text.startswith("{") else 0
+try:
+    j = json.loads(text[start:])["jobs"][0]
+except Exception:
+    print("none")
+    sys.exit(0)
+r, w = j["read"], j["write"]
+print(j["error"], r["io_bytes"], w["io_bytes"], r["total_ios"],
+      w["total_ios"], r.get("short_ios", 0), w.get("short_ios", 0))
+PY
+}
