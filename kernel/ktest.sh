@@ -29,6 +29,8 @@
 #   KTEST_FIO_SIZE      fio size override [64m]
 #   KTEST_FIO_RUNTIME   fio runtime override, seconds [5]
 #   KTEST_KEEP          keep the per-run work dir (console logs) [0]
+#   KTEST_MAX_SECTORS_KB  guest vda max_sectors_kb; 6.1 defaults to 1280,
+#                       the 6.18 host has 4096; empty keeps the default [4096]
 #
 # Exit status: 0 when everything ran and passed, 1 otherwise (a failed test,
 # a kernel BUG/WARNING/Oops/Bad page, a timeout or a build failure).
@@ -51,6 +53,7 @@ KTEST_BOOT_TIMEOUT=${KTEST_BOOT_TIMEOUT:-1500}
 KTEST_FIO_SIZE=${KTEST_FIO_SIZE:-64m}
 KTEST_FIO_RUNTIME=${KTEST_FIO_RUNTIME:-5}
 KTEST_KEEP=${KTEST_KEEP:-0}
+KTEST_MAX_SECTORS_KB=${KTEST_MAX_SECTORS_KB-4096}
 
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 FRAGMENT=$KDIR/hugebuf.config
@@ -308,6 +311,15 @@ ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 [ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$KTEST_HUGEPAGES" ] ||
 	echo "$KTEST_HUGEPAGES" >/proc/sys/vm/nr_hugepages
 echo "@@KTEST BEGIN $(uname -r) hugepages=$(cat /proc/sys/vm/nr_hugepages)"
+q=/sys/block/vda/queue
+echo "@@KTEST INFO vda default max_sectors_kb=$(cat $q/max_sectors_kb)" \
+	"max_hw_sectors_kb=$(cat $q/max_hw_sectors_kb)" \
+	"max_segments=$(cat $q/max_segments)" \
+	"max_segment_size=$(cat $q/max_segment_size)"
+if [ -n "$KTEST_MAX_SECTORS_KB" ]; then
+	echo "$KTEST_MAX_SECTORS_KB" >$q/max_sectors_kb
+	echo "@@KTEST INFO vda max_sectors_kb set to $(cat $q/max_sectors_kb)"
+fi
 if ! mount -t ext4 -o noatime /dev/vda /mnt; then
 	echo "@@KTEST RESULT mount-disk 1 0"
 	echo "@@KTEST END"
@@ -384,6 +396,7 @@ build_initramfs() {	# $1 = label, $2 = HUGEBUF_KERNEL value or "", $3 = output
 		[ -n "$2" ] && echo "export HUGEBUF_KERNEL=$2"
 		echo "KTEST_TEST_TIMEOUT=$KTEST_TEST_TIMEOUT"
 		echo "KTEST_HUGEPAGES=$KTEST_HUGEPAGES"
+		echo "KTEST_MAX_SECTORS_KB=$KTEST_MAX_SECTORS_KB"
 		echo "KTEST_BAD_RE='$BAD_RE'"
 		echo "export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
 	} >"$root/hugebuf/env"
