@@ -179,3 +179,54 @@ print(j["error"], r["io_bytes"], w["io_bytes"], r["total_ios"],
       w["total_ios"], r.get("short_ios", 0), w.get("short_ios", 0))
 PY
 }
+
+# r_hog N: a background process holding N 2M hugepages (faulted in) until
+# killed; R_HOG is its pid.  Prints nothing; killed at exit.
+r_hog() {
+	python3 -c '
+import mmap, sys, time
+n = int(sys.argv[1])
+if n > 0:
+    m = mmap.mmap(-1, n << 21, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x40000)
+    for i in range(n):
+        m[i << 21] = 1
+print("held", n, flush=True)
+time.sleep(3600)
+' "$1" >"$R_DIR/hog.out" 2>&1 &
+	R_HOG=$!
+	r_atexit "kill $R_HOG"
+	local i
+	for i in $(seq 1 100); do
+		grep -q held "$R_DIR/hog.out" 2>/dev/null && return 0
+		kill -0 $R_HOG 2>/dev/null || break
+		sleep 0.1
+	done
+	return 1
+}
+
+# the pid of the first child of $1 (fio's job process), waiting up to 10 s
+r_child_of() {
+	local i c
+	for i in $(seq 1 100); do
+		c=$(pgrep -P "$1" | head -n 1)
+		[ -n "$c" ] && { echo "$c"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+# the child of fio's main process $1 that has something pinned (the job
+# that registered its buffers; fio may fork short-lived helpers first),
+# waiting up to 20 s
+r_pinned_child() {
+	local i c v
+	for i in $(seq 1 200); do
+		for c in $(pgrep -P "$1"); do
+			v=$(r_vmpin "$c")
+			[ -n "$v" ] && [ "$v" -gt 0 ] && { echo "$c"; return 0; }
+		done
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
