@@ -230,3 +230,35 @@ r_pinned_child() {
 	done
 	return 1
 }
+
+# R_NB: a directory nobody (uid 65534) can use, holding copies of the
+# engine and the CLI (the tree may not be readable by nobody) and a data
+# file of $1 MiB owned by nobody.  R_NB_ENGINE, R_NB_CLI, R_NB_DATA.
+r_nobody_setup() {
+	r_need_root "it switches to the user nobody"
+	r_need_cmd setpriv
+	id -u nobody >/dev/null 2>&1 || r_skip "no user nobody on this machine"
+	R_NB=$(mktemp -d /var/tmp/hb-nobody.XXXXXX) || r_skip "cannot create a directory in /var/tmp"
+	r_atexit "rm -rf $R_NB"
+	chmod 0755 "$R_NB"
+	chown nobody "$R_NB"
+	R_NB_ENGINE=$R_NB/hugebuf.so
+	R_NB_CLI=$R_NB/hugebuf
+	R_NB_DATA=$R_NB/data
+	install -m 0755 "$HUGEBUF_ENGINE" "$R_NB_ENGINE" 2>/dev/null
+	install -m 0755 "$HUGEBUF_CLI" "$R_NB_CLI" 2>/dev/null
+	"$FIO" --name=layout --filename="$R_NB_DATA" --size="${1:-16}M" \
+		--rw=write --bs=1M --output=/dev/null >/dev/null 2>&1 ||
+		r_fail_now "cannot create $R_NB_DATA"
+	chown nobody "$R_NB_DATA"
+}
+
+# r_as_nobody MEMLOCK_KB CMD...: run CMD as nobody, no capabilities, with
+# RLIMIT_MEMLOCK of MEMLOCK_KB (or "keep")
+r_as_nobody() {
+	local lim=$1
+	shift
+	bash -c '[ "$0" = keep ] || ulimit -l "$0" || exit 125
+		exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all --bounding-set=-all -- "$@"' "$lim" "$@"
+}
