@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Fault: a file system that refuses O_DIRECT.  tmpfs accepts O_DIRECT on
+# recent kernels (6.18 included), ramfs does not set FMODE_CAN_ODIRECT, so
+# open(O_DIRECT) there is EINVAL.  A direct=1 engine job on ramfs must
+# fail with one engine line naming direct=1 (and the way out), do no I/O
+# and pin nothing; the same job with direct=0 must work (reads verified).
+. "$(dirname "$0")/_reliability-lib.sh"
+
+r_need_root "it mounts a ramfs"
+r_need_engine
+r_need_cmd python3
+r_tmpdir
+mnt=$R_DIR/ramfs
+mkdir -p "$mnt"
+mount -t ramfs hugebuf-test "$mnt" 2>/dev/null || r_skip "cannot mount ramfs"
+r_atexit "umount $mnt"
+data=$mnt/data
+"$FIO" --name=layout --filename="$data" --size=8M --rw=write --bs=1M \
+	--verify=crc32c --do_verify=0 --output=/dev/null >/dev/null 2>&1 ||
+	r_fail_now "cannot write $data on ramfs"
+python3 -c 'import os, sys; os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)' \
+	"$data" 2>/dev/null && r_skip "ramfs accepts O_DIRECT on this kernel: no file system here refuses it"
+r_baseline
+
+out=$R_DIR/direct.out
+timeout -k 5 60 "$FIO" --name=odirect --ioengine=external:"$HUGEBUF_ENGINE" \
+	--filename="$data" --size=8M --bs=1M --iodepth=2 --direct=1 \
+	--rw=read --output="$out.fio" >"$out" 2>&1
+rc=$?
+cat "$out.fio" >>"$out"
+errs=$(r_engine_errors "$out")
+if [ $rc = 0 ] || [ $rc -ge 124 ]; then
+	r_fail "direct=1 on ramfs: exit $rc, wanted 1"
+elif [ "$(echo "$errs" | grep -c .)" != 1 ] || ! echo "$errs" | grep -q 'direct=1'; then
+	r_fail "direct=1 on ramfs: wanted one engine line naming direct=1: $errs"
+else
+	r_info "direct=1 on ramfs: exit $rc: $errs"
+fi
+grep -q 'READ: bw=' "$out" && r_fail "direct=1 on ramfs: the job did I/O"
+
+out=$R_DIR/buffered.out
+timeout -k 5 60 "$FIO" --name=buffered --ioengine=external:"$HUGEBUF_ENGINE" \
+	--filename="$data" --size=8M --bs=1M --iodepth=2 --direct=0 \
+	--rw=read --verify=crc32c --verify_fatal=1 --output-format=json \
+	--output="$out" >"$out.err" 2>&1
+rc=$?
+set -- $(r_fio_result "$out")
+if [ $rc != 0 ] || [ "$1" != 0 ] || [ "$2" != $((8 << 20)) ]; then
+	r_fail "direct=0 on ramfs: exit $rc, result $*: $(tail -n 3 "$out.err")"
+else
+	r_info "direct=0 on ramfs: 8 MiB read and verified"
+fi
+r_check_baseline "after the ramfs jobs"
+r_done
