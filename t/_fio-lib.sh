@@ -98,10 +98,11 @@ t_fio() {
 	local name=$1
 	shift
 	rm -f "$T_DIR/$name.report"
-	HUGEBUF_REPORT_JSON=$T_DIR/$name.report \
+	# from $T_DIR: a failed verify leaves its state files in the cwd
+	(cd "$T_DIR" && HUGEBUF_REPORT_JSON=$T_DIR/$name.report \
 		timeout -k 10 300 "$FIO" --output-format=json \
 		--output="$T_DIR/$name.json" "$@" 2>"$T_DIR/$name.err" \
-		>"$T_DIR/$name.out"
+		>"$T_DIR/$name.out")
 }
 
 # t_expect_fail NAME 'message' ARGS...: fio must exit non-zero and print
@@ -117,7 +118,7 @@ t_expect_fail() {
 t_expect_fail_cmd() {
 	local name=$1 msg=$2
 	shift 2
-	if timeout -k 10 120 "$@" >"$T_DIR/$name.txt" 2>&1; then
+	if (cd "$T_DIR" && timeout -k 10 120 "$@") >"$T_DIR/$name.txt" 2>&1; then
 		fail "$name: fio succeeded, expected: $msg"
 		return
 	fi
