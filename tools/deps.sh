@@ -8,7 +8,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 pkgs="build-essential pkg-config fio liburing-dev libhugetlbfs-dev dpkg-dev
-e2fsprogs util-linux procps kmod clang valgrind gnuplot"
+e2fsprogs util-linux procps kmod clang valgrind gnuplot python3 iproute2"
 
 die() {
 	echo "deps: $*" >&2
