@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Scale-out on fio's own distributed mode: two test hosts in network
+# namespaces on this machine, each running `fio --server` bound to its
+# private address, and a client in a third namespace that drives both
+# with examples/hugepage-randread-8m.fio (sizes made small: the job file
+# goes to the servers as text, and ${VAR}s are expanded by whoever parses
+# it, so a copy with the values filled in is sent).  The engine is at the
+# same path for both servers (the namespaces share the file system).
+#
+#   client ns  10.231.1.1/24 --veth-- 10.231.1.2/24  server ns 1
+#              10.231.2.1/24 --veth-- 10.231.2.2/24  server ns 2
+#
+# No address or route is added outside the namespaces; namespaces (and
+# with them the veths) and the servers are removed on every exit path.
+# Checks: fio's JSON has a result for each host, each with error 0 and
+# bytes read, and the "All clients" sum equals the two.
+. "$(dirname "$0")/_reliability-lib.sh"
+
+r_need_root "it creates network namespaces"
+r_need_engine
+r_need_cmd ip python3 ss
+[ -f "$T_TOP/examples/hugepage-randread-8m.fio" ] || r_skip "examples/hugepage-randread-8m.fio is missing"
+[ "$(r_hp_free)" -ge 64 ] || r_skip "needs 64 free 2M hugepages, $(r_hp_free) free"
+r_tmpdir
+chmod 0755 "$R_DIR"
+
+tag=hbcs$$
+ns_c=$tag-c
+port=8765
+ip netns add "$ns_c" 2>/dev/null || r_skip "cannot create network namespaces (ip netns add failed)"
+r_atexit "ip netns del $ns_c"
+ip -n "$ns_c" link set lo up
+servers=
+for i in 1 2; do
+	ns=$tag-s$i
+	ip netns add "$ns" || r_fail_now "ip netns add $ns failed"
+	r_atexit "ip netns del $ns"
+	ip link add "$tag-c$i" netns "$ns_c" type veth peer name "$tag-s$i" netns "$ns" ||
+		r_fail_now "cannot create a veth pair into $ns"
+	ip -n "$ns_c" addr add "10.231.$i.1/24" dev "$tag-c$i"
+	ip -n "$ns" addr add "10.231.$i.2/24" dev "$tag-s$i"
+	ip -n "$ns_c" link set "$tag-c$i" up
+	ip -n "$ns" link set "$tag-s$i" up
+	ip -n "$ns" link set lo up
+	ip netns exec "$ns" "$FIO" --server="ip:10.231.$i.2,$port" \
+		>"$R_DIR/server$i.log" 2>&1 &
+	r_atexit "kill $!"
+	servers="$servers 10.231.$i.2"
+done
+for i in 1 2; do
+	for t in $(seq 1 50); do
+		ip netns exec "$tag-s$i" ss -ltn | grep -q "10.231.$i.2:$port" && break
+		sleep 0.1
+	done
+	ip netns exec "$tag-s$i" ss -ltn | grep -q "10.231.$i.2:$port" ||
+		r_fail_now "fio server $i does not listen: $(cat "$R_DIR/server$i.log")"
+done
+r_info "fio servers listening on$servers (port $port), client in $ns_c"
+
+data=$R_DIR/data
+"$FIO" --name=layout --filename="$data" --size=64M --rw=write --bs=1M \
+	--output=/dev/null >/dev/null 2>&1 || r_fail_now "cannot create $data"
+job=$R_DIR/hugepage-randread-8m.fio
+sed -e "s|\${HUGEBUF_ENGINE}|$HUGEBUF_ENGINE|" -e "s|\${HUGEBUF_FILE}|$data|" \
+	-e 's|\${HUGEBUF_SIZE}|64M|' -e 's|\${HUGEBUF_RUNTIME}|2|' \
+	-e 's|^iodepth=.*|iodepth=4|' \
+	"$T_TOP/examples/hugepage-randread-8m.fio" >"$job"
+grep -v '^#' "$job" | grep -q '\${' && r_fail_now "unexpanded variables left in $job"
+r_baseline
+
+out=$R_DIR/client.json
+# shellcheck disable=SC2046
+timeout -k 5 120 ip netns exec "$ns_c" "$FIO" $(printf -- '--client=%s ' $servers) \
+	--output-format=json --output="$out" "$job" >"$out.err" 2>&1
+rc=$?
+[ $rc -lt 124 ] || r_fail_now "fio --client hung (exit $rc)"
+python3 - "$out" $servers <<'PY' || R_FAILED=1
+import json, sys
+path, hosts = sys.argv[1], sys.argv[2:]
+text = open(path, errors="replace").read()
+try:
+    j = json.loads(text[text.index("{"):])
+except Exception as e:
+    print("FAIL: no JSON from fio --client (%s)" % e)
+    sys.exit(1)
+stats = j.get("client_stats", [])
+ok = True
+total = 0
+for h in hosts:
+    mine = [s for s in stats if s.get("hostname", "").startswith(h)
+            and s.get("jobname") != "All clients"]
+    if not mine:
+        print("FAIL: no result from %s (hosts: %s)" % (h,
+              sorted({s.get("hostname") for s in stats})))
+        ok = False
+        continue
+    for s in mine:
+        b = s["read"]["io_bytes"]
+        print("  %s: job %s error %d, %d bytes read in %d I/Os" % (
+              h, s["jobname"], s["error"], b, s["read"]["total_ios"]))
+        if s["error"] or b <= 0:
+            print("FAIL: %s: error %d, %d bytes" % (h, s["error"], b))
+            ok = False
+        total += b
+agg = [s for s in stats if s.get("jobname") == "All clients"]
+if agg:
+    print("  All clients: %d bytes read" % agg[0]["read"]["io_bytes"])
+    if agg[0]["read"]["io_bytes"] != total:
+        print("FAIL: All clients says %d bytes, the hosts add up to %d" %
+              (agg[0]["read"]["io_bytes"], total))
+        ok = False
+sys.exit(0 if ok else 1)
+PY
+[ $rc = 0 ] || r_fail "fio --client exit $rc: $(tail -n 5 "$out.err")"
+r_check_baseline "after the client/server run"
+r_done
