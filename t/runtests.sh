@@ -105,16 +105,24 @@ skipped=0
 failed_names=
 
 run_one() {
-	local t=$1 name log rc start secs marked=0 complaints reason
+	local t=$1 name log rc start secs marked=0 complaints reason abs cwd
 	name=$(basename "$t")
 	log=$logdir/$name.log
+	case "$t" in
+	/*) abs=$t ;;
+	*) abs=$top/$t ;;
+	esac
+	# each test runs in a scratch directory of its own, so whatever it
+	# leaves in its working directory (fio state files...) goes with it
+	cwd=$(mktemp -d "$HUGEBUF_TEST_DIR/cwd.XXXXXX")
 	dmesg_mark "$name" && marked=1
 	start=$(date +%s)
 	case "$t" in
-	*.sh) timeout -k 10 "$timeout_s" bash "$t" >"$log" 2>&1 ;;
-	*) timeout -k 10 "$timeout_s" "$t" >"$log" 2>&1 ;;
+	*.sh) (cd "$cwd" && timeout -k 10 "$timeout_s" bash "$abs") >"$log" 2>&1 ;;
+	*) (cd "$cwd" && timeout -k 10 "$timeout_s" "$abs") >"$log" 2>&1 ;;
 	esac
 	rc=$?
+	rm -rf "$cwd"
 	secs=$(($(date +%s) - start))
 	if [ $marked = 1 ]; then
 		complaints=$(dmesg_since "$name" | kernel_complaints /dev/stdin)
