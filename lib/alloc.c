@@ -370,7 +370,8 @@ static bool folios_are(const struct hb_buf *buf, uint64_t size)
  * THP is "always" or "madvise"; MADV_COLLAPSE (6.1, 7d8faaf15545)
  * collapses whatever was not, regardless of the sysfs mode.
  */
-static int alloc_thp(const struct hb_backing *b, struct hb_buf *buf)
+/* Folio-aligned anonymous memory with MADV_HUGEPAGE, faulted in. */
+static int map_anon_huge(const struct hb_backing *b, struct hb_buf *buf)
 {
 	void *map;
 
@@ -385,8 +386,18 @@ static int alloc_thp(const struct hb_backing *b, struct hb_buf *buf)
 				 "CONFIG_TRANSPARENT_HUGEPAGE",
 				 strerror(errno));
 	touch_pages(map, buf->map_len);
+	return 0;
+}
+
+static int alloc_thp(const struct hb_backing *b, struct hb_buf *buf)
+{
+	int ret;
+
+	ret = map_anon_huge(b, buf);
+	if (ret)
+		return ret;
 	/* EINVAL: kernel before 6.1; EAGAIN/ENOMEM: could not collapse */
-	madvise(map, buf->map_len, MADV_COLLAPSE);
+	madvise(buf->map, buf->map_len, MADV_COLLAPSE);
 	buf->huge_verified = folios_are(buf, b->folio_size);
 	return 0;
 }
@@ -422,23 +433,18 @@ static int mthp_check(const struct hb_backing *b)
 
 static int alloc_mthp(const struct hb_backing *b, struct hb_buf *buf)
 {
-	void *map;
 	int ret;
 
 	ret = mthp_check(b);
+	if (!ret)
+		ret = map_anon_huge(b, buf);
 	if (ret)
 		return ret;
-	map = mmap_aligned(buf->map_len, b->folio_size);
-	if (!map)
-		return hb_seterr(errno, "mmap of %zu bytes failed: %s",
-				 buf->map_len, strerror(errno));
-	buf->map = map;
-	if (madvise(map, buf->map_len, MADV_HUGEPAGE))
-		return hb_seterr(errno, "madvise(MADV_HUGEPAGE) failed (%s): "
-				 "the kernel needs "
-				 "CONFIG_TRANSPARENT_HUGEPAGE",
-				 strerror(errno));
-	touch_pages(map, buf->map_len);
+	/*
+	 * MADV_HUGEPAGE enables every THP size whose sysfs mode allows it,
+	 * and the fault path takes the largest that fits: with the PMD size
+	 * enabled, 2M-aligned stretches get PMD folios.  The probe tells.
+	 */
 	buf->huge_verified = folios_are(buf, b->folio_size);
 	return 0;
 }
