@@ -85,10 +85,15 @@ for t in $targets; do
 	mkdir -p "$work" "$out/artifacts-$t"
 	[ -d "$seeds" ] && cp "$seeds"/* "$work"/ 2>/dev/null
 	log=$out/$t.log
-	"$out/$t" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
-		-print_final_stats=1 -jobs="${FUZZ_JOBS:-1}" \
-		-artifact_prefix="$out/artifacts-$t/" "$work" >"$log" 2>&1
+	jobs=
+	[ "${FUZZ_JOBS:-1}" -gt 1 ] && jobs="-jobs=$FUZZ_JOBS -workers=$FUZZ_JOBS"
+	# from $out: with -jobs libFuzzer writes fuzz-N.log to the cwd
+	# shellcheck disable=SC2086
+	(cd "$out" && "$out/$t" -max_total_time="$secs" -timeout=20 \
+		-rss_limit_mb=2048 -print_final_stats=1 $jobs \
+		-artifact_prefix="$out/artifacts-$t/" "$work") >"$log" 2>&1
 	rc=$?
+	[ -n "$jobs" ] && cat "$out"/fuzz-*.log >>"$log" 2>/dev/null
 	execs=$(grep -E '^stat::number_of_executed_units:' "$log" |
 		awk '{ s += $2 } END { print s + 0 }')
 	units=$(ls "$work" | wc -l)
