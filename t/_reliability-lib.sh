@@ -83,6 +83,8 @@ r_need_cmd() {
 r_tmpdir() {
 	R_DIR=$(mktemp -d "$HUGEBUF_TEST_DIR/hb-rel.XXXXXX") ||
 		r_skip "cannot create a directory in $HUGEBUF_TEST_DIR"
+	# fio leaves verify state files in its working directory
+	cd "$R_DIR" || r_skip "cannot enter $R_DIR"
 }
 
 r_hp_free() {
