@@ -128,7 +128,6 @@ struct hb_data {
 	double register_usec;
 	long vmpin_kb;
 	bool defer_taskrun;
-	unsigned long long head_offset_asked;
 	char dev[64];
 	bool dev_ok;
 	uint64_t dev_r0, dev_w0;
@@ -344,6 +343,13 @@ static int hb_parse_backing(struct hb_options *o, struct hb_backing *b)
 	const char *size = o->hugepage_size;
 	char spec[96];
 
+	if (strchr(kind, ':') && size && *size) {
+		log_err(HB_LOG_PREFIX "backing=%s already names its page size: "
+			"drop hugepage_size=%s, or write backing=%.*s "
+			"hugepage_size=%s\n", kind, size,
+			(int)(strchr(kind, ':') - kind), kind, size);
+		return -EINVAL;
+	}
 	if (strchr(kind, ':') || !size || !*size)
 		snprintf(spec, sizeof(spec), "%s", kind);
 	else if (!strcmp(kind, "hugetlb") || !strcmp(kind, "memfd") ||
@@ -482,21 +488,22 @@ static int hb_plan_layout(struct thread_data *td, struct hb_data *hd,
 		return -EINVAL;
 	}
 	/*
-	 * lib/ places a buffer inside its first folio; an offset of a folio
-	 * or more only moves the start to a later folio, which is the same
-	 * layout: keep the offset within the folio and say so.
+	 * lib/ places every buffer head_offset bytes after a boundary of
+	 * hb_backing_align() (the folio, or 2M for the 4k baseline): an
+	 * offset past it would be a different layout from the one asked for.
 	 */
-	if (o->head_offset >= folio && o->head_offset < HB_MAX_BUF_LEN) {
-		log_info(HB_LOG_PREFIX "head_offset=%llu is beyond the first "
-			 "%llu-byte folio: using %llu\n", o->head_offset,
-			 (unsigned long long)folio, o->head_offset % folio);
-		hd->head_offset_asked = o->head_offset;
-		o->head_offset %= folio;
+	if (o->head_offset > HB_MAX_BUF_LEN * 1024ULL) {
+		log_err(HB_LOG_PREFIX "head_offset=%lld is negative or too large: "
+			"use a value below %llu for this backing\n",
+			(long long)o->head_offset,
+			(unsigned long long)hb_backing_align(&hd->backing));
+		return -EINVAL;
 	}
-	if (o->head_offset >= HB_MAX_BUF_LEN) {
-		log_err(HB_LOG_PREFIX "head_offset=%llu is too large: use a "
-			"value below the folio size (%llu)\n", o->head_offset,
-			(unsigned long long)folio);
+	if (o->head_offset >= hb_backing_align(&hd->backing)) {
+		log_err(HB_LOG_PREFIX "head_offset=%llu is not inside the first "
+			"folio: use a value below %llu for this backing\n",
+			o->head_offset,
+			(unsigned long long)hb_backing_align(&hd->backing));
 		return -EINVAL;
 	}
 	if (td->o.odirect && o->head_offset % HB_DIO_ALIGN) {
@@ -527,6 +534,12 @@ static int hb_plan_layout(struct thread_data *td, struct hb_data *hd,
 		return -EINVAL;
 	}
 	hd->max_pieces = 1;
+	if (o->chunk_size > HB_MAX_BUF_LEN * 1024ULL) {
+		log_err(HB_LOG_PREFIX "chunk_size=%lld is negative or too large: "
+			"use a positive size such as 1M, or 0 for off\n",
+			(long long)o->chunk_size);
+		return -EINVAL;
+	}
 	if (o->chunk_size) {
 		uint64_t n = (hd->max_bs + o->chunk_size - 1) / o->chunk_size;
 

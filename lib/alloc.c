@@ -168,6 +168,15 @@ char *hb_backing_str(const struct hb_backing *b, char *buf, size_t len)
 	return buf;
 }
 
+uint64_t hb_backing_align(const struct hb_backing *b)
+{
+	const uint64_t pmd = 2ULL << 20;
+
+	if (b->kind == HB_BACKING_4K && b->folio_size < pmd)
+		return pmd;
+	return b->folio_size;
+}
+
 /* ---------------------------------------------------------------- */
 
 static void buf_reset(struct hb_buf *buf)
@@ -449,13 +458,12 @@ static int alloc_mthp(const struct hb_backing *b, struct hb_buf *buf)
 	return 0;
 }
 
-static int alloc_4k(struct hb_buf *buf)
+static int alloc_4k(const struct hb_backing *b, struct hb_buf *buf)
 {
 	void *map;
 
-	map = mmap(NULL, buf->map_len, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (map == MAP_FAILED)
+	map = mmap_aligned(buf->map_len, hb_backing_align(b));
+	if (!map)
 		return hb_seterr(errno, "mmap of %zu bytes failed: %s",
 				 buf->map_len, strerror(errno));
 	buf->map = map;
@@ -568,13 +576,14 @@ int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 	if (!len)
 		return hb_seterr(EINVAL, "buffer size is 0: give a size of at "
 				 "least 1 byte");
-	if (head_offset >= b->folio_size)
+	if (head_offset >= hb_backing_align(b))
 		return hb_seterr(EINVAL, "head offset %zu is not inside the "
-				 "first %s folio of %s: use an offset below %s",
+				 "first %s of a %s buffer: use an offset below %s",
 				 head_offset,
-				 hb_fmt_size(b->folio_size, fsz, sizeof(fsz)),
+				 hb_fmt_size(hb_backing_align(b), fsz,
+					     sizeof(fsz)),
 				 name, fsz);
-	if (len > SIZE_MAX - b->folio_size - head_offset)
+	if (len > SIZE_MAX - hb_backing_align(b) - head_offset)
 		return hb_seterr(EOVERFLOW, "buffer size %zu is too large",
 				 len);
 	buf->backing = *b;
@@ -584,7 +593,7 @@ int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 
 	switch (b->kind) {
 	case HB_BACKING_4K:
-		ret = alloc_4k(buf);
+		ret = alloc_4k(b, buf);
 		break;
 	case HB_BACKING_THP:
 		ret = alloc_thp(b, buf);

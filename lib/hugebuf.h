@@ -236,6 +236,13 @@ struct hb_backing {
 int hb_backing_parse(const char *s, struct hb_backing *b);
 /* "hugetlb:2M" etc. into buf; returns buf. */
 char *hb_backing_str(const struct hb_backing *b, char *buf, size_t len);
+/*
+ * Where a buffer of this backing is placed: its mapping starts on this
+ * boundary and head_offset must be below it.  The folio size, except for
+ * the 4k baseline, which is placed on 2 MiB so that it sits exactly where
+ * a hugetlb:2M buffer with the same head_offset would.
+ */
+uint64_t hb_backing_align(const struct hb_backing *b);
 
 struct hb_buf {
 	struct hb_backing backing;

@@ -262,14 +262,14 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct opts *o)
 		return usage_error("%s: unexpected argument '%s': options are "
 				   "--name=value", cmd, argv[optind]);
 	if (o->have_backing && o->have_offset &&
-	    o->offset >= o->backing.folio_size) {
+	    o->offset >= hb_backing_align(&o->backing)) {
 		char fs[32];
 
-		hb_fmt_size(o->backing.folio_size, fs, sizeof(fs));
+		hb_fmt_size(hb_backing_align(&o->backing), fs, sizeof(fs));
 		return usage_error("--offset=0x%llx: the head offset must lie "
-				   "inside the first %s folio: use an offset "
-				   "below %s", (unsigned long long)o->offset,
-				   fs, fs);
+				   "inside the first %s of the buffer: use an "
+				   "offset below %s",
+				   (unsigned long long)o->offset, fs, fs);
 	}
 	return 0;
 }
@@ -961,11 +961,12 @@ static int cmd_check(int argc, char **argv)
 		hb_backing_parse("hugetlb:2M", &c->o.backing);
 	if (!c->o.have_size)
 		c->o.size = 8ULL << 20;
-	if (c->o.offset >= c->o.backing.folio_size) {
+	if (c->o.offset >= hb_backing_align(&c->o.backing)) {
 		ret = usage_error("--offset=0x%llx: the head offset must lie "
 				  "inside the first folio: use an offset below "
 				  "%llu", (unsigned long long)c->o.offset,
-				  (unsigned long long)c->o.backing.folio_size);
+				  (unsigned long long)hb_backing_align(
+					  &c->o.backing));
 		goto out;
 	}
 	if (hb_kmodel_running(&c->km)) {
