@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The whole test command, from a fresh Debian clone: install what is
-# missing (root), configure, build, run the test suite (t/runtests.sh) and,
-# unless HB_SKIP_KERNEL=1, the 6.1 kernel-patch harness under qemu
-# (kernel/ktest.sh).  Prints one closing line that adds up every stage:
+# missing (root), configure, build, run the test suite (t/runtests.sh), the
+# ASan/UBSan + valgrind run (tools/check-asan.sh, HB_SKIP_ASAN=1 skips it),
+# a fuzzing smoke run (t/fuzz/run.sh, FUZZ_SECONDS per target, default 30;
+# HB_SKIP_FUZZ=1 skips it) and the 6.1 kernel-patch harness under qemu
+# (kernel/ktest.sh; HB_SKIP_KERNEL=1 skips it).  Prints one closing line that adds up every stage:
 # "N passed, N failed, N skipped".
 set -u
 
@@ -51,6 +53,15 @@ make -j"$(nproc)" all static >/tmp/hugebuf-build.log 2>&1 ||
 log=$(mktemp /tmp/hugebuf-check.XXXXXX)
 t/runtests.sh | tee "$log"
 count_stage "$log" "t/runtests.sh"
+
+if [ "${HB_SKIP_ASAN:-0}" != 1 ]; then
+	tools/check-asan.sh 2>&1 | tee "$log"
+	count_stage "$log" "tools/check-asan.sh"
+fi
+if [ "${HB_SKIP_FUZZ:-0}" != 1 ]; then
+	FUZZ_SECONDS=${FUZZ_SECONDS:-30} t/fuzz/run.sh 2>&1 | tee "$log"
+	count_stage "$log" "t/fuzz/run.sh"
+fi
 
 if [ "${HB_SKIP_KERNEL:-0}" != 1 ] && [ -x kernel/ktest.sh ]; then
 	kernel/ktest.sh 2>&1 | tee "$log"
