@@ -46,8 +46,9 @@ int hb_seterr(int err, const char *fmt, ...)
 /* ------------------------------------------------------------------ */
 
 /*
- * Parse a byte count: decimal or 0x hex, optional suffix k/K, m/M, g/G
- * (powers of 1024), optional trailing "B"/"iB".  Junk is an error.
+ * Parse a byte count: decimal or 0x hex (a leading 0 is not octal),
+ * optional suffix k/K, m/M, g/G, t/T (powers of 1024), optional trailing
+ * "B"/"iB".  Junk, signs and blanks are errors.
  */
 int hb_parse_size(const char *s, uint64_t *out);
 /* Format bytes as "2M", "4K", "1G" or plain bytes; returns buf. */

@@ -74,10 +74,15 @@ static int parse_version(const char *s, int *major, int *minor)
 	char *end;
 	long a, b;
 
+	/* strtol() would take blanks and a sign: a version starts "N." */
+	if (*s < '0' || *s > '9')
+		return -1;
 	a = strtol(s, &end, 10);
 	if (end == s || *end != '.' || a < 2 || a > 99)
 		return -1;
 	s = end + 1;
+	if (*s < '0' || *s > '9')
+		return -1;
 	b = strtol(s, &end, 10);
 	if (end == s || b < 0 || b > 999)
 		return -1;
@@ -94,11 +99,26 @@ static int parse_version(const char *s, int *major, int *minor)
 	return 0;
 }
 
+/* "6.1+hugebuf", or with the sublevel: "6.1.192+hugebuf" */
+static bool is_backport(const char *s)
+{
+	const char *plus = strchr(s, '+');
+	size_t n;
+
+	if (!plus || strcmp(plus, "+hugebuf"))
+		return false;
+	n = (size_t)(plus - s);
+	if (n == 3)
+		return !strncmp(s, "6.1", 3);
+	return n > 4 && !strncmp(s, "6.1.", 4) &&
+	       strspn(s + 4, "0123456789") == n - 4;
+}
+
 int hb_kmodel_parse(const char *s, struct hb_kmodel *km)
 {
 	int major, minor;
 
-	if (s && !strcmp(s, "6.1+hugebuf")) {
+	if (s && is_backport(s)) {
 		kmodel_backport(km);
 		return 0;
 	}

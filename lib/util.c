@@ -62,18 +62,26 @@ static int suffix_shift(const char *s, unsigned int *shift)
 
 int hb_parse_size(const char *s, uint64_t *out)
 {
+	const char *digits = s;
 	unsigned long long v;
 	unsigned int shift;
+	int base = 10;
 	char *end;
 
-	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+	/* decimal, or hex after 0x; a leading 0 is not octal here */
+	if (s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		digits = s + 2;
+		base = 16;
+	}
+	/* strtoull() would take blanks and signs: refuse them first */
+	if (!s || !isxdigit((unsigned char)*digits) ||
+	    (base == 10 && !isdigit((unsigned char)*digits)))
 		return hb_seterr(EINVAL, "invalid size '%s': expected a number "
 				 "with an optional K/M/G suffix", s ? s : "");
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return hb_seterr(EINVAL, "invalid size '%s': expected a number "
-				 "with an optional K/M/G suffix", s);
+	v = strtoull(digits, &end, base);
+	if (errno)
+		return hb_seterr(ERANGE, "size '%s' is too large", s);
 	if (suffix_shift(end, &shift))
 		return hb_seterr(EINVAL, "invalid size '%s': unknown suffix "
 				 "'%s' (use K, M or G)", s, end);
