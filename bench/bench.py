@@ -3,151 +3,533 @@
 #
 # hugebuf vs fio's built-in io_uring engine, side by side (bench/bench.sh).
 #
-# Workloads on one O_DIRECT file, both engines with registered files:
-#   randread 8M qd16, randwrite 8M qd16, randread 4K qd32
-# Engines:
-#   built-in  ioengine=io_uring fixedbufs=1 mem=shmhuge hugepage-size=2M
-#             registerfiles=1 (its best configuration)
-#   hugebuf   the engine's defaults (hugetlb 2M, per-io, fixed buffers,
-#             DEFER_TASKRUN) + registerfiles
-# The engines alternate inside every round and the order flips each round,
-# so drift on a noisy machine hits both; medians over the rounds are shown.
+#   bench.py [--full] [--report-only]
 #
-# CPU is the whole fio process tree: fio runs as our child and we take its
-# rusage from wait4().  That includes fio's job processes (fio waits for
-# them) and every thread of theirs; io_uring's io-wq workers and the SQPOLL
-# thread are threads of the job process (create_io_thread()), so their time
-# is in it too.  fio's own usr/sys is per job thread and misses them.
+# Sections (all on one O_DIRECT file, both engines with registered files):
+#   sweep  randread/randwrite over block sizes; hugebuf with backing
+#          4k/thp/hugetlb x fixed/plain buffers, fio's io_uring with
+#          fixedbufs on/off x mem=malloc/shmhuge (2M)
+#   reg    registration cost against buffer size per backing: the engine's
+#          timed io_uring_register_buffers, its model (imu bytes, bvecs),
+#          one READ_FIXED of the whole buffer (device requests), and the
+#          CLI's `hugebuf check --json` (kernel memory per registration)
+#   chunk  32 MiB I/O from plain (non-fixed) hugetlb buffers, chunk_size
+#          off and on: bandwidth and p50/p99 completion latency
 #
-# Requests per I/O are the device's completed reads+writes
-# (/sys/block/<dev>/stat) over the I/Os fio did: approximate if anything
-# else uses the disk meanwhile.
+# Every configuration of one point (workload, block size) runs back to
+# back inside a round, in a fresh order each round, so drift on a noisy
+# machine hits them alike; ratios are taken per round between runs that
+# were neighbours in time, and the median (min-max) over rounds is shown.
+#
+# CPU: fio runs with --thread, so the whole fio process is one thread
+# group: job threads, io_uring's io-wq workers and SQPOLL thread
+# (create_io_thread() makes them threads of the submitting process).  We
+# sample the nanosecond sum_exec_runtime of every thread
+# (/proc/PID/task/*/schedstat) and the device counters every 50 ms, find
+# the interval where the device moved the workload's data, and charge the
+# CPU spent inside it (trimmed at both ends) to the bytes fio moved in it.
+# That leaves out setup (allocation, fio's buffer fill, registration,
+# probing), which a few-second run would otherwise dominate; the whole
+# run's CPU from wait4() is kept as well (cpu_run).  Interrupt time on
+# other tasks is charged to nobody, the same for both engines.
+#
+# Requests per I/O: the device's completed requests in the workload's
+# direction over the I/Os its sectors amount to (bs / average request
+# size), inside the same interval.  Other I/O on the disk only adds, so
+# the minimum over rounds is the signal.
 import json
+import math
 import os
+import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
+KIB = 1 << 10
+MIB = 1 << 20
 GIB = 1 << 30
+SAMPLE = 0.05
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+
+def env(name, default):
+    v = os.environ.get(name)
+    return v if v else default
+
+
+def parse_size(s):
+    s = s.strip().upper().rstrip("B").rstrip("I")
+    mult = {"K": KIB, "M": MIB, "G": GIB}
+    if s and s[-1] in mult:
+        return int(float(s[:-1]) * mult[s[-1]])
+    return int(s)
+
+
+def size_str(n):
+    for unit, m in (("G", GIB), ("M", MIB), ("K", KIB)):
+        if n >= m and n % m == 0:
+            return "%d%s" % (n // m, unit)
+    return str(n)
+
+
+# ------------------------------------------------------------------ #
+# configurations                                                       #
+# ------------------------------------------------------------------ #
+
+class Config:
+    def __init__(self, name, engine, args, builtin, backing, fixed):
+        self.name = name
+        self.engine = engine
+        self.args = args
+        self.builtin = builtin
+        self.backing = backing
+        self.fixed = fixed
+
+
+def configs(engine_so, full):
+    out = []
+    backings = ["4k", "thp", "hugetlb"]
+    fixeds = [1, 0] if full else [1]
+    if not full:
+        backings = ["4k", "hugetlb"]
+    for b in backings:
+        for f in fixeds:
+            out.append(Config(
+                "hugebuf %s %s" % (b, "fixed" if f else "plain"),
+                "--ioengine=external:" + engine_so,
+                ["--backing=" + b, "--fixedbufs=%d" % f,
+                 "--registerfiles", "--report=off"], False, b, f))
+    mems = ["malloc", "shmhuge"]
+    for m in mems:
+        for f in fixeds:
+            out.append(Config(
+                "io_uring %s %s" % (m, "fixed" if f else "plain"),
+                "--ioengine=io_uring",
+                ["--fixedbufs=%d" % f, "--registerfiles=1", "--mem=" + m,
+                 "--hugepage-size=2M"], True,
+                "4k" if m == "malloc" else "shm 2M", f))
+    return out
+
+
+# ------------------------------------------------------------------ #
+# measurement                                                          #
+# ------------------------------------------------------------------ #
 
 def whole_disk(path):
     st = os.stat(path)
-    sysdev = "/sys/dev/block/%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
+    sysdev = "/sys/dev/block/%d:%d" % (os.major(st.st_dev),
+                                       os.minor(st.st_dev))
     real = os.path.realpath(sysdev)
     if os.path.exists(os.path.join(real, "partition")):
         real = os.path.dirname(real)
     return os.path.basename(real)
 
 
-def disk_ios(dev):
+def disk_stat(dev):
     f = open("/sys/block/%s/stat" % dev).read().split()
-    return int(f[0]) + int(f[4])
+    # reads completed, sectors read, writes completed, sectors written
+    return int(f[0]), int(f[2]), int(f[4]), int(f[6])
 
 
-def run_fio(fio, args, dev):
-    before = disk_ios(dev) if dev else 0
+def tree_cpu_ns(pid, seen):
+    """Sum of sum_exec_runtime over the threads of @pid; a thread that
+    exited keeps its last sampled value in @seen."""
+    base = "/proc/%d/task" % pid
+    try:
+        tids = os.listdir(base)
+    except OSError:
+        return None
+    for tid in tids:
+        try:
+            with open("%s/%s/schedstat" % (base, tid)) as f:
+                seen[tid] = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return sum(seen.values())
+
+
+def loadavg():
+    return float(open("/proc/loadavg").read().split()[0])
+
+
+def io_window(samples, write, runtime, bw):
+    """The steady part of fio's I/O, as (i0, i1) indexes into samples.
+    The block statistics advance in bursts, so rates are taken over
+    ~150 ms.  The I/O ends at the last sample moving at least 30% of fio's
+    bandwidth @bw (bytes/s) in the workload's direction; it began
+    @runtime seconds before that (time_based), or later if the device
+    was quiet until then.  Other I/O on the disk can make the start look
+    early but not earlier than that bound, and setup (allocation, buffer
+    fill, registration) is left out.  Both ends are trimmed."""
+    k = 3 if write else 1
+    span = 3
+    if len(samples) <= span or bw <= 0:
+        return None
+
+    def rate(i):
+        a, b = samples[i - span], samples[i]
+        return (b["disk"][k] - a["disk"][k]) * 512 / (b["t"] - a["t"])
+    busy = [i for i in range(span, len(samples)) if rate(i) > 0.3 * bw]
+    if not busy:
+        return None
+    t_end = samples[busy[-1]]["t"]
+    t_first = samples[busy[0] - span]["t"]
+    t_start = max(t_first, t_end - runtime)
+    head = min(0.25, (t_end - t_start) * 0.15)
+    tail = min(0.15, (t_end - t_start) * 0.1)
+    i0 = next(i for i, x in enumerate(samples) if x["t"] >= t_start + head)
+    i1 = max(i for i, x in enumerate(samples) if x["t"] <= t_end - tail)
+    if i1 <= i0 or samples[i1]["t"] - samples[i0]["t"] < \
+            min(0.5, runtime * 0.3):
+        return None
+    return i0, i1
+
+
+class FioError(Exception):
+    pass
+
+
+def run_fio(fio, args, dev, write, bs, runtime, report_json=None):
+    outfd, outpath = tempfile.mkstemp(prefix="hugebuf-bench-", suffix=".json")
+    os.close(outfd)
+    envv = dict(os.environ)
+    if report_json:
+        envv["HUGEBUF_REPORT_JSON"] = report_json
+    load = loadavg()
     t0 = time.monotonic()
-    p = subprocess.Popen([fio, "--output-format=json"] + args,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = b"", b""
-    # read everything, then reap with wait4 for the rusage
-    out, err = p.stdout.read(), p.stderr.read()
-    _, status, ru = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
+    d0 = disk_stat(dev)
+    p = subprocess.Popen([fio, "--output-format=json", "--output=" + outpath]
+                         + args, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, env=envv)
+    samples, seen = [], {}
+    # sample until fio exits; wait4(WNOHANG) reaps it with its rusage
+    while True:
+        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        cpu = tree_cpu_ns(p.pid, seen)
+        if cpu is not None:
+            samples.append({"t": time.monotonic(), "cpu": cpu,
+                            "disk": disk_stat(dev)})
+        time.sleep(SAMPLE)
     wall = time.monotonic() - t0
-    after = disk_ios(dev) if dev else 0
-    text = out.decode(errors="replace")
+    d1 = disk_stat(dev)
+    err = p.stderr.read().decode(errors="replace")
+    p.returncode = os.waitstatus_to_exitcode(status)
+    try:
+        text = open(outpath).read()
+    finally:
+        os.unlink(outpath)
     if p.returncode:
-        sys.stderr.write(err.decode(errors="replace"))
-        sys.stderr.write(text[-2000:])
-        raise SystemExit("bench: fio failed (%d): %s" % (p.returncode, " ".join(args)))
-    j = json.loads(text[text.find("\n{") + 1:] if not text.startswith("{") else text)
+        raise FioError("fio failed (%d): %s\n%s%s" % (
+            p.returncode, " ".join(args), err, text[-1500:]))
+    j = json.loads(text[text.find("{"):])
     job = j["jobs"][0]
-    moved = job["read"]["io_bytes"] + job["write"]["io_bytes"]
-    ios = job["read"]["total_ios"] + job["write"]["total_ios"]
-    d = job["read"] if job["read"]["total_ios"] else job["write"]
+    d = job["write"] if write else job["read"]
+    moved = d["io_bytes"]
+    runtime_s = d["runtime"] / 1000.0
     pct = d["clat_ns"].get("percentile", {})
-    runtime = max(job["read"]["runtime"], job["write"]["runtime"]) / 1000.0
-    return {
-        "mibs": moved / (1 << 20) / runtime if runtime else 0,
-        "iops": ios / runtime if runtime else 0,
-        "cpu_gib": (ru.ru_utime + ru.ru_stime) / (moved / GIB) if moved else 0,
-        "cpu": ru.ru_utime + ru.ru_stime,
+    r = {
+        "mibs": moved / MIB / runtime_s if runtime_s else 0.0,
+        "iops": d["total_ios"] / runtime_s if runtime_s else 0.0,
         "p50": pct.get("50.000000", 0) / 1000.0,
         "p99": pct.get("99.000000", 0) / 1000.0,
-        "req_io": (after - before) / ios if ios else 0,
+        "cpu_run": ru.ru_utime + ru.ru_stime,
+        "cpu_run_gib": (ru.ru_utime + ru.ru_stime) / (moved / GIB)
+        if moved else 0.0,
+        "wall": wall,
+        "load": load,
+        "ios": d["total_ios"],
+    }
+    k = 2 if write else 0
+    win = io_window(samples, write, runtime, moved / runtime_s
+                    if runtime_s else 0)
+    if win:
+        a, b = samples[win[0]], samples[win[1]]
+        dt = b["t"] - a["t"]
+        r["cpu_rate"] = (b["cpu"] - a["cpu"]) / 1e9 / dt
+        r["window"] = dt
+        nreq = b["disk"][k] - a["disk"][k]
+        nsec = b["disk"][k + 1] - a["disk"][k + 1]
+    else:
+        # no steady interval found: no CPU figure rather than one that
+        # includes setup; requests over the whole run
+        r["cpu_rate"] = None
+        r["window"] = 0.0
+        nreq = d1[k] - d0[k]
+        nsec = d1[k + 1] - d0[k + 1]
+    gib_s = r["mibs"] / 1024.0
+    r["cpu_gib"] = r["cpu_rate"] / gib_s if gib_s and win else None
+    r["req_io"] = nreq * bs / (nsec * 512.0) if nsec else 0.0
+    return r
+
+
+# ------------------------------------------------------------------ #
+# the plan                                                             #
+# ------------------------------------------------------------------ #
+
+class Plan:
+    def __init__(self, full):
+        self.full = full
+        self.rounds = int(env("HUGEBUF_BENCH_ROUNDS", "3"))
+        self.runtime = float(env("HUGEBUF_BENCH_RUNTIME",
+                                 "2.5" if full else "1.5"))
+        self.iodepth = int(env("HUGEBUF_BENCH_IODEPTH", "16"))
+        if full:
+            bss = ["128K", "1M", "2M", "8M", "32M"]
+            self.points = [(rw, bs) for rw in ("randread", "randwrite")
+                           for bs in bss]
+            self.reg_sizes = ["64M", "128M", "256M", "512M", "1G"]
+            self.reg_backings = ["4k", "thp", "hugetlb"]
+            self.chunks = ["0", "2M", "4M", "8M"]
+        else:
+            self.points = [("randread", bs) for bs in
+                           ("128K", "1M", "8M", "32M")] + \
+                          [("randwrite", "8M")]
+            self.reg_sizes = ["64M", "256M", "1G"]
+            self.reg_backings = ["4k", "thp", "hugetlb"]
+            self.chunks = []
+
+
+def common_args(path, size, runtime, iodepth, rw, bs):
+    return ["--name=bench", "--filename=" + path, "--size=" + size,
+            "--direct=1", "--time_based", "--runtime=%gs" % runtime,
+            "--randrepeat=0", "--norandommap", "--thread",
+            "--iodepth=%d" % iodepth, "--rw=" + rw, "--bs=" + bs]
+
+
+def hugebuf_report(path):
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        return {}
+    return json.loads(lines[-1]) if lines else {}
+
+
+def run_point(ctx, cfg, rw, bs, extra=(), tag="sweep"):
+    rj = tempfile.mktemp(prefix="hugebuf-bench-rep-", suffix=".json")
+    args = ["--name=bench", cfg.engine] + \
+        common_args(ctx["path"], ctx["size"], ctx["plan"].runtime,
+                    ctx["plan"].iodepth, rw, bs)[1:] + cfg.args + list(extra)
+    try:
+        r = run_fio(ctx["fio"], args, ctx["dev"], rw.endswith("write"),
+                    parse_size(bs), ctx["plan"].runtime,
+                    None if cfg.builtin else rj)
+        if not cfg.builtin:
+            rep = hugebuf_report(rj)
+            r["folio_seen"] = rep.get("folio_size_seen", {}).get("min", 0)
+            r["bvecs_per_io"] = rep.get("bvecs_per_io", {}).get("max", 0)
+    finally:
+        if os.path.exists(rj):
+            os.unlink(rj)
+    return r
+
+
+def run_reg(ctx, backing, size):
+    """One READ_FIXED of a whole buffer of @size: the engine's timed
+    registration, its model and the device requests of that one I/O."""
+    rj = tempfile.mktemp(prefix="hugebuf-bench-reg-", suffix=".json")
+    args = ["--name=reg", "--ioengine=external:" + ctx["engine"],
+            "--filename=" + ctx["path"], "--size=" + ctx["size"],
+            "--direct=1", "--rw=randread", "--bs=" + size, "--iodepth=1",
+            "--number_ios=1", "--thread", "--randrepeat=0",
+            "--backing=" + backing, "--fixedbufs=1", "--report=off"]
+    envv = dict(os.environ, HUGEBUF_REPORT_JSON=rj)
+    t0 = time.monotonic()
+    p = subprocess.run([ctx["fio"], "--output-format=json"] + args,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       env=envv)
+    wall = time.monotonic() - t0
+    rep = hugebuf_report(rj)
+    if os.path.exists(rj):
+        os.unlink(rj)
+    if p.returncode or not rep:
+        raise FioError("fio failed (%d): %s\n%s" % (
+            p.returncode, " ".join(args), p.stderr.decode(errors="replace")))
+    return {
+        "register_ms": rep["register_usec"] / 1000.0,
+        "imu_bytes": rep["imu_bytes"],
+        "bvecs": rep["bvecs_per_buffer"]["max"],
+        "folio_seen": rep["folio_size_seen"]["min"],
+        "vmpin_kb": rep["vmpin_kb"],
+        "requests": rep["dev_reads"],
         "wall": wall,
     }
 
 
+def run_cli(ctx, backing, size):
+    """`hugebuf check --json` (kernel memory per registration, the
+    running kernel's verdict) and `hugebuf plan --json` (the model)."""
+    out = {}
+    for cmd in (["plan", "--backing=" + backing, "--size=" + size],
+                ["check", "--backing=" + backing, "--size=" + size]):
+        p = subprocess.run([ctx["cli"]] + cmd + ["--json"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        text = p.stdout.decode(errors="replace")
+        if p.returncode not in (0, 1) or not text.strip():
+            raise FioError("hugebuf %s failed (%d): %s" % (
+                " ".join(cmd), p.returncode,
+                p.stderr.decode(errors="replace").strip()))
+        out[cmd[0]] = json.loads(text)
+    return out
+
+
+def queue_limits(dev):
+    q = "/sys/block/%s/queue/" % dev
+
+    def rd(n, d):
+        try:
+            return int(open(q + n).read())
+        except (OSError, ValueError):
+            return d
+    return {"max_sectors": rd("max_sectors_kb", 1024) * KIB,
+            "max_segments": rd("max_segments", 128),
+            "max_segment_size": rd("max_segment_size", 65536)}
+
+
+def retried(what, fn, *args):
+    """Run one measurement; on a shared machine another job may hold the
+    hugepage pool or the disk for a moment, so wait and try again, and in
+    the end skip the point rather than lose the whole run."""
+    for delay in (5, 15, 30, None):
+        try:
+            return fn(*args)
+        except FioError as e:
+            msg = str(e).strip().splitlines()
+            if delay is None:
+                log("%s failed, skipped: %s" % (what, msg[-1] if msg else e))
+                return None
+            log("%s failed, retrying in %ds: %s" % (
+                what, delay, msg[-1] if msg else e))
+            time.sleep(delay)
+
+
+def execute(plan, ctx, results_path):
+    cfgs = configs(ctx["engine"], plan.full)
+    chunk_cfg = Config("hugebuf hugetlb plain", "--ioengine=external:" +
+                       ctx["engine"], ["--backing=hugetlb", "--fixedbufs=0",
+                                       "--registerfiles", "--report=off"],
+                       False, "hugetlb", 0)
+    jobs = []
+    for rw, bs in plan.points:
+        jobs.append(("sweep", (rw, bs)))
+    for rw in ("randread", "randwrite") if plan.chunks else ():
+        jobs.append(("chunk", (rw, "32M")))
+    jobs.append(("reg", None))
+    nrun = len(plan.points) * len(cfgs) + 2 * len(plan.chunks)
+    nreg = len(plan.reg_sizes) * len(plan.reg_backings)
+    est = plan.rounds * nrun * (plan.runtime + 0.7) + \
+        (plan.rounds if plan.full else 1) * nreg * 1.5
+    nrun += nreg
+    log("%s: %d rounds of %d runs, %gs each, about %.0f min" % (
+        "bench-full" if plan.full else "bench", plan.rounds, nrun,
+        plan.runtime, est / 60.0))
+    out = open(results_path, "w")
+    rng = random.Random(int(env("HUGEBUF_BENCH_SEED", "1")))
+    lim = queue_limits(ctx["dev"])
+    meta = {"type": "meta", "full": plan.full, "rounds": plan.rounds,
+            "runtime": plan.runtime, "iodepth": plan.iodepth,
+            "path": ctx["path"], "size": ctx["size"], "dev": ctx["dev"],
+            "limits": lim, "kernel": os.uname().release,
+            "fio": subprocess.run([ctx["fio"], "--version"],
+                                  stdout=subprocess.PIPE).stdout.decode()
+            .strip(), "start": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "nproc": os.cpu_count(), "load_start": loadavg(),
+            "configs": [c.name for c in cfgs],
+            "builtin": [c.name for c in cfgs if c.builtin]}
+    out.write(json.dumps(meta) + "\n")
+    t_start = time.monotonic()
+    cli_done = set()
+    for rnd in range(plan.rounds):
+        order = jobs[:]
+        rng.shuffle(order)
+        for kind, key in order:
+            if kind == "sweep":
+                rw, bs = key
+                cs = cfgs[:]
+                rng.shuffle(cs)
+                for c in cs:
+                    r = retried("%s %s %s" % (c.name, rw, bs), run_point,
+                                ctx, c, rw, bs)
+                    if r is None:
+                        continue
+                    r.update({"type": "sweep", "round": rnd, "rw": rw,
+                              "bs": bs, "config": c.name})
+                    out.write(json.dumps(r) + "\n")
+            elif kind == "chunk":
+                rw, bs = key
+                cs = plan.chunks[:]
+                rng.shuffle(cs)
+                for ch in cs:
+                    extra = ["--chunk_size=" + ch] if ch != "0" else []
+                    r = retried("chunk_size=%s %s" % (ch, rw), run_point,
+                                ctx, chunk_cfg, rw, bs, extra)
+                    if r is None:
+                        continue
+                    r.update({"type": "chunk", "round": rnd, "rw": rw,
+                              "bs": bs, "chunk": ch})
+                    out.write(json.dumps(r) + "\n")
+            elif plan.full or rnd == 0:
+                # bench: one round of these; bench-full: every round
+                pts = [(b, s) for b in plan.reg_backings
+                       for s in plan.reg_sizes]
+                rng.shuffle(pts)
+                for b, s in pts:
+                    r = retried("registration %s %s" % (b, s), run_reg,
+                                ctx, b, s)
+                    if r is None:
+                        continue
+                    r.update({"type": "reg", "round": rnd, "backing": b,
+                              "bufsize": s})
+                    out.write(json.dumps(r) + "\n")
+                    # the CLI once per point: its own medians inside
+                    if (b, s) not in cli_done:
+                        cli_done.add((b, s))
+                        c = retried("hugebuf check %s %s" % (b, s),
+                                    run_cli, ctx, b, s)
+                        if c is None:
+                            continue
+                        c.update({"type": "cli", "backing": b,
+                                  "bufsize": s})
+                        out.write(json.dumps(c) + "\n")
+            out.flush()
+        el = time.monotonic() - t_start
+        log("round %d/%d done, %.0f s, load %.1f" % (
+            rnd + 1, plan.rounds, el, loadavg()))
+    meta2 = {"type": "end", "elapsed": time.monotonic() - t_start,
+             "load_end": loadavg(), "end": time.strftime("%Y-%m-%d %H:%M:%S")}
+    out.write(json.dumps(meta2) + "\n")
+    out.close()
+
+
+def log(msg):
+    print("bench: " + msg, file=sys.stderr, flush=True)
+
+
 def main():
-    fio = os.environ.get("FIO", "fio")
-    engine = os.environ["HUGEBUF_ENGINE"]
-    path = os.environ["HUGEBUF_BENCH_FILE"]
-    size = os.environ.get("HUGEBUF_BENCH_SIZE", "2G")
-    runtime = os.environ.get("HUGEBUF_BENCH_RUNTIME", "5")
-    rounds = int(os.environ.get("HUGEBUF_BENCH_ROUNDS", "3"))
-    dev = whole_disk(path)
-
-    common = ["--filename=" + path, "--size=" + size, "--direct=1",
-              "--time_based", "--runtime=" + runtime, "--ramp_time=1",
-              "--randrepeat=0", "--norandommap"]
-    engines = {
-        "built-in": ["--ioengine=io_uring", "--fixedbufs=1",
-                     "--registerfiles=1", "--mem=shmhuge",
-                     "--hugepage-size=2M"],
-        "hugebuf": ["--ioengine=external:" + engine, "--registerfiles",
-                    "--report=off"],
-    }
-    workloads = [
-        ("randread 8M qd16", ["--rw=randread", "--bs=8M", "--iodepth=16"]),
-        ("randwrite 8M qd16", ["--rw=randwrite", "--bs=8M", "--iodepth=16"]),
-        ("randread 4K qd32", ["--rw=randread", "--bs=4K", "--iodepth=32"]),
-    ]
-    res = {(w, e): [] for w, _ in workloads for e in engines}
-    order = list(engines)
-    for r in range(rounds):
-        for wname, wargs in workloads:
-            for e in order:
-                # the engine's ioengine= must precede its options
-                args = ["--name=bench"] + engines[e][:1] + common + wargs + \
-                    engines[e][1:]
-                res[(wname, e)].append(run_fio(fio, args, dev))
-            order.reverse()
-        print("bench: round %d/%d done" % (r + 1, rounds), file=sys.stderr)
-
-    med = {k: {m: statistics.median(x[m] for x in v) for m in v[0]}
-           for k, v in res.items()}
-    hdr = "%-18s %-9s %9s %9s %9s %9s %9s %7s" % (
-        "workload", "engine", "MiB/s", "IOPS", "CPUs/GiB", "p50 us",
-        "p99 us", "req/IO")
-    print("device %s, file %s (%s), %s s per run, %d rounds, medians"
-          % (dev, path, size, runtime, rounds))
-    print(hdr)
-    print("-" * len(hdr))
-    for wname, _ in workloads:
-        for e in engines:
-            m = med[(wname, e)]
-            print("%-18s %-9s %9.0f %9.0f %9.3f %9.0f %9.0f %7.2f" % (
-                wname, e, m["mibs"], m["iops"], m["cpu_gib"], m["p50"],
-                m["p99"], m["req_io"]))
-        a, b = med[(wname, "hugebuf")], med[(wname, "built-in")]
-
-        def ratio(k):
-            return a[k] / b[k] if b[k] else float("nan")
-        print("%-18s %-9s %9.2fx %8.2fx %8.2fx %8.2fx %8.2fx %6.2fx" % (
-            "", "ratio", ratio("mibs"), ratio("iops"), ratio("cpu_gib"),
-            ratio("p50"), ratio("p99"), ratio("req_io")))
-    print()
-    print("targets: bandwidth >= 1.00x, CPU/GiB <= 0.80x, 4K IOPS >= 0.95x, "
-          "2 requests per 8 MiB I/O on virtio-blk")
-    spread = {k: (min(x["mibs"] for x in v), max(x["mibs"] for x in v))
-              for k, v in res.items()}
-    print("MiB/s range over rounds: " + "; ".join(
-        "%s/%s %.0f-%.0f" % (w.split()[0] + w.split()[1], e, lo, hi)
-        for (w, e), (lo, hi) in spread.items()))
+    full = "--full" in sys.argv[1:]
+    report_only = "--report-only" in sys.argv[1:]
+    outdir = env("HUGEBUF_BENCH_OUT", os.path.join(TOP, "bench", "out"))
+    os.makedirs(outdir, exist_ok=True)
+    results = os.path.join(outdir, "results-full.jsonl" if full else
+                           "results.jsonl")
+    if not report_only:
+        plan = Plan(full)
+        ctx = {
+            "fio": env("FIO", "fio"),
+            "engine": os.environ["HUGEBUF_ENGINE"],
+            "cli": env("HUGEBUF_CLI", os.path.join(TOP, "t", "hugebuf")),
+            "path": os.environ["HUGEBUF_BENCH_FILE"],
+            "size": env("HUGEBUF_BENCH_SIZE", "2G"),
+            "plan": plan,
+        }
+        ctx["dev"] = whole_disk(ctx["path"])
+        execute(plan, ctx, results)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import report
+    report.main(results, outdir)
 
 
 if __name__ == "__main__":
