@@ -77,6 +77,13 @@ struct hb_kmodel {
 	bool exact_nr_segs;
 	/* ctx->imu_cache serves imus of <= this many bvecs (0: no cache) */
 	unsigned int imu_cache_bvecs;
+	/*
+	 * io_pin_pages() walks the buffer's VMAs itself (before 6.5): a buffer
+	 * over VMAs of different files, such as a hugetlb page next to
+	 * anonymous memory, is -EINVAL (edd478269640, also in 6.1.y), and a
+	 * hole after pinned pages can come back as -EINVAL too.
+	 */
+	bool pin_checks_vmas;
 	/* human name, e.g. "6.12", "6.1+hugebuf" */
 	char name[24];
 };

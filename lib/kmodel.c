@@ -15,6 +15,9 @@
  * nr_segs since 6.15 (80c7378f94cf and friends), and struct io_mapped_ubuf
  * grew from 32 to 56 bytes of header with the kernel-buffer (ublk) fields,
  * together with a cache for imus of at most 32 bvecs (IO_CACHED_BVECS_SEGS).
+ * Before 6.5 io_pin_pages() asked pin_user_pages() for the VMAs and
+ * refused a buffer whose VMAs map different files (edd478269640, 6.3 and
+ * 6.1.y stable); 6.5 left the file-backed check to GUP's FOLL_LONGTERM.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,6 +49,7 @@ void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
 	else
 		km->gen = HB_KGEN_MULTI_FIXED;
 
+	km->pin_checks_vmas = version_before(major, minor, 6, 5);
 	if (version_before(major, minor, 6, 15)) {
 		km->imu_header = IMU_HEADER_OLD;
 	} else {
@@ -66,6 +70,7 @@ static void kmodel_backport(struct hb_kmodel *km)
 	memset(km, 0, sizeof(*km));
 	km->gen = HB_KGEN_MULTI_FIXED;
 	km->imu_header = IMU_HEADER_OLD;
+	km->pin_checks_vmas = true;
 	snprintf(km->name, sizeof(km->name), "6.1+hugebuf");
 }
 

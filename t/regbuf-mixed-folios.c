@@ -16,6 +16,12 @@
  * The model, run on the probed pages, must say "not coalesced"; data on
  * every path across the seam; the model's import against the probe; the
  * block request count against the model's table.
+ *
+ * Kernels whose io_pin_pages() checks the VMAs itself (before 6.5, and
+ * Debian's 6.1 with edd478269640 "disallow multi-source reg buffers")
+ * refuse these buffers outright: the hugetlb VMA has a file, the
+ * anonymous one none.  There the registration must fail with -EINVAL and
+ * leave no pin behind.
  */
 #include <errno.h>
 #include <signal.h>
@@ -34,6 +40,7 @@
 enum small_kind { SMALL_4K, SMALL_MTHP16 };
 
 static char mthp_saved[32];
+static struct hb_kmodel km_running;
 
 /* the bracketed word of "always inherit [madvise] never" */
 static int read_mode(char *out, size_t len)
@@ -144,6 +151,34 @@ static int must_not_coalesce(const struct t_case *c, const struct t_model *m,
 	return T_EXIT_PASS;
 }
 
+/* The kernel refuses a buffer over VMAs of different files (-EINVAL). */
+static int must_be_refused(const char *name, void *start, uint64_t len,
+			   const struct t_baseline *base)
+{
+	struct iovec iov = { start, len };
+	struct io_uring ring;
+	int ret, k;
+
+	ret = t_ring_init(&ring, 4);
+	if (ret)
+		return ret;
+	k = io_uring_register_buffers(&ring, &iov, 1);
+	if (!k) {
+		io_uring_unregister_buffers(&ring);
+		ret = t_fail("%s: registered, but this kernel's io_pin_pages() "
+			     "refuses VMAs of different files", name);
+	} else if (k != -EINVAL) {
+		ret = t_fail_val(name, -EINVAL, k);
+	} else {
+		ret = t_vmpin_expect(base->vmpin_kb, 0, "after the refusal");
+		if (!ret)
+			t_info("%s: refused with EINVAL (VMAs of different "
+			       "files), no pin left", name);
+	}
+	io_uring_queue_exit(&ring);
+	return ret;
+}
+
 static int run(const char *name, bool huge_first, enum small_kind kind,
 	       struct t_file *f)
 {
@@ -181,7 +216,10 @@ static int run(const char *name, bool huge_first, enum small_kind kind,
 			     strerror(-ret));
 		goto out;
 	}
-	ret = t_check_region(&c, start, NULL, f);
+	if (km_running.pin_checks_vmas)
+		ret = must_be_refused(name, start, c.len, &base);
+	else
+		ret = t_check_region(&c, start, NULL, f);
 out:
 	munmap(resv, 3 * T_SZ_2M);
 	ret = t_worst(ret, t_baseline_check(&base, "after unmapping"));
@@ -198,6 +236,8 @@ int main(int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return t_skip("takes no arguments");
+	if (hb_kmodel_running(&km_running))
+		return t_fail("kernel model: %s", hb_errmsg());
 	ret = t_file_create(&f, FILE_SIZE, 0x8b0, true);
 	if (ret)
 		return ret;
