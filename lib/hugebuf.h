@@ -84,6 +84,13 @@ struct hb_kmodel {
 	 * hole after pinned pages can come back as -EINVAL too.
 	 */
 	bool pin_checks_vmas;
+	/*
+	 * A coalesced bvec[0] keeps the page pinned for the first byte with
+	 * an in-page offset (6.3's single-folio way, our 6.1 backport)
+	 * instead of the folio's head page with the offset in the folio.
+	 * The same bytes either way; only bv_page/bv_offset differ.
+	 */
+	bool first_bvec_pinned_page;
 	/* human name, e.g. "6.12", "6.1+hugebuf" */
 	char name[24];
 };

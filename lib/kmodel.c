@@ -62,8 +62,10 @@ void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
 
 /*
  * Debian 6.1 with kernel/patches: the 6.16 coalescing rules, the 6.1
- * header (folio_shift sits in the padding after nr_bvecs) and the 6.1
- * nr_segs over-estimate in io_import_fixed().
+ * header (folio_shift sits in the padding after nr_bvecs), the 6.1
+ * nr_segs over-estimate in io_import_fixed(), and bvec[0] on the page
+ * pinned for the first byte (6.1 has no unpin_user_folio(); see
+ * kernel/patches/0003).
  */
 static void kmodel_backport(struct hb_kmodel *km)
 {
@@ -71,6 +73,7 @@ static void kmodel_backport(struct hb_kmodel *km)
 	km->gen = HB_KGEN_MULTI_FIXED;
 	km->imu_header = IMU_HEADER_OLD;
 	km->pin_checks_vmas = true;
+	km->first_bvec_pinned_page = true;
 	snprintf(km->name, sizeof(km->name), "6.1+hugebuf");
 }
 

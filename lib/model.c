@@ -214,6 +214,11 @@ static void build_multi(const struct hb_kmodel *km, const struct hb_page *pages,
 		off = (imu->ubuf & PAGE_MASK_LOW) +
 		      (w->first_folio_page_idx << HB_PAGE_SHIFT);
 	fill_bvecs(imu, off, imu->len);
+	/* the backport's bvec[0]: the pinned page, offset inside it */
+	if (km->first_bvec_pinned_page) {
+		imu->bvec[0].page_idx = (uint32_t)w->first_folio_page_idx;
+		imu->bvec[0].offset = (uint32_t)(imu->ubuf & PAGE_MASK_LOW);
+	}
 }
 
 uint64_t hb_imu_bytes(const struct hb_kmodel *km, unsigned int nr_bvecs)

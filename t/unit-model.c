@@ -123,10 +123,14 @@ static int ref_register(const struct hb_kmodel *km, const struct hb_page *p,
 			return 1;
 		}
 		for (k = 0; k < n; k++) {
+			bool pinned = !k && km->first_bvec_pinned_page;
+
 			bv[k].folio = runs[k].folio;
-			bv[k].page_idx = 0;
-			bv[k].offset = k ? 0 : (uint32_t)(runs[0].start * PG +
-							  off0);
+			bv[k].page_idx = pinned ? runs[0].start : 0;
+			bv[k].offset = k ? 0 :
+				       pinned ? (uint32_t)off0 :
+						(uint32_t)(runs[0].start * PG +
+							   off0);
 			bv[k].len = (uint32_t)overlap(off0, len,
 						      runs[k].first_page,
 						      runs[k].npages);
