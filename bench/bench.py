@@ -187,6 +187,28 @@ def io_window(samples, write, runtime, bw):
     return i0, i1
 
 
+POOL = "/sys/kernel/mm/hugepages/hugepages-2048kB/"
+
+
+def pool_settle(limit=5.0):
+    """Wait for the 2M pool to settle after the previous run.  When a
+    process with hugetlb buffers registered in io_uring exits, the ring
+    is torn down later (io_ring_exit_work) and its pages come back after
+    the process is gone; meanwhile resv_hugepages reads as a negative
+    number (2^64 - N, seen on 6.18), and a hugetlb allocation that checks
+    the pool first refuses with 'have 0'."""
+    t_end = time.monotonic() + limit
+    while time.monotonic() < t_end:
+        try:
+            nr = int(open(POOL + "nr_hugepages").read())
+            resv = int(open(POOL + "resv_hugepages").read())
+        except (OSError, ValueError):
+            return
+        if resv <= nr:
+            return
+        time.sleep(0.02)
+
+
 class FioError(Exception):
     pass
 
@@ -197,6 +219,7 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None):
     envv = dict(os.environ)
     if report_json:
         envv["HUGEBUF_REPORT_JSON"] = report_json
+    pool_settle()
     load = loadavg()
     t0 = time.monotonic()
     d0 = disk_stat(dev)
@@ -337,6 +360,7 @@ def run_reg(ctx, backing, size):
             "--number_ios=1", "--thread", "--randrepeat=0",
             "--backing=" + backing, "--fixedbufs=1", "--report=off"]
     envv = dict(os.environ, HUGEBUF_REPORT_JSON=rj)
+    pool_settle()
     t0 = time.monotonic()
     p = subprocess.run([ctx["fio"], "--output-format=json"] + args,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -363,6 +387,7 @@ def run_cli(ctx, backing, size):
     """`hugebuf check --json` (kernel memory per registration, the
     running kernel's verdict) and `hugebuf plan --json` (the model)."""
     out = {}
+    pool_settle()
     for cmd in (["plan", "--backing=" + backing, "--size=" + size],
                 ["check", "--backing=" + backing, "--size=" + size]):
         p = subprocess.run([ctx["cli"]] + cmd + ["--json"],
