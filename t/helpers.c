@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -408,6 +409,28 @@ int t_register(struct io_uring *ring, const struct iovec *iov, unsigned int nr)
 		      strerror(-ret));
 }
 
+int t_register_refused(struct io_uring *ring, void *addr, uint64_t len,
+		       int want, int also, long base_kb, const char *what,
+		       const char *why, int *got)
+{
+	struct iovec iov = { addr, len };
+	char when[128]; /* leaves room in t_vmpin_expect()'s message */
+	int k;
+
+	k = io_uring_register_buffers(ring, &iov, 1);
+	if (got)
+		*got = k;
+	if (!k) {
+		io_uring_unregister_buffers(ring);
+		return t_fail("%s: registered, but %s", what, why);
+	}
+	/* k is never 0 here, so an @also of 0 matches nothing */
+	if (k != want && k != also)
+		return t_fail_val(what, want, k);
+	snprintf(when, sizeof(when), "%s: after the refusal", what);
+	return t_vmpin_expect(base_kb, 0, when);
+}
+
 static int check_range(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
 		       const char *what)
 {
@@ -617,6 +640,71 @@ out:
 	return ret;
 }
 
+int t_read_fixed_alias(const struct t_regbuf *rb, const struct t_file *f,
+		       int fd, uint64_t period, uint64_t bg_seed, uint64_t boff,
+		       uint64_t len, uint64_t foff, const char *name,
+		       char *what, size_t what_len)
+{
+	uint64_t in = boff & (period - 1), first = period - in;
+	int res, ret;
+
+	if (first > len)
+		first = len;
+	t_pattern_fill(rb->addr, period, bg_seed, 0);
+	res = t_io(rb->ring, IORING_OP_READ_FIXED, fd, rb->addr + boff, len,
+		   foff, rb->idx);
+	snprintf(what, what_len, "%s: READ_FIXED [0x%llx, +0x%llx)%s", name,
+		 (unsigned long long)boff, (unsigned long long)len,
+		 fd == f->dfd ? " O_DIRECT" : "");
+	if (res != (int)len)
+		return t_fail_val(what, len, res);
+	/* the part in this alias lands at @in of the memory */
+	ret = t_pattern_verify(what, rb->addr + in, first, f->seed, foff);
+	/* the rest, in the next alias, at the memory's start */
+	if (!ret && len > first)
+		ret = t_pattern_verify(what, rb->addr, len - first, f->seed,
+				       foff + first);
+	return ret;
+}
+
+int t_write_fixed_alias(const struct t_regbuf *rb, struct t_file *f, int fd,
+			uint64_t period, uint64_t seed, const char *name)
+{
+	uint64_t i, copies = rb->len / period;
+	char *copy = malloc(period), what[160];
+	int res, ret;
+
+	if (!copy)
+		return t_fail("out of memory for a %llu-byte read buffer",
+			      (unsigned long long)period);
+	t_pattern_fill(rb->addr, period, seed, 0);
+	ret = t_file_poison(f, 0, rb->len);
+	if (ret)
+		goto out;
+	snprintf(what, sizeof(what), "%s: WRITE_FIXED of all %llu aliases",
+		 name, (unsigned long long)copies);
+	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, fd, rb->addr, rb->len, 0,
+		   rb->idx);
+	if (res != (int)rb->len) {
+		ret = t_fail_val(what, rb->len, res);
+		goto out;
+	}
+	for (i = 0; i < copies && !ret; i++) {
+		if (pread(f->fd, copy, period, i * period) != (ssize_t)period) {
+			ret = t_fail("%s: reading back the file: %s", what,
+				     strerror(errno));
+			break;
+		}
+		snprintf(what, sizeof(what),
+			 "%s: WRITE_FIXED of all aliases, file copy %llu", name,
+			 (unsigned long long)i);
+		ret = t_pattern_verify(what, copy, period, seed, 0);
+	}
+out:
+	free(copy);
+	return t_worst(ret, t_file_restore(f, 0, rb->len));
+}
+
 /* ------------------------------------------------------------------ */
 /* allocation                                                           */
 /* ------------------------------------------------------------------ */
@@ -659,6 +747,64 @@ int t_alloc(const char *backing, size_t len, size_t head_offset,
 	return T_EXIT_PASS;
 }
 
+int t_alloc_thp(size_t len, size_t head_offset, struct hb_buf *buf,
+		const char *what)
+{
+	int ret = t_alloc("thp", len, head_offset, buf);
+
+	if (ret || buf->huge_verified)
+		return ret;
+	hb_free(buf);
+	return t_skip("%s: no PMD THP could be had (THP disabled or memory "
+		      "fragmented): set "
+		      "/sys/kernel/mm/transparent_hugepage/enabled to madvise",
+		      what);
+}
+
+/* ------------------------------------------------------------------ */
+/* hand-made layouts                                                    */
+/* ------------------------------------------------------------------ */
+
+int t_resv_take(struct t_resv *r, uint64_t before, uint64_t len, uint64_t align)
+{
+	uintptr_t at;
+
+	/* @align of slack: the aligned spot is at most that far in */
+	r->len = before + align + len;
+	r->base = mmap(NULL, r->len, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r->base == MAP_FAILED) {
+		r->base = NULL;
+		r->at = NULL;
+		return t_fail("reserving %llu KiB of address space: %s",
+			      (unsigned long long)(r->len >> 10),
+			      strerror(errno));
+	}
+	at = ((uintptr_t)r->base + before + align - 1) &
+	     ~(uintptr_t)(align - 1);
+	r->at = (char *)at;
+	return T_EXIT_PASS;
+}
+
+void t_resv_release(struct t_resv *r)
+{
+	if (r->base)
+		munmap(r->base, r->len);
+	r->base = NULL;
+	r->at = NULL;
+}
+
+int t_map_hugetlb_at(char *at, int fill, const char *what)
+{
+	if (mmap(at, T_SZ_2M, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_FIXED, -1,
+		 0) == MAP_FAILED)
+		return t_skip("%s: no 2 MiB hugetlb page: %s", what,
+			      strerror(errno));
+	memset(at, fill, T_SZ_2M);
+	return T_EXIT_PASS;
+}
+
 /* ------------------------------------------------------------------ */
 /* resource baselines                                                   */
 /* ------------------------------------------------------------------ */
@@ -674,6 +820,13 @@ int t_baseline_take(struct t_baseline *b, uint64_t hp_size)
 	if (b->hp_free < 0)
 		b->hp_size = 0;
 	return T_EXIT_PASS;
+}
+
+int t_baseline_need(struct t_baseline *b, uint64_t hp_size, unsigned long nr)
+{
+	int ret = t_need_hugepages(hp_size, nr);
+
+	return ret ? ret : t_baseline_take(b, hp_size);
 }
 
 /*

@@ -135,6 +135,18 @@ int t_io(struct io_uring *ring, int op, int fd, void *addr, unsigned int len,
 	 uint64_t off, int idx);
 /* Register @nr iovecs through lib/; ENOMEM as non-root -> SKIP. */
 int t_register(struct io_uring *ring, const struct iovec *iov, unsigned int nr);
+/*
+ * Registering [@addr, @addr + @len) on @ring must be refused with @want,
+ * or with @also when that is non-zero (an errno some kernels give
+ * instead), and leave VmPin at @base_kb: io_sqe_buffer_register() unpins
+ * and unaccounts whatever it took before the failure (its unwind;
+ * e1c75831f682 fixed a leak there).  A registration that succeeds is
+ * undone and is a FAIL saying "@what: registered, but @why".  The errno
+ * the kernel gave goes to *@got (may be NULL).  Prints nothing on PASS.
+ */
+int t_register_refused(struct io_uring *ring, void *addr, uint64_t len,
+		       int want, int also, long base_kb, const char *what,
+		       const char *why, int *got);
 
 /*
  * One registered buffer: slot @idx of @ring covering [addr, addr+len).
@@ -177,6 +189,33 @@ int t_write_fixed_check(const struct t_regbuf *rb, struct t_file *f, int fd,
 int t_devzero_check(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
 		    const char *what);
 
+/*
+ * Buffers that alias themselves: rb->addr maps one piece of memory of
+ * @period bytes (a page) again and again, so byte i of the buffer is
+ * byte i % @period of that memory.
+ *
+ * READ_FIXED @len (at most @period) bytes at file offset @foff of @fd
+ * (f->fd or f->dfd; f holds the pattern of f->seed) into buffer offset
+ * @boff, after setting the first @period bytes to the pattern of
+ * @bg_seed.  The data must show at @boff % @period of the first mapping
+ * and, for the part that runs into the next alias, from its start.  The
+ * name of the I/O ("@name: READ_FIXED [boff, +len)", " O_DIRECT" when
+ * @fd is f->dfd) is left in @what for the caller's own checks.
+ */
+int t_read_fixed_alias(const struct t_regbuf *rb, const struct t_file *f,
+		       int fd, uint64_t period, uint64_t bg_seed, uint64_t boff,
+		       uint64_t len, uint64_t foff, const char *name,
+		       char *what, size_t what_len);
+/*
+ * WRITE_FIXED of the whole aliased buffer (rb->len bytes) through @fd to
+ * file offset 0, after filling the first @period bytes with the pattern
+ * of @seed and poisoning the file range: the file must then hold that
+ * memory rb->len / @period times, every copy at pattern offset 0.  The
+ * file's own pattern is restored at the end.
+ */
+int t_write_fixed_alias(const struct t_regbuf *rb, struct t_file *f, int fd,
+			uint64_t period, uint64_t seed, const char *name);
+
 /* ------------------------------------------------------------------ */
 /* allocation                                                           */
 /* ------------------------------------------------------------------ */
@@ -192,6 +231,43 @@ int t_need_hugepages(uint64_t page_size, unsigned long nr);
  */
 int t_alloc(const char *backing, size_t len, size_t head_offset,
 	    struct hb_buf *buf);
+/*
+ * t_alloc("thp") for a case that needs real PMD THPs: when lib/ could not
+ * verify 2 MiB folios behind the buffer (THP disabled, memory fragmented)
+ * the buffer is freed again and this is a SKIP naming @what.
+ */
+int t_alloc_thp(size_t len, size_t head_offset, struct hb_buf *buf,
+		const char *what);
+
+/* ------------------------------------------------------------------ */
+/* hand-made layouts                                                    */
+/* ------------------------------------------------------------------ */
+
+/* A PROT_NONE range a test maps its own layout into (MAP_FIXED, mremap) */
+struct t_resv {
+	char *base; /* the whole reservation; NULL: none */
+	uint64_t len;
+	char *at; /* the aligned spot the layout goes at */
+};
+
+/*
+ * Reserve address space (PROT_NONE, MAP_NORESERVE: no memory and no
+ * commit charge behind it) holding at least @before bytes ahead of an
+ * @align-aligned address r->at and @len bytes from it, so that mappings
+ * placed in [r->at - @before, r->at + @len) with MAP_FIXED can only
+ * replace parts of the reservation, never another mapping.  FAIL if mmap
+ * fails.
+ */
+int t_resv_take(struct t_resv *r, uint64_t before, uint64_t len,
+		uint64_t align);
+/* munmap the reservation and everything mapped into it (none: no-op). */
+void t_resv_release(struct t_resv *r);
+/*
+ * MAP_FIXED one private anonymous 2 MiB hugetlb page at @at (2 MiB
+ * aligned, inside a t_resv) and fault it in by filling it with @fill.
+ * No page to be had is a SKIP naming @what.
+ */
+int t_map_hugetlb_at(char *at, int fill, const char *what);
 
 /* ------------------------------------------------------------------ */
 /* resource baselines                                                   */
@@ -205,6 +281,11 @@ struct t_baseline {
 
 /* Snapshot VmPin and the free pages of the @hp_size pool (0: skip it). */
 int t_baseline_take(struct t_baseline *b, uint64_t hp_size);
+/*
+ * A test that watches the @hp_size hugetlb pool: SKIP unless it has @nr
+ * free pages (t_need_hugepages), then t_baseline_take() of that pool.
+ */
+int t_baseline_need(struct t_baseline *b, uint64_t hp_size, unsigned long nr);
 /* Both must be back at the snapshot; @when names the point checked. */
 int t_baseline_check(const struct t_baseline *b, const char *when);
 /* VmPin must be exactly @base + @delta_kb. */

@@ -173,10 +173,7 @@ static int shared_hugepage(struct t_file *f)
 	long v, once = 2 * FOLIO_KB;
 	int ret;
 
-	ret = t_need_hugepages(T_SZ_2M, 2);
-	if (ret)
-		return ret;
-	ret = t_baseline_take(&base, T_SZ_2M);
+	ret = t_baseline_need(&base, T_SZ_2M, 2);
 	if (ret)
 		return ret;
 	ret = t_alloc("hugetlb:2M", 2 * T_SZ_2M, 0, &buf);

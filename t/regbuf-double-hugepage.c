@@ -42,33 +42,27 @@
 
 static long base_vmpin;
 
-/* READ_FIXED into [boff, boff+len): check it through the other mapping. */
+/*
+ * READ_FIXED into [boff, boff+len): it lands in the one page, so it must
+ * show through the other mapping too, and the rest of the page keeps its
+ * background.
+ */
 static int read_seen_twice(const struct t_case *c, const struct t_regbuf *rb,
 			   struct t_file *f, int fd, uint64_t boff,
 			   uint64_t len, uint64_t foff)
 {
 	uint64_t in = boff & (T_SZ_2M - 1), first = T_SZ_2M - in;
 	char what[160];
-	int res, ret;
+	int ret;
 
 	if (first > len)
 		first = len;
-	t_pattern_fill(rb->addr, T_SZ_2M, SEED_PAGE, 0);
-	res = t_io(rb->ring, IORING_OP_READ_FIXED, fd, rb->addr + boff, len,
-		   foff, rb->idx);
-	snprintf(what, sizeof(what), "%s: READ_FIXED [0x%llx, +0x%llx)%s",
-		 c->name, (unsigned long long)boff, (unsigned long long)len,
-		 fd == f->dfd ? " O_DIRECT" : "");
-	if (res != (int)len)
-		return t_fail_val(what, len, res);
-	/* through both mappings */
-	ret = t_pattern_verify(what, rb->addr + in, first, f->seed, foff);
+	ret = t_read_fixed_alias(rb, f, fd, T_SZ_2M, SEED_PAGE, boff, len, foff,
+				 c->name, what, sizeof(what));
+	/* through the second mapping */
 	if (!ret)
 		ret = t_pattern_verify(what, rb->addr + T_SZ_2M + in, first,
 				       f->seed, foff);
-	if (!ret && len > first)
-		ret = t_pattern_verify(what, rb->addr, len - first, f->seed,
-				       foff + first);
 	/* the bytes of the page around it keep the background */
 	if (!ret && in + first < T_SZ_2M && len == first)
 		ret = t_pattern_verify(what, rb->addr + in + first,
@@ -77,40 +71,6 @@ static int read_seen_twice(const struct t_case *c, const struct t_regbuf *rb,
 					       T_SZ_2M - in - first,
 				       SEED_PAGE, in + first);
 	return ret;
-}
-
-static int write_twice(const struct t_case *c, const struct t_regbuf *rb,
-		       struct t_file *f, int fd)
-{
-	char what[160];
-	int res, ret;
-
-	t_pattern_fill(rb->addr, T_SZ_2M, SEED_PAGE, 0);
-	ret = t_file_poison(f, 0, BUF_LEN);
-	if (ret)
-		return ret;
-	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, fd, rb->addr, BUF_LEN, 0,
-		   rb->idx);
-	snprintf(what, sizeof(what), "%s: WRITE_FIXED of both mappings",
-		 c->name);
-	if (res != (int)BUF_LEN)
-		ret = t_fail_val(what, BUF_LEN, res);
-	if (!ret)
-		ret = t_file_verify(f, what, 0, T_SZ_2M, SEED_PAGE);
-	/* the second copy holds offsets 0..2M of the page again */
-	if (!ret) {
-		char *tmp = malloc(T_SZ_2M);
-
-		if (!tmp)
-			ret = t_fail("out of memory");
-		else if (pread(f->fd, tmp, T_SZ_2M, T_SZ_2M) != T_SZ_2M)
-			ret = t_fail("reading back: %s", strerror(errno));
-		else
-			ret = t_pattern_verify(what, tmp, T_SZ_2M, SEED_PAGE,
-					       0);
-		free(tmp);
-	}
-	return t_worst(ret, t_file_restore(f, 0, BUF_LEN));
 }
 
 static int aliased_io(const struct t_case *c, const struct t_regbuf *rb,
@@ -140,8 +100,10 @@ static int aliased_io(const struct t_case *c, const struct t_regbuf *rb,
 				      64 << 10, 0x40000);
 	if (!ret)
 		ret = read_seen_twice(c, rb, f, f->fd, BUF_LEN - 10, 10, 0x77);
+	/* the file holds the page twice */
 	if (!ret)
-		ret = write_twice(c, rb, f, dfd);
+		ret = t_write_fixed_alias(rb, f, dfd, T_SZ_2M, SEED_PAGE,
+					  c->name);
 	if (!ret)
 		t_info("%s: aliasing-aware data checks: ok", c->name);
 	return ret;
@@ -156,18 +118,16 @@ int main(int argc, char **argv)
 		.aliased = true,
 		.registered = aliased_io,
 	};
+	struct t_resv resv = { 0 };
 	struct t_baseline base;
 	struct t_file f;
-	char *resv = MAP_FAILED, *r;
+	char *r;
 	int mfd = -1, ret;
 
 	(void)argv;
 	if (argc > 1)
 		return t_skip("takes no arguments");
-	ret = t_need_hugepages(T_SZ_2M, 1);
-	if (ret)
-		return ret;
-	ret = t_baseline_take(&base, T_SZ_2M);
+	ret = t_baseline_need(&base, T_SZ_2M, 1);
 	if (ret)
 		return ret;
 	base_vmpin = base.vmpin_kb;
@@ -185,13 +145,10 @@ int main(int argc, char **argv)
 			     strerror(errno));
 		goto out;
 	}
-	resv = mmap(NULL, 3 * T_SZ_2M, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-		    -1, 0);
-	if (resv == MAP_FAILED) {
-		ret = t_fail("reserving 6 MiB: %s", strerror(errno));
+	ret = t_resv_take(&resv, 0, 2 * T_SZ_2M, T_SZ_2M);
+	if (ret)
 		goto out;
-	}
-	r = (char *)(((uintptr_t)resv + T_SZ_2M - 1) & ~(T_SZ_2M - 1));
+	r = resv.at;
 	if (mmap(r, T_SZ_2M, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
 		 mfd, 0) == MAP_FAILED ||
 	    mmap(r + T_SZ_2M, T_SZ_2M, PROT_READ | PROT_WRITE,
@@ -204,8 +161,7 @@ int main(int argc, char **argv)
 	r[T_SZ_2M] = 1;
 	ret = t_check_region(&c, r, NULL, &f);
 out:
-	if (resv != MAP_FAILED)
-		munmap(resv, 3 * T_SZ_2M);
+	t_resv_release(&resv);
 	if (mfd >= 0)
 		close(mfd);
 	t_file_close(&f);

@@ -127,54 +127,37 @@ static int check_validation(void)
 /* A hugetlb page with an unmapped page right after it. */
 static int check_pin_hole(void)
 {
+	const char *what = "hugetlb page + hole";
+	/* kernels whose io_pin_pages() walks the VMAs may say -EINVAL */
+	int also = km.pin_checks_vmas ? -EINVAL : 0;
 	struct t_baseline base;
 	struct io_uring ring;
-	struct iovec iov;
-	char *resv, *h;
+	struct t_resv r;
 	int ret, k;
 
-	ret = t_need_hugepages(T_SZ_2M, 1);
+	ret = t_baseline_need(&base, T_SZ_2M, 1);
 	if (ret)
 		return ret;
-	ret = t_baseline_take(&base, T_SZ_2M);
+	ret = t_resv_take(&r, 0, T_SZ_2M + T_SZ_4K, T_SZ_2M);
 	if (ret)
 		return ret;
-	resv = mmap(NULL, 3 * T_SZ_2M, PROT_NONE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (resv == MAP_FAILED)
-		return t_fail("reserving 6 MiB: %s", strerror(errno));
-	h = (char *)(((uintptr_t)resv + T_SZ_2M - 1) & ~(T_SZ_2M - 1));
-	if (mmap(h, T_SZ_2M, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_FIXED, -1,
-		 0) == MAP_FAILED) {
-		munmap(resv, 3 * T_SZ_2M);
-		return t_skip("no 2 MiB hugetlb page: %s", strerror(errno));
+	ret = t_map_hugetlb_at(r.at, 1, what);
+	if (ret) {
+		t_resv_release(&r);
+		return ret;
 	}
-	memset(h, 1, T_SZ_2M);
-	munmap(h + T_SZ_2M, T_SZ_4K); /* the hole */
+	munmap(r.at + T_SZ_2M, T_SZ_4K); /* the hole */
 	ret = t_ring_init(&ring, 4);
 	if (!ret) {
-		iov.iov_base = h;
-		iov.iov_len = T_SZ_2M + T_SZ_4K;
-		k = io_uring_register_buffers(&ring, &iov, 1);
-		if (!k) {
-			io_uring_unregister_buffers(&ring);
-			ret = t_fail(
-				"a buffer over an unmapped page registered");
-		} else if (k != -EFAULT &&
-			   !(k == -EINVAL && km.pin_checks_vmas)) {
-			ret = t_fail_val("buffer over an unmapped page",
-					 -EFAULT, k);
-		} else {
-			ret = t_vmpin_expect(base.vmpin_kb, 0,
-					     "after the failed pin");
-			if (!ret)
-				t_info("hugetlb page + hole: %s",
-				       k == -EFAULT ? "EFAULT" : "EINVAL");
-		}
+		ret = t_register_refused(&ring, r.at, T_SZ_2M + T_SZ_4K,
+					 -EFAULT, also, base.vmpin_kb, what,
+					 "pinning must stop at the hole", &k);
+		if (!ret)
+			t_info("%s: %s", what,
+			       k == -EFAULT ? "EFAULT" : "EINVAL");
 		io_uring_queue_exit(&ring);
 	}
-	munmap(resv, 3 * T_SZ_2M);
+	t_resv_release(&r);
 	return t_worst(ret, t_baseline_check(&base, "after the failed pin "
 						    "and munmap"));
 }
@@ -209,17 +192,10 @@ static int memlock_child(void)
 	if (ret)
 		return ret;
 	before = hb_vmpin_kb();
-	iov.iov_base = huge;
-	iov.iov_len = T_SZ_2M;
-	k = io_uring_register_buffers(&ring, &iov, 1);
-	if (k != -ENOMEM) {
-		if (!k)
-			io_uring_unregister_buffers(&ring);
-		return t_fail_val("2 MiB hugetlb over a 1 MiB RLIMIT_MEMLOCK "
-				  "as uid 65534",
-				  -ENOMEM, k);
-	}
-	ret = t_vmpin_expect(before, 0, "after the ENOMEM");
+	ret = t_register_refused(&ring, huge, T_SZ_2M, -ENOMEM, 0, before,
+				 "2 MiB hugetlb over a 1 MiB RLIMIT_MEMLOCK "
+				 "as uid 65534",
+				 "the hugepage is charged whole", NULL);
 	if (ret)
 		return ret;
 	t_info("2 MiB hugetlb, 1 MiB RLIMIT_MEMLOCK, no CAP_IPC_LOCK: ENOMEM "
@@ -251,10 +227,7 @@ static int check_memlock(void)
 		return t_skip("memlock case: needs root to drop to uid 65534 "
 			      "(as a non-root user, run it with a small "
 			      "ulimit -l instead)");
-	ret = t_need_hugepages(T_SZ_2M, 1);
-	if (ret)
-		return ret;
-	ret = t_baseline_take(&base, T_SZ_2M);
+	ret = t_baseline_need(&base, T_SZ_2M, 1);
 	if (ret)
 		return ret;
 	fflush(stdout);

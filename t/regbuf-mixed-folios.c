@@ -123,16 +123,6 @@ static int map_small(char *at, enum small_kind kind)
 	return 0;
 }
 
-static int map_huge(char *at)
-{
-	if (mmap(at, T_SZ_2M, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_FIXED, -1,
-		 0) == MAP_FAILED)
-		return -errno;
-	memset(at, 0x22, T_SZ_2M);
-	return 0;
-}
-
 static int must_not_coalesce(const struct t_case *c, const struct t_model *m,
 			     uint64_t (*more)[2], unsigned int *nr)
 {
@@ -155,26 +145,21 @@ static int must_not_coalesce(const struct t_case *c, const struct t_model *m,
 static int must_be_refused(const char *name, void *start, uint64_t len,
 			   const struct t_baseline *base)
 {
-	struct iovec iov = { start, len };
 	struct io_uring ring;
-	int ret, k;
+	int ret;
 
 	ret = t_ring_init(&ring, 4);
 	if (ret)
 		return ret;
-	k = io_uring_register_buffers(&ring, &iov, 1);
-	if (!k) {
-		io_uring_unregister_buffers(&ring);
-		ret = t_fail("%s: registered, but this kernel's io_pin_pages() "
-			     "refuses VMAs of different files", name);
-	} else if (k != -EINVAL) {
-		ret = t_fail_val(name, -EINVAL, k);
-	} else {
-		ret = t_vmpin_expect(base->vmpin_kb, 0, "after the refusal");
-		if (!ret)
-			t_info("%s: refused with EINVAL (VMAs of different "
-			       "files), no pin left", name);
-	}
+	ret = t_register_refused(&ring, start, len, -EINVAL, 0, base->vmpin_kb,
+				 name,
+				 "this kernel's io_pin_pages() refuses VMAs "
+				 "of different files",
+				 NULL);
+	if (!ret)
+		t_info("%s: refused with EINVAL (VMAs of different files), no "
+		       "pin left",
+		       name);
 	io_uring_queue_exit(&ring);
 	return ret;
 }
@@ -189,27 +174,22 @@ static int run(const char *name, bool huge_first, enum small_kind kind,
 		.expect = must_not_coalesce,
 	};
 	struct t_baseline base;
-	char *resv, *h, *start;
+	struct t_resv r;
+	char *h, *start;
 	int ret;
 
-	ret = t_need_hugepages(T_SZ_2M, 1);
+	ret = t_baseline_need(&base, T_SZ_2M, 1);
 	if (ret)
 		return ret;
-	ret = t_baseline_take(&base, T_SZ_2M);
+	/* room for the small pages on either side of the hugepage */
+	ret = t_resv_take(&r, SMALL, T_SZ_2M + SMALL, T_SZ_2M);
 	if (ret)
 		return ret;
-	resv = mmap(NULL, 3 * T_SZ_2M, PROT_NONE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (resv == MAP_FAILED)
-		return t_fail("reserving 6 MiB: %s", strerror(errno));
-	h = (char *)(((uintptr_t)resv + 2 * T_SZ_2M - 1) & ~(T_SZ_2M - 1));
+	h = r.at;
 	start = huge_first ? h : h - SMALL;
-	ret = map_huge(h);
-	if (ret) {
-		ret = t_skip("%s: no 2 MiB hugetlb page: %s", name,
-			     strerror(-ret));
+	ret = t_map_hugetlb_at(h, 0x22, name);
+	if (ret)
 		goto out;
-	}
 	ret = map_small(huge_first ? h + T_SZ_2M : h - SMALL, kind);
 	if (ret) {
 		ret = t_fail("%s: mapping the small pages: %s", name,
@@ -221,7 +201,7 @@ static int run(const char *name, bool huge_first, enum small_kind kind,
 	else
 		ret = t_check_region(&c, start, NULL, f);
 out:
-	munmap(resv, 3 * T_SZ_2M);
+	t_resv_release(&r);
 	ret = t_worst(ret, t_baseline_check(&base, "after unmapping"));
 	if (!ret)
 		t_info("%s: ok", name);

@@ -48,69 +48,16 @@ static int must_not_coalesce(const struct t_case *c, const struct t_model *m,
 	return T_EXIT_PASS;
 }
 
-/* WRITE_FIXED of the whole buffer: the file holds the page 512 times. */
-static int write_all(const struct t_case *c, const struct t_regbuf *rb,
-		     struct t_file *f)
-{
-	char *chunk = malloc(T_SZ_4K), what[160];
-	unsigned int i;
-	int res, ret;
-
-	if (!chunk)
-		return t_fail("out of memory");
-	t_pattern_fill(rb->addr, T_SZ_4K, SEED_PAGE, 0);
-	ret = t_file_poison(f, 0, BUF_LEN);
-	if (ret)
-		goto out;
-	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, f->fd, rb->addr, BUF_LEN, 0,
-		   rb->idx);
-	if (res != (int)BUF_LEN) {
-		ret = t_fail_val("WRITE_FIXED of all aliases", BUF_LEN, res);
-		goto out;
-	}
-	for (i = 0; i < NR_ALIAS && !ret; i++) {
-		if (pread(f->fd, chunk, T_SZ_4K, i * T_SZ_4K) != T_SZ_4K) {
-			ret = t_fail("reading back the file: %s",
-				     strerror(errno));
-			break;
-		}
-		snprintf(what, sizeof(what),
-			 "%s: WRITE_FIXED, file copy %u of "
-			 "the page",
-			 c->name, i);
-		ret = t_pattern_verify(what, chunk, T_SZ_4K, SEED_PAGE, 0);
-	}
-out:
-	free(chunk);
-	return t_worst(ret, t_file_restore(f, 0, BUF_LEN));
-}
-
-/* READ_FIXED of @len at alias offset @boff, seen through alias 0. */
+/* READ_FIXED of @len at alias offset @boff; alias 511 shows it too. */
 static int read_alias(const struct t_case *c, const struct t_regbuf *rb,
 		      struct t_file *f, int fd, uint64_t boff, uint64_t len,
 		      uint64_t foff)
 {
-	uint64_t in_page = boff & (T_SZ_4K - 1), first = T_SZ_4K - in_page;
 	char what[160];
-	int res, ret;
+	int ret;
 
-	if (first > len)
-		first = len;
-	t_pattern_fill(rb->addr, T_SZ_4K, SEED_PAGE, 0);
-	res = t_io(rb->ring, IORING_OP_READ_FIXED, fd, rb->addr + boff, len,
-		   foff, rb->idx);
-	snprintf(what, sizeof(what), "%s: READ_FIXED [0x%llx, +0x%llx)%s",
-		 c->name, (unsigned long long)boff, (unsigned long long)len,
-		 fd == f->dfd ? " O_DIRECT" : "");
-	if (res != (int)len)
-		return t_fail_val(what, len, res);
-	/* the part in alias k lands at in_page.. of the page */
-	ret = t_pattern_verify(what, rb->addr + in_page, first, f->seed, foff);
-	/* the rest (alias k + 1) at the page's start */
-	if (!ret && len > first)
-		ret = t_pattern_verify(what, rb->addr, len - first, f->seed,
-				       foff + first);
-	/* and alias 511 shows the same page */
+	ret = t_read_fixed_alias(rb, f, fd, T_SZ_4K, SEED_PAGE, boff, len, foff,
+				 c->name, what, sizeof(what));
 	if (!ret && !memcmp(rb->addr, rb->addr + BUF_LEN - T_SZ_4K, T_SZ_4K))
 		return T_EXIT_PASS;
 	return ret ? ret : t_fail("%s: alias 511 differs from alias 0", what);
@@ -127,8 +74,10 @@ static int aliased_io(const struct t_case *c, const struct t_regbuf *rb,
 					   c->name);
 	if (!ret)
 		ret = t_model_check_import(m, BUF_LEN - 100, 100, c->name);
+	/* the file holds the page 512 times */
 	if (!ret)
-		ret = write_all(c, rb, f);
+		ret = t_write_fixed_alias(rb, f, f->fd, T_SZ_4K, SEED_PAGE,
+					  c->name);
 	if (!ret)
 		ret = read_alias(c, rb, f, f->fd, 5 * T_SZ_4K, T_SZ_4K,
 				 3 * T_SZ_4K);
@@ -156,6 +105,7 @@ int main(int argc, char **argv)
 		.registered = aliased_io,
 	};
 	struct t_baseline base;
+	struct t_resv r;
 	struct t_file f;
 	char *resv;
 	unsigned int i;
@@ -174,13 +124,12 @@ int main(int argc, char **argv)
 		close(mfd);
 		return t_fail("ftruncate memfd: %s", strerror(errno));
 	}
-	resv = mmap(NULL, BUF_LEN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-		    0);
-	if (resv == MAP_FAILED) {
+	ret = t_resv_take(&r, 0, BUF_LEN, T_SZ_4K);
+	if (ret) {
 		close(mfd);
-		return t_fail("reserving %llu bytes: %s", BUF_LEN,
-			      strerror(errno));
+		return ret;
 	}
+	resv = r.at;
 	for (i = 0; i < NR_ALIAS; i++) {
 		if (mmap(resv + i * T_SZ_4K, T_SZ_4K, PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_FIXED, mfd, 0) == MAP_FAILED) {
@@ -196,7 +145,7 @@ int main(int argc, char **argv)
 	ret = t_check_region(&c, resv, NULL, &f);
 	t_file_close(&f);
 out:
-	munmap(resv, BUF_LEN);
+	t_resv_release(&r);
 	close(mfd);
 	ret = t_worst(ret, t_baseline_check(&base, "after unmapping"));
 	if (!ret)

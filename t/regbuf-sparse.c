@@ -80,10 +80,7 @@ int main(int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return t_skip("takes no arguments");
-	ret = t_need_hugepages(T_SZ_2M, 4);
-	if (ret)
-		return ret;
-	ret = t_baseline_take(&base, T_SZ_2M);
+	ret = t_baseline_need(&base, T_SZ_2M, 4);
 	if (ret)
 		return ret;
 	ret = t_file_create(&f, FILE_SIZE, 0x5a5, true);

@@ -90,7 +90,8 @@ int main(int argc, char **argv)
 	struct hb_buf buf;
 	struct t_file f;
 	unsigned int i, ran = 0;
-	char *resv = MAP_FAILED, *dst, *moved;
+	struct t_resv resv = { 0 };
+	char *dst, *moved;
 	int ret;
 
 	(void)argv;
@@ -102,25 +103,14 @@ int main(int argc, char **argv)
 	ret = t_file_create(&f, FILE_SIZE, 0x4d4, true);
 	if (ret)
 		return ret;
-	ret = t_alloc("thp", 2 * T_SZ_2M, 0, &buf);
+	ret = t_alloc_thp(2 * T_SZ_2M, 0, &buf, "two THPs");
 	if (ret)
 		goto out_file;
-	if (!buf.huge_verified) {
-		ret = t_skip("no PMD THPs could be had: set "
-			     "/sys/kernel/mm/transparent_hugepage/enabled to "
-			     "madvise");
-		goto out_buf;
-	}
 	/* a 2 MiB-aligned + 4 KiB destination inside a reservation */
-	resv = mmap(NULL, 4 * T_SZ_2M, PROT_NONE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (resv == MAP_FAILED) {
-		ret = t_fail("reserving 8 MiB of address space: %s",
-			     strerror(errno));
+	ret = t_resv_take(&resv, 0, T_SZ_4K + MOVED, T_SZ_2M);
+	if (ret)
 		goto out_buf;
-	}
-	dst = (char *)(((uintptr_t)resv + T_SZ_2M - 1) & ~(T_SZ_2M - 1)) +
-	      T_SZ_4K;
+	dst = resv.at + T_SZ_4K;
 	moved = mremap((char *)buf.map + T_SZ_2M / 2, MOVED, MOVED,
 		       MREMAP_MAYMOVE | MREMAP_FIXED, dst);
 	if (moved == MAP_FAILED) {
@@ -140,8 +130,7 @@ int main(int argc, char **argv)
 	}
 	ret = ran ? T_EXIT_PASS : T_EXIT_SKIP;
 out_resv:
-	if (resv != MAP_FAILED)
-		munmap(resv, 4 * T_SZ_2M);
+	t_resv_release(&resv);
 out_buf:
 	hb_free(&buf);
 out_file:

@@ -122,15 +122,9 @@ int main(int argc, char **argv)
 	ret = t_file_create(&f, FILE_SIZE, 0x5e0, true);
 	if (ret)
 		return ret;
-	ret = t_alloc("thp", T_SZ_2M, 0, &buf);
+	ret = t_alloc_thp(T_SZ_2M, 0, &buf, c.name);
 	if (ret)
 		goto out_file;
-	if (!buf.huge_verified) {
-		ret = t_skip("no PMD THP could be had: set "
-			     "/sys/kernel/mm/transparent_hugepage/enabled to "
-			     "madvise");
-		goto out_buf;
-	}
 	ret = share_first_page(buf.map);
 	if (ret)
 		goto out_buf;

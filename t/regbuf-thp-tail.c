@@ -71,17 +71,9 @@ static int run(struct thp_case *tc, struct t_file *f)
 	ret = t_baseline_take(&base, 0);
 	if (ret)
 		return ret;
-	ret = t_alloc("thp", tc->c.len, tc->c.head_offset, &buf);
+	ret = t_alloc_thp(tc->c.len, tc->c.head_offset, &buf, tc->c.name);
 	if (ret)
 		return ret;
-	if (!buf.huge_verified) {
-		hb_free(&buf);
-		return t_skip("%s: no PMD THP could be had (THP disabled or "
-			      "memory fragmented): set "
-			      "/sys/kernel/mm/transparent_hugepage/enabled to "
-			      "madvise",
-			      tc->c.name);
-	}
 	tc->base_vmpin = base.vmpin_kb;
 	tc->head = buf.map;
 	hb_backing_parse("thp", &b);
