@@ -119,6 +119,80 @@ r_engine_errors() {
 	grep '^hugebuf: ' "$1" | grep -v '^hugebuf: [^ :]*: '
 }
 
+# r_run_job OUT CMD...: run the fio command line CMD (it may start with
+# timeout or r_as_nobody) with --output=OUT.fio and its stdout and stderr
+# in OUT, then append OUT.fio to OUT: OUT holds the engine's lines and
+# fio's report.  The exit code is left in R_RC.
+r_run_job() {
+	local out=$1
+	shift
+	"$@" --output="$out.fio" >"$out" 2>&1
+	R_RC=$?
+	cat "$out.fio" >>"$out" 2>/dev/null
+}
+
+# r_one_engine_error OUT PATTERN: true when OUT holds exactly one engine
+# error line (r_engine_errors) and it names PATTERN: the house rule for a
+# refused job, one line naming the cause and the fix.  The error lines
+# found are left in R_ERRS.
+r_one_engine_error() {
+	R_ERRS=$(r_engine_errors "$1")
+	[ "$(echo "$R_ERRS" | grep -c .)" = 1 ] && echo "$R_ERRS" | grep -q "$2"
+}
+
+# r_expect_refused OUT RC PATTERN WHAT: the engine job of r_run_job OUT
+# exited RC and must have been refused: a non-zero exit that is not a
+# timeout or a signal (>= 124), one engine line naming PATTERN
+# (r_one_engine_error), and no I/O.  r_fail naming WHAT otherwise.
+r_expect_refused() {
+	local out=$1 rc=$2 pat=$3 what=$4
+	if [ "$rc" = 0 ] || [ "$rc" -ge 124 ]; then
+		r_fail "$what: exit $rc, wanted 1"
+	elif ! r_one_engine_error "$out" "$pat"; then
+		r_fail "$what: wanted one engine line naming '$pat': $R_ERRS"
+	else
+		r_info "$what: exit $rc: $R_ERRS"
+	fi
+	if grep -q 'READ: bw=' "$out"; then
+		r_fail "$what: the job did I/O"
+	fi
+}
+
+# r_cli_refused RC ERR PATTERN: true when the CLI, its stderr in ERR,
+# exited RC = 3 (refused) with exactly one line on stderr naming PATTERN
+r_cli_refused() {
+	[ "$1" = 3 ] && [ "$(wc -l <"$2")" = 1 ] && grep -q "$3" "$2"
+}
+
+# r_expect_fio_error RC ERR WANT NAME BYTES WHAT: a job over failing
+# storage exited RC with fio error ERR (empty: no JSON) after BYTES.  It
+# must end (RC >= 124 is a timeout: a hang, and the test stops there),
+# exit non-zero, and report fio error WANT (NAME, e.g. 5 EIO).  r_fail
+# naming WHAT otherwise; returns 0 when it did.
+r_expect_fio_error() {
+	local rc=$1 err=$2 want=$3 name=$4 bytes=$5 what=$6
+	if [ "$rc" -ge 124 ]; then
+		r_fail_now "$what: the job hung (timeout, exit $rc)"
+	elif [ "$rc" = 0 ] || [ "${err:-0}" != "$want" ]; then
+		r_fail "$what: exit $rc, fio error ${err:-none}, wanted $name ($want)"
+		return 1
+	fi
+	r_info "$what: exit $rc, fio error $want ($name) after $bytes bytes"
+}
+
+# r_expect_read OUT RC BYTES WHAT: the JSON fio job of OUT (stderr in
+# OUT.err) exited RC; it must have exited 0 with fio error 0 after
+# reading exactly BYTES (its verify pass included).  r_fail naming WHAT
+# otherwise; returns 0 when it did.
+r_expect_read() {
+	local out=$1 rc=$2 bytes=$3 what=$4 res
+	res=$(r_fio_result "$out")
+	set -- $res
+	[ "$rc" = 0 ] && [ "$1" = 0 ] && [ "$2" = "$bytes" ] && return 0
+	r_fail "$what: exit $rc, result $res: $(tail -n 3 "$out.err")"
+	return 1
+}
+
 # wait up to $2 seconds (default 10) for pid $1 to exit; 1 if it did not
 r_wait_gone() {
 	local i=0 max=$((${2:-10} * 10))

@@ -38,13 +38,7 @@ timeout -k 5 60 "$FIO" --name=dmerr --ioengine=external:"$HUGEBUF_ENGINE" \
 	--rw=read --output-format=json --output="$out" >"$out.err" 2>&1
 rc=$?
 set -- $(r_fio_result "$out")
-if [ $rc -ge 124 ]; then
-	r_fail_now "the read job hung on the failing device (exit $rc)"
-elif [ $rc = 0 ] || [ "${1:-0}" != 5 ]; then
-	r_fail "read over dm-error: exit $rc, fio error ${1:-none}, wanted EIO (5)"
-else
-	r_info "read over dm-error: exit $rc, EIO after $2 bytes"
-fi
+r_expect_fio_error $rc "${1:-}" 5 EIO "${2:-0}" "read over dm-error"
 r_check_baseline "after the I/O errors"
 
 out=$R_DIR/verify.out
@@ -53,7 +47,5 @@ timeout -k 5 60 "$FIO" --name=verify --ioengine=external:"$HUGEBUF_ENGINE" \
 	--rw=read --verify=crc32c --verify_fatal=1 --output-format=json \
 	--output="$out" >"$out.err" 2>&1
 rc=$?
-set -- $(r_fio_result "$out")
-[ $rc = 0 ] && [ "$1" = 0 ] && [ "$2" = $((32 << 20)) ] ||
-	r_fail "the linear half does not verify: exit $rc, result $*"
+r_expect_read "$out" $rc $((32 << 20)) "the linear half does not verify"
 r_done

@@ -43,13 +43,8 @@ wait $pid
 rc=$?
 set -- $(r_fio_result "$out")
 written=${3:-0}
-if [ $rc -ge 124 ]; then
-	r_fail_now "the write job hung after the shutdown (exit $rc)"
-elif [ $rc = 0 ] || [ "${1:-0}" != 5 ]; then
-	r_fail "write job on a shut-down file system: exit $rc, fio error ${1:-none}, wanted EIO (5)"
-else
-	r_info "write job: exit $rc, fio error 5 (EIO) after $written bytes"
-fi
+r_expect_fio_error $rc "${1:-}" 5 EIO "$written" \
+	"write job on a shut-down file system"
 r_check_baseline "after the I/O errors"
 
 umount "$R_MNT" || r_fail_now "cannot unmount the shut-down file system"
@@ -61,12 +56,9 @@ if [ "$written" -gt 0 ]; then
 		--direct=1 --rw=read --verify=crc32c --verify_fatal=1 \
 		--output-format=json --output="$out" >"$out.err" 2>&1
 	rc=$?
-	set -- $(r_fio_result "$out")
-	if [ $rc != 0 ] || [ "$1" != 0 ] || [ "$2" != "$written" ]; then
-		r_fail "the $written acknowledged bytes after remount: exit $rc, result $*: $(tail -n 3 "$out.err")"
-	else
+	r_expect_read "$out" $rc "$written" \
+		"the $written acknowledged bytes after remount" &&
 		r_info "after remount the $written acknowledged bytes verify (crc32c)"
-	fi
 else
 	r_fail "nothing was written before the shutdown"
 fi

@@ -25,14 +25,10 @@ timeout -k 5 120 "$FIO" --name=enospc --ioengine=external:"$HUGEBUF_ENGINE" \
 rc=$?
 set -- $(r_fio_result "$out")
 written=${3:-0}
-if [ $rc -ge 124 ]; then
-	r_fail_now "the write job hung (timeout, exit $rc)"
-elif [ $rc = 0 ] || [ "$1" != 28 ]; then
-	r_fail "write past a full file system: exit $rc, fio error ${1:-none}, wanted ENOSPC (28)"
-elif ! grep -q 'No space left on device' "$out.err" "$out"; then
+if r_expect_fio_error $rc "${1:-}" 28 ENOSPC "$written" \
+	"write past a full file system" &&
+	! grep -q 'No space left on device' "$out.err" "$out"; then
 	r_fail "fio did not say 'No space left on device': $(tail -n 3 "$out.err")"
-else
-	r_info "write job: exit $rc, error 28 (ENOSPC) after $written bytes"
 fi
 [ "$written" -gt 0 ] || r_fail_now "nothing was written before ENOSPC"
 [ "$written" -lt $((48 << 20)) ] || r_fail "wrote $written bytes on a 48 MiB file system"
@@ -44,11 +40,8 @@ timeout -k 5 120 "$FIO" --name=verify --ioengine=external:"$HUGEBUF_ENGINE" \
 	--rw=read --verify=crc32c --verify_fatal=1 --output-format=json \
 	--output="$out" >"$out.err" 2>&1
 rc=$?
-set -- $(r_fio_result "$out")
-if [ $rc != 0 ] || [ "$1" != 0 ] || [ "$2" != "$written" ]; then
-	r_fail "reading back the $written acknowledged bytes: exit $rc, result $*: $(tail -n 3 "$out.err")"
-else
+r_expect_read "$out" $rc "$written" \
+	"reading back the $written acknowledged bytes" &&
 	r_info "the $written acknowledged bytes read back and verify (crc32c)"
-fi
 r_check_baseline "after the verify pass"
 r_done

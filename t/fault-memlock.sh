@@ -16,27 +16,18 @@ cd "$R_NB" || exit 1
 r_baseline
 for backing in hugetlb 4k memfd; do
 	out=$R_NB/$backing.out
-	r_as_nobody 1024 "$FIO" --name=lowlock --ioengine=external:"$R_NB_ENGINE" \
-		--filename="$R_NB_DATA" --size=8M --bs=1M --iodepth=2 \
-		--direct=1 --rw=read --backing=$backing \
-		--output="$out.fio" >"$out" 2>&1
-	rc=$?
-	cat "$out.fio" >>"$out" 2>/dev/null
-	errs=$(r_engine_errors "$out")
-	if [ $rc = 0 ] || [ $rc -ge 124 ]; then
-		r_fail "backing=$backing with ulimit -l 1024: exit $rc, wanted 1"
-	elif [ "$(echo "$errs" | grep -c .)" != 1 ] || ! echo "$errs" | grep -q 'ulimit -l'; then
-		r_fail "backing=$backing: wanted one line naming 'ulimit -l': $errs"
-	else
-		r_info "backing=$backing: exit $rc: $errs"
-	fi
-	grep -q 'READ: bw=' "$out" && r_fail "backing=$backing: the job did I/O"
+	r_run_job "$out" r_as_nobody 1024 "$FIO" --name=lowlock \
+		--ioengine=external:"$R_NB_ENGINE" --filename="$R_NB_DATA" \
+		--size=8M --bs=1M --iodepth=2 --direct=1 --rw=read \
+		--backing=$backing
+	r_expect_refused "$out" $R_RC 'ulimit -l' \
+		"backing=$backing with ulimit -l 1024"
 done
 out=$R_NB/cli.out
 r_as_nobody 1024 "$R_NB_CLI" check --backing=hugetlb:2M --size=4M \
 	--file="$R_NB/check.dat" >"$out.stdout" 2>"$out"
 rc=$?
-if [ $rc != 3 ] || [ "$(wc -l <"$out")" != 1 ] || ! grep -q 'ulimit -l' "$out"; then
+if ! r_cli_refused $rc "$out" 'ulimit -l'; then
 	r_fail "hugebuf check with ulimit -l 1024: exit $rc, wanted 3 and one line naming 'ulimit -l': $(cat "$out")"
 else
 	r_info "CLI: exit 3: $(cat "$out")"

@@ -25,20 +25,10 @@ python3 -c 'import os, sys; os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)' \
 r_baseline
 
 out=$R_DIR/direct.out
-timeout -k 5 60 "$FIO" --name=odirect --ioengine=external:"$HUGEBUF_ENGINE" \
-	--filename="$data" --size=8M --bs=1M --iodepth=2 --direct=1 \
-	--rw=read --output="$out.fio" >"$out" 2>&1
-rc=$?
-cat "$out.fio" >>"$out"
-errs=$(r_engine_errors "$out")
-if [ $rc = 0 ] || [ $rc -ge 124 ]; then
-	r_fail "direct=1 on ramfs: exit $rc, wanted 1"
-elif [ "$(echo "$errs" | grep -c .)" != 1 ] || ! echo "$errs" | grep -q 'direct=1'; then
-	r_fail "direct=1 on ramfs: wanted one engine line naming direct=1: $errs"
-else
-	r_info "direct=1 on ramfs: exit $rc: $errs"
-fi
-grep -q 'READ: bw=' "$out" && r_fail "direct=1 on ramfs: the job did I/O"
+r_run_job "$out" timeout -k 5 60 "$FIO" --name=odirect \
+	--ioengine=external:"$HUGEBUF_ENGINE" --filename="$data" --size=8M \
+	--bs=1M --iodepth=2 --direct=1 --rw=read
+r_expect_refused "$out" $R_RC 'direct=1' "direct=1 on ramfs"
 
 out=$R_DIR/buffered.out
 timeout -k 5 60 "$FIO" --name=buffered --ioengine=external:"$HUGEBUF_ENGINE" \
@@ -46,11 +36,7 @@ timeout -k 5 60 "$FIO" --name=buffered --ioengine=external:"$HUGEBUF_ENGINE" \
 	--rw=read --verify=crc32c --verify_fatal=1 --output-format=json \
 	--output="$out" >"$out.err" 2>&1
 rc=$?
-set -- $(r_fio_result "$out")
-if [ $rc != 0 ] || [ "$1" != 0 ] || [ "$2" != $((8 << 20)) ]; then
-	r_fail "direct=0 on ramfs: exit $rc, result $*: $(tail -n 3 "$out.err")"
-else
+r_expect_read "$out" $rc $((8 << 20)) "direct=0 on ramfs" &&
 	r_info "direct=0 on ramfs: 8 MiB read and verified"
-fi
 r_check_baseline "after the ramfs jobs"
 r_done

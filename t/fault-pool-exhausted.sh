@@ -48,13 +48,12 @@ timeout -k 5 60 "$FIO" --name=late --ioengine=external:"$HUGEBUF_ENGINE" \
 	--filename="$data" --size=64M --bs=1M --iodepth=4 --direct=1 \
 	--rw=randread --backing=hugetlb --output="$out2.fio" >"$out2" 2>&1
 rc=$?
-errs=$(r_engine_errors "$out2")
 if [ $rc = 0 ] || [ $rc -ge 124 ]; then
 	r_fail "a job started with the pool exhausted: exit $rc, wanted 1"
-elif [ "$(echo "$errs" | grep -c .)" != 1 ] || ! echo "$errs" | grep -q nr_hugepages; then
-	r_fail "a job started with the pool exhausted: wanted one line naming nr_hugepages: $errs"
+elif ! r_one_engine_error "$out2" nr_hugepages; then
+	r_fail "a job started with the pool exhausted: wanted one line naming nr_hugepages: $R_ERRS"
 else
-	r_info "late job: exit $rc: $errs"
+	r_info "late job: exit $rc: $R_ERRS"
 fi
 
 [ "$(r_vmpin "$job")" = "$pinned" ] ||
@@ -81,11 +80,7 @@ timeout -k 5 120 "$FIO" --name=verify --ioengine=external:"$HUGEBUF_ENGINE" \
 	--rw=read --verify=crc32c --verify_fatal=1 --backing=hugetlb \
 	--output-format=json --output="$out3" >"$out3.err" 2>&1
 rc=$?
-set -- $(r_fio_result "$out3")
-if [ $rc != 0 ] || [ "$1" != 0 ] || [ "$2" != $((64 << 20)) ]; then
-	r_fail "verify pass after the fault: exit $rc, result $*: $(tail -n 5 "$out3.err")"
-else
+r_expect_read "$out3" $rc $((64 << 20)) "verify pass after the fault" &&
 	r_info "verify pass: 64 MiB read back, crc32c headers all good"
-fi
 r_check_baseline "after the job and the hog"
 r_done

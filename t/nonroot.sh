@@ -49,9 +49,8 @@ r_as_nobody keep "$FIO" --name=nobody --ioengine=external:"$R_NB_ENGINE" \
 	--rw=read --verify=crc32c --verify_fatal=1 --output-format=json \
 	--output="$out" >"$out.err" 2>&1
 rc=$?
-set -- $(r_fio_result "$out")
-if [ $rc != 0 ] || [ "$1" != 0 ] || [ "$2" != $((16 << 20)) ]; then
-	r_fail "engine job as nobody: exit $rc, result $*: $(tail -n 3 "$out.err")"
+if ! r_expect_read "$out" $rc $((16 << 20)) "engine job as nobody"; then
+	:
 elif ! grep -q '^hugebuf: nobody: .*probe degraded' "$out"; then
 	r_fail "engine report as nobody does not say the probe is degraded: $(grep probe "$out")"
 else
@@ -60,24 +59,20 @@ fi
 
 # beyond the limit: one line naming ulimit -l, engine and CLI
 out=$R_NB/over.out
-r_as_nobody keep "$FIO" --name=over --ioengine=external:"$R_NB_ENGINE" \
-	--filename="$R_NB_DATA" --size=16M --bs=2M --iodepth=$((memlock / 2048 + 2)) \
-	--direct=1 --rw=read --output="$out.fio" >"$out" 2>&1
-rc=$?
-cat "$out.fio" >>"$out" 2>/dev/null
-errs=$(r_engine_errors "$out")
-if [ $rc = 0 ] || [ "$(echo "$errs" | grep -c .)" != 1 ] ||
-   ! echo "$errs" | grep -q 'ulimit -l'; then
-	r_fail "engine beyond RLIMIT_MEMLOCK: exit $rc, wanted one line naming 'ulimit -l': $errs"
+r_run_job "$out" r_as_nobody keep "$FIO" --name=over \
+	--ioengine=external:"$R_NB_ENGINE" --filename="$R_NB_DATA" --size=16M \
+	--bs=2M --iodepth=$((memlock / 2048 + 2)) --direct=1 --rw=read
+if ! r_one_engine_error "$out" 'ulimit -l' || [ $R_RC = 0 ]; then
+	r_fail "engine beyond RLIMIT_MEMLOCK: exit $R_RC, wanted one line naming 'ulimit -l': $R_ERRS"
 else
-	r_info "engine beyond the limit: $errs"
+	r_info "engine beyond the limit: $R_ERRS"
 fi
 size=$(((memlock / 2048 + 2) * 2))M
 out=$R_NB/over-cli.out
 r_as_nobody keep "$R_NB_CLI" check --backing=hugetlb:2M --size="$size" \
 	--file="$R_NB/check.dat" >"$out.stdout" 2>"$out"
 rc=$?
-if [ $rc != 3 ] || [ "$(wc -l <"$out")" != 1 ] || ! grep -q 'ulimit -l' "$out"; then
+if ! r_cli_refused $rc "$out" 'ulimit -l'; then
 	r_fail "hugebuf check --size=$size beyond RLIMIT_MEMLOCK: exit $rc, wanted 3 and one line naming 'ulimit -l': $(cat "$out")"
 else
 	r_info "CLI beyond the limit: $(cat "$out")"
