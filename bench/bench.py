@@ -34,9 +34,9 @@
 # other tasks is charged to nobody, the same for both engines.
 #
 # Requests per I/O: the device's completed requests in the workload's
-# direction over the I/Os its sectors amount to (bs / average request
-# size), inside the same interval.  Other I/O on the disk only adds, so
-# the minimum over rounds is the signal.
+# direction during the run over fio's I/Os (all of them: no ramp_time).
+# Other I/O on the disk only adds, so the minimum over rounds is the
+# signal.
 import json
 import math
 import os
@@ -274,18 +274,17 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None):
         dt = b["t"] - a["t"]
         r["cpu_rate"] = (b["cpu"] - a["cpu"]) / 1e9 / dt
         r["window"] = dt
-        nreq = b["disk"][k] - a["disk"][k]
-        nsec = b["disk"][k + 1] - a["disk"][k + 1]
     else:
         # no steady interval found: no CPU figure rather than one that
-        # includes setup; requests over the whole run
+        # includes setup
         r["cpu_rate"] = None
         r["window"] = 0.0
-        nreq = d1[k] - d0[k]
-        nsec = d1[k + 1] - d0[k + 1]
     gib_s = r["mibs"] / 1024.0
     r["cpu_gib"] = r["cpu_rate"] / gib_s if gib_s and win else None
-    r["req_io"] = nreq * bs / (nsec * 512.0) if nsec else 0.0
+    # fio's total_ios counts every I/O of the run (no ramp_time), so the
+    # device's requests over the whole run only err upwards
+    r["req_io"] = (d1[k] - d0[k]) / float(d["total_ios"]) \
+        if d["total_ios"] else 0.0
     return r
 
 

@@ -465,9 +465,9 @@ def markdown(d, outdir, plots):
              "configuration, per round (runs that were neighbours in "
              "time), then median (min–max): bandwidth against the "
              "fastest built-in configuration at that point, CPU against "
-             "the leanest.  **req/IO** is device requests per fio I/O "
-             "(block size over the average request size in the "
-             "workload's direction); other I/O on the disk only adds, so "
+             "the leanest.  **req/IO** is the device's completed "
+             "requests in the workload's direction over fio's I/Os, for "
+             "the whole run; other I/O on the disk only adds, so "
              "the minimum is the signal.\n")
 
     # key rows
