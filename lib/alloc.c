@@ -245,6 +245,14 @@ static int hugetlb_pool_check(uint64_t size, size_t map_len)
 				 "or echo %lu > %s", sz,
 				 (unsigned long long)(size >> 10), sz, need,
 				 need, knob);
+	/*
+	 * While a ring that pinned hugetlb pages is torn down (io_uring does
+	 * it asynchronously after the process exits) resv_hugepages can read
+	 * as a wrapped negative number for a moment: a value beyond the pool
+	 * is that, not a reservation.
+	 */
+	if (resv > nr)
+		resv = 0;
 	avail = free > resv ? free - resv : 0;
 	if (avail < need)
 		return hb_seterr(ENOMEM, "need %lu free %llukB hugepages, have "
