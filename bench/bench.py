@@ -299,6 +299,8 @@ class Plan:
         self.runtime = float(env("HUGEBUF_BENCH_RUNTIME",
                                  "2.5" if full else "1.5"))
         self.iodepth = int(env("HUGEBUF_BENCH_IODEPTH", "16"))
+        # small-block IOPS point: the depth an IOPS test wants
+        self.point_iodepth = {("randread", "4K"): 32}
         if full:
             bss = ["128K", "1M", "2M", "8M", "32M"]
             self.points = [(rw, bs) for rw in ("randread", "randwrite")
@@ -308,7 +310,7 @@ class Plan:
             self.chunks = ["0", "2M", "4M", "8M"]
         else:
             self.points = [("randread", bs) for bs in
-                           ("128K", "1M", "8M", "32M")] + \
+                           ("4K", "128K", "1M", "8M", "32M")] + \
                           [("randwrite", "8M")]
             self.reg_sizes = ["64M", "256M", "1G"]
             self.reg_backings = ["4k", "thp", "hugetlb"]
@@ -334,7 +336,9 @@ def run_point(ctx, cfg, rw, bs, extra=(), tag="sweep"):
     rj = tempfile.mktemp(prefix="hugebuf-bench-rep-", suffix=".json")
     args = ["--name=bench", cfg.engine] + \
         common_args(ctx["path"], ctx["size"], ctx["plan"].runtime,
-                    ctx["plan"].iodepth, rw, bs)[1:] + cfg.args + list(extra)
+                    ctx["plan"].point_iodepth.get((rw, bs),
+                                                  ctx["plan"].iodepth),
+                    rw, bs)[1:] + cfg.args + list(extra)
     try:
         r = run_fio(ctx["fio"], args, ctx["dev"], rw.endswith("write"),
                     parse_size(bs), ctx["plan"].runtime,
@@ -455,6 +459,9 @@ def execute(plan, ctx, results_path):
     lim = queue_limits(ctx["dev"])
     meta = {"type": "meta", "full": plan.full, "rounds": plan.rounds,
             "runtime": plan.runtime, "iodepth": plan.iodepth,
+            "point_iodepth": ["%s %s iodepth %d" % (rw, bs, d) for
+                              (rw, bs), d in plan.point_iodepth.items()
+                              if (rw, bs) in plan.points],
             "path": ctx["path"], "size": ctx["size"], "dev": ctx["dev"],
             "limits": lim, "kernel": os.uname().release,
             "fio": subprocess.run([ctx["fio"], "--version"],

@@ -151,6 +151,8 @@ def console(d):
           "medians; CPU = whole fio process (io-wq included), steady "
           "state" % (m["dev"], m["path"], m["size"], m["runtime"],
                      m["iodepth"], m["rounds"]))
+    if m.get("point_iodepth"):
+        print("except: " + ", ".join(m["point_iodepth"]))
     hdr = "%-9s %-4s %-22s %6s %10s %8s %7s %7s %6s %6s %6s %6s %6s" % (
         "workload", "bs", "engine", "MiB/s", "min-max", "CPUs/GiB",
         "p50 ms", "p99 ms", "req/IO", "bw/bi", "cpu/bi", "bw/pr",
@@ -442,7 +444,9 @@ def markdown(d, outdir, plots):
          "max_segment_size %d" % (
              lim.get("max_sectors", 0) // KIB, lim.get("max_segments", 0),
              lim.get("max_segment_size", 0))],
-        ["per point", "%gs time_based, iodepth %d, randrepeat=0, "
+        ["per point", ("except " + ", ".join(m["point_iodepth"]) + "; "
+                       if m.get("point_iodepth") else "") +
+         "%gs time_based, iodepth %d, randrepeat=0, "
          "norandommap, --thread, registerfiles on both engines" % (
              m["runtime"], m["iodepth"])],
         ["rounds", "%d; each round runs every configuration of a point "
