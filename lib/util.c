@@ -73,9 +73,14 @@ int hb_parse_size(const char *s, uint64_t *out)
 		digits = s + 2;
 		base = 16;
 	}
-	/* strtoull() would take blanks and signs: refuse them first */
+	/*
+	 * strtoull() would take blanks, signs and a second "0x": refuse them
+	 * first
+	 */
 	if (!s || !isxdigit((unsigned char)*digits) ||
-	    (base == 10 && !isdigit((unsigned char)*digits)))
+	    (base == 10 && !isdigit((unsigned char)*digits)) ||
+	    (base == 16 && digits[0] == '0' &&
+	     (digits[1] == 'x' || digits[1] == 'X')))
 		return hb_seterr(EINVAL, "invalid size '%s': expected a number "
 				 "with an optional K/M/G suffix", s ? s : "");
 	errno = 0;

@@ -35,12 +35,14 @@ static const struct size_case good_sizes[] = {
 	{ "0x10M", 16ULL << 20 },
 	{ "512B", 512 },
 	{ "3T", 3ULL << 40 },
+	/* a leading 0 is decimal, not octal */
+	{ "010K", 10ULL << 10 },
 };
 
 static const char *const bad_sizes[] = {
 	"", "-1", "abc", "4X", "1.5M", " 4", "4k junk", "4 k", "M", "0xZ",
 	"4kk", "4MiBs", "99999999999999999999", "16777216T",
-	"18446744073709551615K",
+	"18446744073709551615K", "+5", "0x", "0x0x5", "0x-1",
 };
 
 static int test_sizes(void)

@@ -12,7 +12,9 @@
  *    run when the runs have one order above 0, the first runs to its
  *    folio's end, middle runs are whole folios and later runs start at
  *    page 0; bvec[0]'s offset is uaddr & (folio_size - 1) on 6.12 - 6.15
- *    and the first page's place in its folio since 3a3c6d61577d (6.16).
+ *    and the first page's place in its folio since 3a3c6d61577d (6.16);
+ *    our 6.1 backport keeps bvec[0] on the pinned first page with the
+ *    in-page offset instead (kernel/patches/0003), the same bytes.
  * Every table except the 6.12 - 6.15 one must also map each byte of the
  * buffer to the (folio, offset) the page array says it lives at.
  */
@@ -117,6 +119,11 @@ static unsigned int ref_table(const struct hb_kmodel *km, uint64_t uaddr,
 				want[k].len = (uint32_t)(fs - o < left ?
 							 fs - o : left);
 				left -= want[k].len;
+			} else if (!k && km->first_bvec_pinned_page) {
+				want[k].page_idx = runs[0].start;
+				want[k].offset = (uint32_t)off0;
+				want[k].len = (uint32_t)bytes_in(off0, len,
+					runs[k].first, runs[k].npages);
 			} else {
 				want[k].offset = k ? 0 :
 					(uint32_t)(runs[0].start * FZ_PG +

@@ -2,9 +2,9 @@
 /*
  * libFuzzer target: the parsers the CLI and the engine share.
  *  - hb_parse_size() against a reference parser written here from its
- *    contract (decimal, 0x hex and, as strtoull(..., 0) gives it, 0-led
- *    octal; optional k/m/g/t, then nothing, "B", "b", "iB" or "ib"; junk,
- *    a leading '-' or blank, and overflow are errors);
+ *    contract (decimal, or 0x hex; a leading 0 is still decimal; optional
+ *    k/m/g/t, then nothing, "B", "b", "iB" or "ib"; junk, a sign, a
+ *    blank and overflow are errors);
  *  - hb_backing_parse(): a backing it accepts prints (hb_backing_str())
  *    and parses back to itself, with a power-of-two folio of >= 4 KiB;
  *  - hb_kmodel_parse(): "A.B[.-+...]" with 2 <= A <= 99 and B <= 999 must
@@ -53,16 +53,9 @@ static int ref_size(const char *s, uint64_t *out)
 	const char *d;
 	int dv;
 
-	if (!*s || *s == '-' || isspace((unsigned char)*s))
-		return -1;
-	if (*s == '+')
-		s++;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
-	    digit_val(s[2], 16) >= 0) {
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		base = 16;
 		s += 2;
-	} else if (s[0] == '0') {
-		base = 8;
 	}
 	for (d = s; (dv = digit_val(*d, base)) >= 0; d++) {
 		if (v > (UINT64_MAX - (uint64_t)dv) / base)
@@ -170,6 +163,18 @@ static enum hb_kgen ref_gen(int major, int minor)
 	return HB_KGEN_MULTI_FIXED;
 }
 
+/* "6.1.<digits>+hugebuf" also names the backport */
+static bool ref_backport_sublevel(const char *s)
+{
+	const char *d;
+
+	if (strncmp(s, "6.1.", 4) || !isdigit((unsigned char)s[4]))
+		return false;
+	for (d = s + 4; isdigit((unsigned char)*d); d++)
+		;
+	return !strcmp(d, "+hugebuf");
+}
+
 static void check_kernel(const char *s)
 {
 	struct hb_kmodel km;
@@ -179,15 +184,14 @@ static void check_kernel(const char *s)
 	r = hb_kmodel_parse(s, &km);
 	if (r)
 		one_line(s, "hb_kmodel_parse");
-	if (!strcmp(s, "6.1+hugebuf")) {
+	if (!strcmp(s, "6.1+hugebuf") || ref_backport_sublevel(s)) {
 		if (r || km.gen != HB_KGEN_MULTI_FIXED || km.exact_nr_segs)
 			fz_finding("6.1+hugebuf: %d gen %d", r, (int)km.gen);
 		return;
 	}
 	w = ref_version(s, &major, &minor);
-	/* strtol() skips blanks and takes a sign: not checked either way */
-	lax = isspace((unsigned char)s[0]) || s[0] == '+' || s[0] == '-' ||
-	      strchr(s, ' ') || strchr(s, '+') || strchr(s, '-') ||
+	/* blanks and signs inside the rest are not checked either way */
+	lax = strchr(s, ' ') || strchr(s, '+') || strchr(s, '-') ||
 	      strpbrk(s, "\t\n\v\f\r");
 	if (!w && r)
 		fz_finding("hb_kmodel_parse('%s') refuses kernel %d.%d: %s", s,

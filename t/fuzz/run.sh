@@ -82,6 +82,8 @@ for t in $targets; do
 	seeds=t/fuzz/corpus/$t
 	work=$out/corpus-$t
 	rm -rf "$work"
+	# findings of an earlier run are not this run's
+	rm -rf "$out/artifacts-$t"
 	mkdir -p "$work" "$out/artifacts-$t"
 	[ -d "$seeds" ] && cp "$seeds"/* "$work"/ 2>/dev/null
 	log=$out/$t.log
