@@ -602,7 +602,7 @@ static int hb_init(struct thread_data *td)
 {
 	struct hb_options *o = td->eo;
 	struct hb_data *hd;
-	uint64_t len, pin;
+	uint64_t len, map_len, pin;
 	unsigned int i;
 	int ret;
 
@@ -639,14 +639,11 @@ static int hb_init(struct thread_data *td)
 		goto fail;
 
 	len = hb_alloc_len(td, hd, o);
-	pin = 0;
-	if (o->fixedbufs)
-		pin = (o->head_offset + len + hd->backing.folio_size - 1) /
-		      hd->backing.folio_size * hd->backing.folio_size;
-	ret = hb_check_resources(td, hd, (o->head_offset + len +
-					  hd->backing.folio_size - 1) /
-					 hd->backing.folio_size *
-					 hd->backing.folio_size, pin);
+	/* hb_alloc() maps whole folios; fixed buffers pin all of them */
+	map_len = (o->head_offset + len + hd->backing.folio_size - 1) /
+		  hd->backing.folio_size * hd->backing.folio_size;
+	pin = o->fixedbufs ? map_len : 0;
+	ret = hb_check_resources(td, hd, map_len, pin);
 	if (ret)
 		goto fail;
 
