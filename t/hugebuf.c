@@ -233,6 +233,19 @@ static int parse_opt(struct opts *o, int opt, const char *arg)
 	return usage_error("unknown option");
 }
 
+/* hb_alloc()'s rule: the offset lies inside the first folio (2M for 4k) */
+static int check_offset(const struct opts *o)
+{
+	char fs[32];
+
+	if (o->offset < hb_backing_align(&o->backing))
+		return 0;
+	hb_fmt_size(hb_backing_align(&o->backing), fs, sizeof(fs));
+	return usage_error("--offset=0x%llx: the head offset must lie inside "
+			   "the first %s of the buffer: use an offset below %s",
+			   (unsigned long long)o->offset, fs, fs);
+}
+
 static int parse_opts(const char *cmd, int argc, char **argv, struct opts *o)
 {
 	int opt, ret;
@@ -261,16 +274,8 @@ static int parse_opts(const char *cmd, int argc, char **argv, struct opts *o)
 	if (optind < argc)
 		return usage_error("%s: unexpected argument '%s': options are "
 				   "--name=value", cmd, argv[optind]);
-	if (o->have_backing && o->have_offset &&
-	    o->offset >= hb_backing_align(&o->backing)) {
-		char fs[32];
-
-		hb_fmt_size(hb_backing_align(&o->backing), fs, sizeof(fs));
-		return usage_error("--offset=0x%llx: the head offset must lie "
-				   "inside the first %s of the buffer: use an "
-				   "offset below %s",
-				   (unsigned long long)o->offset, fs, fs);
-	}
+	if (o->have_backing && o->have_offset)
+		return check_offset(o);
 	return 0;
 }
 
@@ -961,14 +966,9 @@ static int cmd_check(int argc, char **argv)
 		hb_backing_parse("hugetlb:2M", &c->o.backing);
 	if (!c->o.have_size)
 		c->o.size = 8ULL << 20;
-	if (c->o.offset >= hb_backing_align(&c->o.backing)) {
-		ret = usage_error("--offset=0x%llx: the head offset must lie "
-				  "inside the first folio: use an offset below "
-				  "%llu", (unsigned long long)c->o.offset,
-				  (unsigned long long)hb_backing_align(
-					  &c->o.backing));
+	ret = check_offset(&c->o);
+	if (ret)
 		goto out;
-	}
 	if (hb_kmodel_running(&c->km)) {
 		ret = usage_error("%s", hb_errmsg());
 		goto out;
