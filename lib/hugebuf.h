@@ -91,6 +91,14 @@ struct hb_kmodel {
 	 * The same bytes either way; only bv_page/bv_offset differ.
 	 */
 	bool first_bvec_pinned_page;
+	/*
+	 * io_sqe_buffers_register() publishes each buffer in the ring's table
+	 * inside its loop (up to 6.12), so headpage_already_acct() finds a
+	 * hugepage charged by an earlier buffer of the same call; since the
+	 * 6.13 table rework (3597f2786b68) only the previous head (last_hpage)
+	 * is deduplicated within one call.
+	 */
+	bool acct_batch_dedup;
 	/* human name, e.g. "6.12", "6.1+hugebuf" */
 	char name[24];
 };
@@ -170,6 +178,22 @@ struct hb_import {
  */
 int hb_model_import(const struct hb_kmodel *km, const struct hb_imu *imu,
 		    uint64_t addr, uint64_t len, struct hb_import *out);
+
+/*
+ * What registering @nr_bufs buffers in one IORING_REGISTER_BUFFERS call
+ * charges to user->locked_vm (bytes).  @pages holds every buffer's pinned
+ * pages back to back, @buf_pages[i] pages for buffer i, in registration
+ * order.  Pure.  (io_buffer_account_pin(): a compound page whole, once per
+ * head; see lib/account.c for the per-generation dedup.)
+ */
+int hb_model_account(const struct hb_kmodel *km, const struct hb_page *pages,
+		     const unsigned int *buf_pages, unsigned int nr_bufs,
+		     uint64_t *charged_bytes);
+/*
+ * Whether that charge is checked against RLIMIT_MEMLOCK: only for a ring
+ * created without CAP_IPC_LOCK (io_uring_create() sets ctx->user then).
+ */
+bool hb_model_memlock_checked(bool cap_ipc_lock);
 
 /* Kernel memory of an imu with @nr_bvecs bvecs, and its allocation size. */
 uint64_t hb_imu_bytes(const struct hb_kmodel *km, unsigned int nr_bvecs);

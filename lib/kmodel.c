@@ -50,6 +50,7 @@ void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
 		km->gen = HB_KGEN_MULTI_FIXED;
 
 	km->pin_checks_vmas = version_before(major, minor, 6, 5);
+	km->acct_batch_dedup = version_before(major, minor, 6, 13);
 	if (version_before(major, minor, 6, 15)) {
 		km->imu_header = IMU_HEADER_OLD;
 	} else {
@@ -74,6 +75,7 @@ static void kmodel_backport(struct hb_kmodel *km)
 	km->imu_header = IMU_HEADER_OLD;
 	km->pin_checks_vmas = true;
 	km->first_bvec_pinned_page = true;
+	km->acct_batch_dedup = true;
 	snprintf(km->name, sizeof(km->name), "6.1+hugebuf");
 }
 
