@@ -30,9 +30,9 @@ LIB_A := lib/libhugebuf.a
 
 # t/: every t/*.c is one test program, except the shared helpers and the CLI
 T_HELPERS := t/helpers.o
-T_SRCS := $(filter-out t/helpers.c t/hugebuf.c,$(sort $(wildcard t/*.c)))
+T_SRCS := $(filter-out t/helpers.c,$(sort $(wildcard t/*.c)))
 T_PROGS := $(T_SRCS:.c=.t)
-CLI := t/hugebuf
+CLI := cli/hugebuf
 STATIC_PROGS := $(patsubst t/%.c,t/static/%,$(T_SRCS)) t/static/hugebuf
 
 ENGINE := engines/hugebuf.so
@@ -71,7 +71,7 @@ t/helpers.o: t/helpers.c t/helpers.h lib/hugebuf.h config-host.h
 t/%.t: t/%.c $(T_HELPERS) $(LIB_A) t/helpers.h lib/hugebuf.h
 	$(CC) $(HB_CFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
-$(CLI): t/hugebuf.c $(LIB_A) lib/hugebuf.h
+$(CLI): cli/hugebuf.c $(LIB_A) lib/hugebuf.h
 	$(CC) $(HB_CFLAGS) -o $@ $< $(LIB_A) $(HB_LDLIBS)
 
 $(ENGINE): engines/hugebuf.c $(LIB_A) lib/hugebuf.h config-host.mak
@@ -84,7 +84,7 @@ t/static/%: t/%.c $(T_HELPERS) $(LIB_A) t/helpers.h lib/hugebuf.h
 	@mkdir -p t/static
 	$(CC) $(HB_CFLAGS) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
-t/static/hugebuf: t/hugebuf.c $(LIB_A) lib/hugebuf.h
+t/static/hugebuf: cli/hugebuf.c $(LIB_A) lib/hugebuf.h
 	@mkdir -p t/static
 	$(CC) $(HB_CFLAGS) -static -o $@ $< $(LIB_A) $(HB_LDLIBS)
 
@@ -125,7 +125,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/fio/hugebuf.so $(DESTDIR)$(BINDIR)/hugebuf
 
 format:
-	clang-format -i lib/*.c lib/*.h engines/*.c t/*.c t/*.h
+	clang-format -i lib/*.c lib/*.h engines/*.c cli/*.c t/*.c t/*.h
 
 clean:
 	rm -f lib/*.o $(LIB_A) t/*.o t/*.t $(CLI) $(ENGINE)

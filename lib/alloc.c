@@ -195,78 +195,27 @@ static void touch_pages(void *map, size_t len)
 		p[off] = 0;
 }
 
-static int pool_read(uint64_t size, const char *what, unsigned long *v)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), HB_HUGEPAGES_DIR "/hugepages-%llukB/%s",
-		 (unsigned long long)(size >> 10), what);
-	return hb_read_ulong(path, v);
-}
-
-static void nr_hugepages_knob(uint64_t size, char *path, size_t len)
-{
-	if (size == default_hugepage_size())
-		snprintf(path, len, "/proc/sys/vm/nr_hugepages");
-	else
-		snprintf(path, len, HB_HUGEPAGES_DIR
-			 "/hugepages-%llukB/nr_hugepages",
-			 (unsigned long long)(size >> 10));
-}
-
 /*
- * Check the pool before mapping so a shortage gets a precise message.
- * Pages reserved by other mappings (resv_hugepages) are counted in
- * free_hugepages but cannot be had; surplus pages may be created when
- * nr_overcommit_hugepages allows it, so then we let mmap decide.
+ * The backing's own resources (pool, THP, mTHP), checked by the one
+ * preflight before anything is mapped, so a shortage has its one message.
  */
-static int hugetlb_pool_check(uint64_t size, size_t map_len)
+static int alloc_preflight(const struct hb_backing *b, size_t map_len)
 {
-	unsigned long nr = 0, free = 0, resv = 0, over = 0, avail;
-	unsigned long need = map_len / size;
-	char knob[128], sz[32];
+	struct hb_plan plan = { .backing = *b, .map_len = map_len };
+	struct hb_sysinfo si;
+	int ret;
 
-	hb_fmt_size(size, sz, sizeof(sz));
-	nr_hugepages_knob(size, knob, sizeof(knob));
-	if (pool_read(size, "nr_hugepages", &nr))
-		return hb_seterr(ENOENT, "%s hugepages are not available on "
-				 "this machine (no hugepages-%llukB pool): use "
-				 "hugetlb:2M, or a CPU/kernel with %s pages",
-				 sz, (unsigned long long)(size >> 10), sz);
-	pool_read(size, "free_hugepages", &free);
-	pool_read(size, "resv_hugepages", &resv);
-	pool_read(size, "nr_overcommit_hugepages", &over);
-	if (over)
-		return 0;
-	if (!nr && size >= (1ULL << 30))
-		return hb_seterr(ENOMEM, "%s hugepages are not available on "
-				 "this machine (no hugepages-%llukB pool or 0 "
-				 "pages): boot with hugepagesz=%s hugepages=%lu "
-				 "or echo %lu > %s", sz,
-				 (unsigned long long)(size >> 10), sz, need,
-				 need, knob);
-	/*
-	 * While a ring that pinned hugetlb pages is torn down (io_uring does
-	 * it asynchronously after the process exits) resv_hugepages can read
-	 * as a wrapped negative number for a moment: a value beyond the pool
-	 * is that, not a reservation.
-	 */
-	if (resv > nr)
-		resv = 0;
-	avail = free > resv ? free - resv : 0;
-	if (avail < need)
-		return hb_seterr(ENOMEM, "need %lu free %llukB hugepages, have "
-				 "%lu: echo %lu > %s", need,
-				 (unsigned long long)(size >> 10), avail,
-				 nr + (need - avail), knob);
-	return 0;
+	ret = hb_sysinfo_read(&si);
+	if (ret)
+		return ret;
+	return hb_preflight(&si, &si.kmodel, &plan);
 }
 
 static int hugetlb_mmap_error(int err, uint64_t size, size_t map_len)
 {
 	char knob[128];
 
-	nr_hugepages_knob(size, knob, sizeof(knob));
+	hb_pool_knob(size, knob, sizeof(knob));
 	return hb_seterr(err, "mmap of %zu bytes of %llukB hugepages failed "
 			 "(%s): the pool ran short, raise it with echo N > %s",
 			 map_len, (unsigned long long)(size >> 10),
@@ -284,7 +233,7 @@ static int alloc_hugetlb(const struct hb_backing *b, struct hb_buf *buf)
 	void *map;
 	int ret;
 
-	ret = hugetlb_pool_check(b->folio_size, buf->map_len);
+	ret = alloc_preflight(b, buf->map_len);
 	if (ret)
 		return ret;
 	flags |= (int)hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
@@ -307,7 +256,7 @@ static int alloc_memfd(const struct hb_backing *b, struct hb_buf *buf)
 	void *map;
 	int fd, ret;
 
-	ret = hugetlb_pool_check(b->folio_size, buf->map_len);
+	ret = alloc_preflight(b, buf->map_len);
 	if (ret)
 		return ret;
 	flags |= hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
@@ -410,7 +359,9 @@ static int alloc_thp(const struct hb_backing *b, struct hb_buf *buf)
 {
 	int ret;
 
-	ret = map_anon_huge(b, buf);
+	ret = alloc_preflight(b, buf->map_len);
+	if (!ret)
+		ret = map_anon_huge(b, buf);
 	if (ret)
 		return ret;
 	/* EINVAL: kernel before 6.1; EAGAIN/ENOMEM: could not collapse */
@@ -419,40 +370,11 @@ static int alloc_thp(const struct hb_backing *b, struct hb_buf *buf)
 	return 0;
 }
 
-static int mthp_check(const struct hb_backing *b)
-{
-	struct hb_sysinfo si;
-	unsigned int i;
-	bool listed = false;
-	int ret;
-
-	ret = hb_sysinfo_read(&si);
-	if (ret)
-		return ret;
-	for (i = 0; i < si.nr_mthp; i++)
-		listed |= si.mthp[i].size == b->folio_size;
-	if (!listed)
-		return hb_seterr(ENOENT, "mTHP size %llukB is not offered by "
-				 "this kernel (no %s/hugepages-%llukB/enabled; "
-				 "mTHP needs Linux 6.8+): pick a listed size, "
-				 "see 'hugebuf info'",
-				 (unsigned long long)(b->folio_size >> 10),
-				 HB_THP_DIR,
-				 (unsigned long long)(b->folio_size >> 10));
-	if (!hb_mthp_usable(&si, b->folio_size))
-		return hb_seterr(EPERM, "mTHP %llukB is disabled: echo madvise "
-				 "> %s/hugepages-%llukB/enabled",
-				 (unsigned long long)(b->folio_size >> 10),
-				 HB_THP_DIR,
-				 (unsigned long long)(b->folio_size >> 10));
-	return 0;
-}
-
 static int alloc_mthp(const struct hb_backing *b, struct hb_buf *buf)
 {
 	int ret;
 
-	ret = mthp_check(b);
+	ret = alloc_preflight(b, buf->map_len);
 	if (!ret)
 		ret = map_anon_huge(b, buf);
 	if (ret)
@@ -536,7 +458,7 @@ static int alloc_libhugetlbfs(struct hb_buf *buf)
 				 "use hugetlb:<size>",
 				 (unsigned long long)size,
 				 (unsigned long long)buf->backing.folio_size);
-	ret = hugetlb_pool_check(size, buf->map_len);
+	ret = alloc_preflight(&buf->backing, buf->map_len);
 	if (ret)
 		return ret;
 	map = hb_lhf.get_huge_pages(buf->map_len, HB_GHP_DEFAULT);
@@ -597,7 +519,7 @@ int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 	buf->backing = *b;
 	buf->len = len;
 	buf->head_offset = head_offset;
-	buf->map_len = HB_ALIGN_UP(head_offset + len, b->folio_size);
+	buf->map_len = hb_map_len(b, len, head_offset);
 
 	switch (b->kind) {
 	case HB_BACKING_4K:

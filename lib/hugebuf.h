@@ -218,6 +218,7 @@ int hb_layout_synth(uint64_t folio_size, uint64_t head_offset, uint64_t len,
 struct hb_pool {
 	uint64_t page_size;
 	unsigned long nr, free, resv, surplus;
+	unsigned long overcommit;	/* nr_overcommit_hugepages */
 };
 
 struct hb_mthp {
@@ -344,7 +345,8 @@ long hb_kernel_mem_kb(void);
 long hb_hugepages_free(uint64_t page_size);
 /*
  * The whole-disk block device (e.g. "vda") under the file system holding
- * @path, for /sys/block/<dev>/stat.
+ * @path (or its directory, when @path does not exist yet), for
+ * /sys/block/<dev>/stat.
  */
 int hb_blkdev_of_path(const char *path, char *dev, size_t len);
 /* Reads completed (field 1) / writes completed (field 5) of @dev. */
@@ -385,6 +387,198 @@ int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
 /* --- end of system-side additions --- */
 
 /* ------------------------------------------------------------------ */
+/* layout: where the I/O buffers sit in one mapping                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Distance between I/O slots for a largest block of @max_bs: rounded up
+ * to the folio size, or (below a folio) to a power of two, which divides
+ * the folio, so no buffer straddles a folio it does not need.
+ */
+uint64_t hb_slot_stride(const struct hb_backing *b, uint64_t max_bs);
+/* Slots per registered region: as many as fit 1 GiB, at most @nr_slots */
+unsigned int hb_slots_per_region(uint64_t stride, unsigned int nr_slots);
+/*
+ * The iovecs that cover @nr_slots slots @stride apart, each @slot_len
+ * long, @per_iov slots to an iovec (1: one buffer per slot, as fio's
+ * io_uring engine registers them).  iov_base = @base + offset, so base 0
+ * gives offsets for a plan.  *iov is malloc'd.
+ */
+int hb_slot_iovecs(uintptr_t base, unsigned int nr_slots, uint64_t stride,
+		   uint64_t slot_len, unsigned int per_iov, struct iovec **iov,
+		   unsigned int *nr);
+
+/* ------------------------------------------------------------------ */
+/* pagemap: the one decoder of /proc/self/pagemap entries               */
+/* ------------------------------------------------------------------ */
+
+/* Open /proc/self/pagemap (O_CLOEXEC); fd or -errno with a message. */
+int hb_pagemap_open(void);
+/* Read the raw entries of @nr pages from @vaddr (page aligned down). */
+int hb_pagemap_read(int fd, uint64_t vaddr, unsigned int nr, uint64_t *ent);
+bool hb_pagemap_present(uint64_t entry);
+/* The PFN of a present entry; 0 when absent or hidden (no CAP_SYS_ADMIN) */
+uint64_t hb_pagemap_pfn(uint64_t entry);
+/* PFN of the page holding @addr, 0 when unknown. */
+uint64_t hb_pfn_of(const void *addr);
+
+/* ------------------------------------------------------------------ */
+/* preflight: what a buffer plan needs, checked before allocating       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A buffer plan: one mapping of @backing holding @nr_iov buffers.  The
+ * iovecs' iov_base are OFFSETS from the start of the mapping (which
+ * hb_alloc() aligns to hb_backing_align()), not addresses.
+ */
+struct hb_plan {
+	struct hb_backing backing;
+	uint64_t map_len;		/* hb_map_len() of the allocation */
+	const struct iovec *iov;	/* buffers, as offsets into the map */
+	unsigned int nr_iov;
+	bool registered;		/* registered with io_uring (fixed) */
+};
+
+/* Bytes hb_alloc() maps for @len bytes at @head_offset: whole folios. */
+uint64_t hb_map_len(const struct hb_backing *b, uint64_t len,
+		    uint64_t head_offset);
+/* The knob that sizes the pool of @page_size (procfs for the default). */
+void hb_pool_knob(uint64_t page_size, char *path, size_t len);
+/*
+ * Small checks, each named for its rule; 0 or -errno and one line in
+ * hb_errmsg() naming the cause and the fix.
+ */
+int hb_check_pool(const struct hb_sysinfo *si, uint64_t page_size,
+		  uint64_t map_len);
+int hb_check_thp(const struct hb_sysinfo *si);
+int hb_check_mthp(const struct hb_sysinfo *si, uint64_t size);
+int hb_check_memlock(const struct hb_sysinfo *si, uint64_t charged_bytes);
+/*
+ * What registering the plan's buffers charges to RLIMIT_MEMLOCK under
+ * @km (the accounting model over the pages the plan's layout pins).
+ */
+int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
+		   uint64_t *charged_bytes);
+/* Every check the plan needs: pool or THP/mTHP, then memlock. */
+int hb_preflight(const struct hb_sysinfo *si, const struct hb_kmodel *km,
+		 const struct hb_plan *plan);
+/*
+ * O_DIRECT alignment for I/O on @path: the logical block size of the
+ * device under it (512 when it cannot be found).  Buffer addresses and
+ * lengths of direct I/O must be multiples of it.
+ */
+unsigned int hb_dio_align(const char *path);
+/* @what (e.g. "head_offset") = @value must be a multiple of @align. */
+int hb_check_dio_multiple(const char *what, uint64_t value,
+			  unsigned int align);
+
+/* ------------------------------------------------------------------ */
+/* analysis: probe + model + statistics over a set of buffers          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * hb_model_register() into a bvec table of its own (malloc'd, room for
+ * every pinned page): the one place that allocates and wires imu->bvec.
+ * hb_imu_free() releases it.
+ */
+int hb_imu_build(const struct hb_kmodel *km, const struct hb_page *pages,
+		 uint64_t uaddr, uint64_t len, struct hb_imu *imu);
+void hb_imu_free(struct hb_imu *imu);
+
+struct hb_bufstats {
+	unsigned int nr_bufs;
+	unsigned int min_folios, max_folios;	/* folios per buffer */
+	unsigned int min_bvecs, max_bvecs;	/* bvecs per buffer */
+	unsigned int min_io_segs, max_io_segs;	/* bvecs per modelled I/O */
+	unsigned int not_coalesced;	/* buffers with more bvecs than folios */
+	bool all_coalesced;		/* every imu->coalesced */
+	uint64_t min_folio, max_folio;	/* folio sizes the probe saw */
+	uint64_t imu_bytes, imu_bytes_4k; /* kernel imu bytes, and uncoalesced */
+	uint64_t charged_bytes;		/* modelled RLIMIT_MEMLOCK charge */
+	enum hb_probe_source source;
+	char note[160];
+};
+
+struct hb_analysis {
+	struct hb_kmodel km;
+	unsigned int nr;
+	/* with HB_ANALYZE_KEEP: per buffer probe and imu (own bvec array) */
+	struct hb_probe *probe;
+	struct hb_imu *imu;
+	struct hb_bufstats st;
+};
+
+#define HB_ANALYZE_KEEP		(1U << 0)	/* keep probes and imus */
+
+/*
+ * Probe each of @nr buffers, model their registration under @km (in one
+ * batch, for the accounting) and, when @io_len is non-zero, the import of
+ * an @io_len I/O every @io_stride bytes of each buffer.  @recipe is the
+ * allocation recipe for the degraded probe (may be NULL).  Owns every
+ * allocation: hb_analysis_free() releases them.
+ */
+int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
+	       unsigned int nr, const struct hb_backing *recipe,
+	       uint64_t io_len, uint64_t io_stride, unsigned int flags,
+	       struct hb_analysis *a);
+void hb_analysis_free(struct hb_analysis *a);
+/*
+ * Whether the kernel gives these buffers one bvec per folio: large folios,
+ * a generation that coalesces, and no buffer left with more bvecs.
+ */
+bool hb_analysis_coalesces(const struct hb_analysis *a,
+			   const struct hb_backing *b);
+
+/* ------------------------------------------------------------------ */
+/* report: one writer for text and JSON                                 */
+/* ------------------------------------------------------------------ */
+
+/* A growing string (malloc'd); on allocation failure it stays short. */
+struct hb_str {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+void hb_str_init(struct hb_str *b);
+void hb_str_free(struct hb_str *b);
+void hb_str_printf(struct hb_str *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A JSON string literal for @s: quotes, escapes, UTF-8 kept as is. */
+void hb_str_json(struct hb_str *b, const char *s);
+/* ,"key":"value" (comma unless @first) */
+void hb_str_json_kv(struct hb_str *b, const char *key, const char *val,
+		    bool first);
+
+/* What a job (engine) or a check (CLI) learnt about its buffers. */
+struct hb_report {
+	const char *job;		/* job name, any bytes */
+	unsigned int subjob;
+	struct hb_backing backing;
+	const char *layout;		/* "per-io", "region" */
+	uint64_t head_offset;
+	bool fixedbufs;
+	const char *kernel_model;	/* model name used */
+	const char *kernel_detect;	/* "version says X, behaviour says Y" */
+	unsigned int nr_buffers;
+	uint64_t buffer_len, bs, stride;
+	struct hb_bufstats st;
+	double register_usec;		/* < 0: not registered */
+	long vmpin_kb;			/* < 0: not measured */
+	const char *device;		/* NULL or "": no device counters */
+	uint64_t dev_reads, dev_writes, ios;
+	bool requests_approximate;
+};
+
+/* The report as text lines, each starting with @prefix. */
+void hb_report_text(const struct hb_report *r, const char *prefix,
+		    struct hb_str *out);
+/* The report as one JSON object on one line, with a trailing newline. */
+void hb_report_json(const struct hb_report *r, struct hb_str *out);
+/* Append hb_report_json() to @path (a report_json file). */
+int hb_report_append(const struct hb_report *r, const char *path);
+
+/* ------------------------------------------------------------------ */
 /* registration helpers over liburing                                   */
 /* ------------------------------------------------------------------ */
 
@@ -397,9 +591,6 @@ struct io_uring;
  */
 int hb_register_buffers(struct io_uring *ring, const struct iovec *iov,
 			unsigned int nr);
-/* Split [addr, addr+len) into iovecs of at most @chunk (<= 1 GiB). */
-int hb_region_iovecs(void *addr, uint64_t len, uint64_t chunk,
-		     struct iovec **iov, unsigned int *nr);
 /* Register a sparse table of @nr slots, then fill slots with updates. */
 int hb_register_sparse(struct io_uring *ring, unsigned int nr);
 int hb_register_update(struct io_uring *ring, unsigned int off,

@@ -72,15 +72,40 @@ static const char *base_name(const char *path)
  * for dm-N, loopN, md), or .../block/<disk>/<part> for a partition, which
  * has a "partition" attribute; then the parent directory is the disk.
  */
+/* stat @path, or its directory when it does not exist yet */
+static int stat_path_or_dir(const char *path, struct stat *st)
+{
+	char dir[PATH_MAX], *slash;
+
+	if (!stat(path, st))
+		return 0;
+	if (errno != ENOENT || strlen(path) >= sizeof(dir))
+		return hb_seterr(errno, "cannot stat '%s': %s", path,
+				 strerror(errno));
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	if (stat(dir, st))
+		return hb_seterr(errno, "cannot stat '%s' or its directory: %s",
+				 path, strerror(errno));
+	return 0;
+}
+
 int hb_blkdev_of_path(const char *path, char *dev, size_t len)
 {
 	char link[64], real[PATH_MAX], attr[PATH_MAX + 16];
 	const char *name;
 	struct stat st;
+	int ret;
 
-	if (stat(path, &st))
-		return hb_seterr(errno, "cannot stat '%s': %s", path,
-				 strerror(errno));
+	ret = stat_path_or_dir(path, &st);
+	if (ret)
+		return ret;
 	if (S_ISBLK(st.st_mode))
 		st.st_dev = st.st_rdev;
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u",
@@ -124,98 +149,6 @@ int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes)
 	if (writes)
 		*writes = v[4];
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* block split emulation (pure)                                        */
-/* ------------------------------------------------------------------ */
-
-#define HB_SECTOR_SIZE		512
-
-/*
- * Emulate bio_split_rw_at() (block/blk-merge.c, 6.x) for one bio that
- * carries the whole imu, as a READ_FIXED of the whole buffer builds it
- * (bio_iov_bvec_set() hands imu->bvec to the bio as is).  Rules:
- *  - each bvec is at least one segment; bvecs are never merged, even when
- *    physically contiguous;
- *  - a bvec longer than max_segment_size is several segments;
- *  - a request ends when the next bvec (or the part of it that fits)
- *    would exceed max_sectors bytes or max_segments; the split point is
- *    rounded down to the logical block size and the rest of the bvec
- *    starts the next request.
- * Segment boundaries (seg_boundary_mask, 4 GiB by default) and virt
- * boundaries are not modelled: folios never cross them on x86.
- */
-struct hb_split {
-	uint64_t max_bytes;
-	unsigned int max_segs;
-	uint64_t max_seg;
-};
-
-/*
- * One request starting @done bytes into bvec @i.  Returns the bytes it
- * takes (0 only if nothing fits, which the limits rule out).
- */
-static uint64_t split_one(const struct hb_split *s, const struct hb_imu *imu,
-			  unsigned int i, uint64_t done)
-{
-	uint64_t bytes = 0;
-	unsigned int nsegs = 0;
-
-	for (; i < imu->nr_bvecs; i++, done = 0) {
-		uint64_t bv_len = imu->bvec[i].len - done;
-		uint64_t room = s->max_bytes - bytes;
-		uint64_t take = bv_len < room ? bv_len : room;
-		uint64_t total = 0;
-
-		while (take && nsegs < s->max_segs) {
-			uint64_t seg = take < s->max_seg ? take : s->max_seg;
-
-			nsegs++;
-			total += seg;
-			take -= seg;
-		}
-		bytes += total;
-		if (take || bv_len > room)
-			return HB_ALIGN_DOWN(bytes, HB_SECTOR_SIZE);
-	}
-	return bytes;
-}
-
-unsigned int hb_predict_requests(const struct hb_imu *imu, uint64_t max_bytes,
-				 unsigned int max_segs, uint64_t max_seg_size)
-{
-	struct hb_split s = {
-		.max_bytes = max_bytes,
-		.max_segs = max_segs ? max_segs : 1,
-		.max_seg = max_seg_size ? max_seg_size : UINT64_MAX,
-	};
-	unsigned int i = 0, reqs = 0;
-	uint64_t done = 0;
-
-	if (!imu || !imu->nr_bvecs || max_bytes < HB_SECTOR_SIZE)
-		return 0;
-	while (i < imu->nr_bvecs) {
-		uint64_t got = split_one(&s, imu, i, done);
-
-		if (!got)
-			return 0;
-		reqs++;
-		/* advance @got bytes through the bvecs */
-		while (got && i < imu->nr_bvecs) {
-			uint64_t left = imu->bvec[i].len - done;
-
-			if (got < left) {
-				done += got;
-				got = 0;
-			} else {
-				got -= left;
-				done = 0;
-				i++;
-			}
-		}
-	}
-	return reqs;
 }
 
 int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,

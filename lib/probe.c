@@ -23,9 +23,6 @@
 
 #include "internal.h"
 
-#define PM_PFN_MASK		((1ULL << 55) - 1)
-#define PM_PRESENT		(1ULL << 63)
-
 /* include/uapi/linux/kernel-page-flags.h */
 #define KPF_COMPOUND_HEAD	15
 #define KPF_COMPOUND_TAIL	16
@@ -152,29 +149,20 @@ static int read_pagemap(uint64_t start, unsigned int nr_pages, uint64_t *pfn,
 	int fd, ret = 0;
 
 	*have_pfns = true;
-	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	fd = hb_pagemap_open();
 	if (fd < 0)
-		return hb_seterr(errno, "cannot open /proc/self/pagemap: %s "
-				 "(needs CONFIG_PROC_PAGE_MONITOR)",
-				 strerror(errno));
+		return fd;
 	while (done < nr_pages) {
 		unsigned int n = nr_pages - done;
-		off_t off = ((start >> HB_PAGE_SHIFT) + done) * sizeof(*ent);
-		ssize_t got;
 
 		if (n > HB_BATCH)
 			n = HB_BATCH;
-		got = pread(fd, ent, n * sizeof(*ent), off);
-		if (got != (ssize_t)(n * sizeof(*ent))) {
-			int err = got < 0 ? errno : EIO;
-
-			ret = hb_seterr(err, "reading /proc/self/pagemap "
-					"failed: %s", got < 0 ? strerror(err) :
-					"short read");
+		ret = hb_pagemap_read(fd, start + ((uint64_t)done <<
+						   HB_PAGE_SHIFT), n, ent);
+		if (ret)
 			break;
-		}
 		for (i = 0; i < n; i++) {
-			if (!(ent[i] & PM_PRESENT)) {
+			if (!hb_pagemap_present(ent[i])) {
 				ret = hb_seterr(EFAULT, "page at 0x%llx is not "
 						"present: fault the buffer in "
 						"before probing",
@@ -183,7 +171,7 @@ static int read_pagemap(uint64_t start, unsigned int nr_pages, uint64_t *pfn,
 						 HB_PAGE_SHIFT)));
 				goto out;
 			}
-			pfn[done + i] = ent[i] & PM_PFN_MASK;
+			pfn[done + i] = hb_pagemap_pfn(ent[i]);
 			if (!pfn[done + i])
 				*have_pfns = false;
 		}

@@ -153,38 +153,6 @@ int hb_register_buffers(struct io_uring *ring, const struct iovec *iov,
 	return 0;
 }
 
-int hb_region_iovecs(void *addr, uint64_t len, uint64_t chunk,
-		     struct iovec **iov, unsigned int *nr)
-{
-	uint64_t n, i;
-	struct iovec *v;
-
-	if (!addr || !len)
-		return hb_seterr(EINVAL, "empty region: give an address and a "
-				 "length");
-	if (!chunk || chunk > HB_MAX_BUF_LEN)
-		return hb_seterr(EINVAL, "chunk size %llu out of range: use "
-				 "1 byte to 1 GiB", (unsigned long long)chunk);
-	n = (len + chunk - 1) / chunk;
-	if (n > HB_MAX_REG_BUFFERS)
-		return hb_seterr(EINVAL, "%llu chunks of %llu bytes exceed the "
-				 "%u buffers a ring can register: use a larger "
-				 "chunk", (unsigned long long)n,
-				 (unsigned long long)chunk, HB_MAX_REG_BUFFERS);
-	v = calloc(n, sizeof(*v));
-	if (!v)
-		return hb_seterr(ENOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		uint64_t off = i * chunk;
-
-		v[i].iov_base = (char *)addr + off;
-		v[i].iov_len = len - off < chunk ? len - off : chunk;
-	}
-	*iov = v;
-	*nr = n;
-	return 0;
-}
-
 int hb_register_sparse(struct io_uring *ring, unsigned int nr)
 {
 	int ret;

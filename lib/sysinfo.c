@@ -128,6 +128,8 @@ static void read_pools(struct hb_sysinfo *si)
 		p->free = pool_value(p->page_size, "free_hugepages");
 		p->resv = pool_value(p->page_size, "resv_hugepages");
 		p->surplus = pool_value(p->page_size, "surplus_hugepages");
+		p->overcommit = pool_value(p->page_size,
+					   "nr_overcommit_hugepages");
 		si->nr_pools++;
 	}
 	closedir(d);
@@ -223,19 +225,9 @@ static uint64_t rlim_bytes(rlim_t v)
 static bool pagemap_pfn_readable(void)
 {
 	static volatile uint64_t probe_word;
-	uint64_t entry = 0;
-	off_t off;
-	int fd;
 
 	probe_word = 1;
-	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	off = ((uintptr_t)&probe_word >> HB_PAGE_SHIFT) * sizeof(entry);
-	if (pread(fd, &entry, sizeof(entry), off) != sizeof(entry))
-		entry = 0;
-	close(fd);
-	return (entry >> 63) && (entry & ((1ULL << 55) - 1));
+	return hb_pfn_of((const void *)&probe_word) != 0;
 }
 
 static bool kpageflags_readable(void)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target: the hugebuf CLI's argument parser and its pure "plan"
- * command, called as a function (t/hugebuf.c is included with main()
+ * command, called as a function (cli/hugebuf.c is included with main()
  * renamed).  "check" (allocates, does I/O) is not fuzzed; "info" reads
  * /proc and /sys only.  The input is split at NUL or newline bytes into at
  * most 8 arguments after the command.  Every run must end with exit status
@@ -11,7 +11,7 @@
  * (which exit()s) are left out.
  */
 #define main hugebuf_cli_main
-#include "../hugebuf.c"
+#include "../../cli/hugebuf.c"
 #undef main
 
 #include "fuzz.h"

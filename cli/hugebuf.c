@@ -44,13 +44,14 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: %s info [--json]\n"
 "       %s plan --backing=B --size=S [--offset=N] [--kernel=K] [--json]\n"
-"                   [--bvecs]\n"
+"                   [--bvecs] [--dev=DISK | --queue-limits=BYTES,SEGS,SEGSIZE]\n"
 "       %s check [--backing=B] [--size=S] [--offset=N] [--file=PATH] [--json]\n"
 "\n"
 "  info   hugepage pools, THP/mTHP, memlock, CAP_IPC_LOCK, the kernel's\n"
 "         coalescing generation and whether the exact folio probe works\n"
 "  plan   the imu a kernel builds for a buffer of backing B (pure model,\n"
-"         nothing is allocated)\n"
+"         nothing is allocated); with --dev (queue limits of /sys/block/DISK)\n"
+"         or --queue-limits, the block requests one READ_FIXED of it takes\n"
 "  check  allocate, probe, register and measure what the running kernel\n"
 "         did (block requests per READ_FIXED with --file, kernel memory)\n"
 "\n"
@@ -88,25 +89,21 @@ static int system_error(const char *what)
 /* JSON output                                                          */
 /* ------------------------------------------------------------------ */
 
+/* Every JSON string goes through lib's one escaper (hb_str_json). */
 static void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
+	struct hb_str b;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	hb_str_init(&b);
+	hb_str_json(&b, s);
+	fputs(b.oom ? "\"\"" : b.s, stdout);
+	hb_str_free(&b);
 }
 
 static void json_kv_str(const char *key, const char *val, bool comma)
 {
-	printf("\"%s\": ", key);
+	json_str(key);
+	fputs(": ", stdout);
 	json_str(val);
 	if (comma)
 		putchar(',');
@@ -133,6 +130,11 @@ struct opts {
 	uint64_t size, offset;
 	struct hb_kmodel km;
 	const char *file;
+	/* plan: block-layer limits for predicted_requests */
+	bool have_limits;
+	uint64_t max_bytes, max_seg;
+	unsigned int max_segs;
+	const char *dev;
 };
 
 enum {
@@ -143,6 +145,8 @@ enum {
 	OPT_OFFSET,
 	OPT_KERNEL,
 	OPT_FILE,
+	OPT_DEV,
+	OPT_LIMITS,
 	OPT_HELP,
 };
 
@@ -154,6 +158,8 @@ static const struct option long_opts[] = {
 	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "file", required_argument, NULL, OPT_FILE },
+	{ "dev", required_argument, NULL, OPT_DEV },
+	{ "queue-limits", required_argument, NULL, OPT_LIMITS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -166,7 +172,8 @@ static bool opt_allowed(const char *cmd, int opt)
 	if (!strcmp(cmd, "plan"))
 		return opt == OPT_BVECS || opt == OPT_BACKING ||
 		       opt == OPT_SIZE || opt == OPT_OFFSET ||
-		       opt == OPT_KERNEL;
+		       opt == OPT_KERNEL || opt == OPT_DEV ||
+		       opt == OPT_LIMITS;
 	if (!strcmp(cmd, "check"))
 		return opt == OPT_BACKING || opt == OPT_SIZE ||
 		       opt == OPT_OFFSET || opt == OPT_FILE;
@@ -181,6 +188,46 @@ static const char *opt_name(int opt)
 		if (o->val == opt)
 			return o->name;
 	return "?";
+}
+
+/* --dev=vda: the queue limits of /sys/block/vda */
+static int parse_dev(struct opts *o, const char *arg)
+{
+	if (o->have_limits)
+		return usage_error("--dev and --queue-limits both give the "
+				   "queue limits: use one of them");
+	if (!*arg || strchr(arg, '/') || !strcmp(arg, ".") ||
+	    !strcmp(arg, ".."))
+		return usage_error("--dev=%s: give a whole-disk name from "
+				   "/sys/block, e.g. --dev=vda", arg);
+	if (hb_blkdev_queue_limits(arg, &o->max_bytes, &o->max_segs,
+				   &o->max_seg))
+		return usage_error("--dev=%s: %s", arg, hb_errmsg());
+	o->dev = arg;
+	o->have_limits = true;
+	return 0;
+}
+
+/* --queue-limits=MAXBYTES,MAXSEGS,MAXSEGSIZE (max_sectors_kb * 1024, ...) */
+static int parse_limits(struct opts *o, const char *arg)
+{
+	char a[64], b[64], c[64], extra;
+	uint64_t segs;
+
+	if (o->have_limits)
+		return usage_error("--dev and --queue-limits both give the "
+				   "queue limits: use one of them");
+	if (strlen(arg) >= sizeof(a) ||
+	    sscanf(arg, "%63[^,],%63[^,],%63[^,]%c", a, b, c, &extra) != 3 ||
+	    hb_parse_size(a, &o->max_bytes) || hb_parse_size(b, &segs) ||
+	    hb_parse_size(c, &o->max_seg) || o->max_bytes < 512 || !segs ||
+	    segs > UINT32_MAX || o->max_seg < 512)
+		return usage_error("--queue-limits=%s: give MAXBYTES,MAXSEGS,"
+				   "MAXSEGSIZE, e.g. --queue-limits=1M,128,64K "
+				   "(bytes >= 512, segments >= 1)", arg);
+	o->max_segs = segs;
+	o->have_limits = true;
+	return 0;
 }
 
 static int parse_opt(struct opts *o, int opt, const char *arg)
@@ -229,6 +276,10 @@ static int parse_opt(struct opts *o, int opt, const char *arg)
 					   "--file=/var/tmp/hb-check.dat");
 		o->file = arg;
 		return 0;
+	case OPT_DEV:
+		return parse_dev(o, arg);
+	case OPT_LIMITS:
+		return parse_limits(o, arg);
 	}
 	return usage_error("unknown option");
 }
@@ -406,38 +457,6 @@ static int cmd_info(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ */
-/* the model over a page map                                            */
-/* ------------------------------------------------------------------ */
-
-struct modelled {
-	struct hb_imu imu;
-	struct hb_bvec *bvec;
-};
-
-static int model_pages(const struct hb_kmodel *km, const struct hb_page *pages,
-		       uint64_t uaddr, uint64_t len, struct modelled *m)
-{
-	uint64_t nr = hb_nr_pages(uaddr, len);
-
-	m->bvec = calloc(nr ? nr : 1, sizeof(*m->bvec));
-	if (!m->bvec)
-		return hb_seterr(ENOMEM, "out of memory for %llu bvecs",
-				 (unsigned long long)nr);
-	if (hb_model_register(km, pages, uaddr, len, m->bvec, &m->imu)) {
-		free(m->bvec);
-		m->bvec = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-static void modelled_free(struct modelled *m)
-{
-	free(m->bvec);
-	m->bvec = NULL;
-}
-
-/* ------------------------------------------------------------------ */
 /* plan                                                                 */
 /* ------------------------------------------------------------------ */
 
@@ -469,7 +488,8 @@ static void plan_bvecs_json(const struct hb_imu *imu)
 static int cmd_plan(int argc, char **argv)
 {
 	struct hb_page *pages;
-	struct modelled m;
+	struct hb_imu imu;
+	unsigned int reqs = 0;
 	char bs[32], sz[32];
 	uint64_t uaddr, nr;
 	struct opts o;
@@ -497,10 +517,13 @@ static int cmd_plan(int argc, char **argv)
 		free(pages);
 		return system_error("building the page map");
 	}
-	ret = model_pages(&o.km, pages, uaddr, o.size, &m);
+	ret = hb_imu_build(&o.km, pages, uaddr, o.size, &imu);
 	free(pages);
 	if (ret)
 		return system_error("modelling the registration");
+	if (o.have_limits)
+		reqs = hb_predict_requests(&imu, o.max_bytes, o.max_segs,
+					   o.max_seg);
 
 	hb_backing_str(&o.backing, bs, sizeof(bs));
 	hb_fmt_size(o.size, sz, sizeof(sz));
@@ -515,33 +538,47 @@ static int cmd_plan(int argc, char **argv)
 		printf(" \"nr_pages\": %u, \"folio_shift\": %u, "
 		       "\"nr_bvecs\": %u, \"coalesced\": %s, "
 		       "\"imu_bytes\": %llu, \"alloc_bytes\": %llu",
-		       m.imu.nr_pages, m.imu.folio_shift, m.imu.nr_bvecs,
-		       json_bool(m.imu.coalesced),
-		       (unsigned long long)m.imu.imu_bytes,
-		       (unsigned long long)m.imu.alloc_bytes);
+		       imu.nr_pages, imu.folio_shift, imu.nr_bvecs,
+		       json_bool(imu.coalesced),
+		       (unsigned long long)imu.imu_bytes,
+		       (unsigned long long)imu.alloc_bytes);
+		if (o.have_limits)
+			printf(", \"predicted_requests\": %u, "
+			       "\"max_sectors_bytes\": %llu, "
+			       "\"max_segments\": %u, "
+			       "\"max_segment_size\": %llu", reqs,
+			       (unsigned long long)o.max_bytes, o.max_segs,
+			       (unsigned long long)o.max_seg);
 		if (o.bvecs)
-			plan_bvecs_json(&m.imu);
+			plan_bvecs_json(&imu);
 		printf("}\n");
 	} else {
 		printf("buffer:      %s of %s at offset 0x%llx\n", sz, bs,
 		       (unsigned long long)o.offset);
 		printf("kernel:      %s: %s\n", o.km.name,
 		       hb_kgen_name(o.km.gen));
-		printf("pages:       %u pinned\n", m.imu.nr_pages);
-		printf("folio_shift: %u\n", m.imu.folio_shift);
-		printf("nr_bvecs:    %u\n", m.imu.nr_bvecs);
-		printf("coalesced:   %s\n", yes_no(m.imu.coalesced));
+		printf("pages:       %u pinned\n", imu.nr_pages);
+		printf("folio_shift: %u\n", imu.folio_shift);
+		printf("nr_bvecs:    %u\n", imu.nr_bvecs);
+		printf("coalesced:   %s\n", yes_no(imu.coalesced));
 		printf("imu:         %llu B (header %u + %u x %u)\n",
-		       (unsigned long long)m.imu.imu_bytes, o.km.imu_header,
-		       m.imu.nr_bvecs, HB_BVEC_BYTES);
+		       (unsigned long long)imu.imu_bytes, o.km.imu_header,
+		       imu.nr_bvecs, HB_BVEC_BYTES);
 		printf("allocation:  %llu B%s\n",
-		       (unsigned long long)m.imu.alloc_bytes,
-		       !m.imu.alloc_bytes && o.km.imu_cache_bvecs ?
+		       (unsigned long long)imu.alloc_bytes,
+		       !imu.alloc_bytes && o.km.imu_cache_bvecs ?
 		       " (served from the ring's imu cache)" : "");
+		if (o.have_limits)
+			printf("requests:    %u per READ_FIXED of the whole "
+			       "buffer%s%s (max_sectors %llu B, max_segments "
+			       "%u, max_segment_size %llu B)\n", reqs,
+			       o.dev ? " on " : "", o.dev ? o.dev : "",
+			       (unsigned long long)o.max_bytes, o.max_segs,
+			       (unsigned long long)o.max_seg);
 		if (o.bvecs)
-			plan_bvecs_text(&m.imu);
+			plan_bvecs_text(&imu);
 	}
-	modelled_free(&m);
+	hb_imu_free(&imu);
 	return EXIT_MATCH;
 }
 
@@ -553,10 +590,9 @@ struct check {
 	struct opts o;
 	struct hb_kmodel km;
 	struct hb_buf buf;
-	struct hb_probe probe;
-	struct modelled model;	/* the running kernel */
-	struct modelled none;	/* hypothesis: no coalescing */
-	struct modelled multi;	/* hypothesis: multi-folio coalescing */
+	struct hb_analysis an;	/* probe + the running kernel's model */
+	struct hb_imu none;	/* hypothesis: no coalescing */
+	struct hb_imu multi;	/* hypothesis: multi-folio coalescing */
 	struct io_uring ring;
 	bool ring_ok;
 
@@ -647,30 +683,13 @@ static int open_check_file(struct check *c, const char *path)
 	return fd;
 }
 
-static unsigned long logical_block_size(const char *dev)
-{
-	char path[128];
-	FILE *f;
-	unsigned long v = 512;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/logical_block_size",
-		 dev);
-	f = fopen(path, "re");
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 512;
-		fclose(f);
-	}
-	return v ? v : 512;
-}
-
 /*
  * Block requests per O_DIRECT READ_FIXED of the whole buffer.  Returns an
  * exit code; a missing --file or unaligned buffer is a note, not an error.
  */
 static int measure_reads(struct check *c)
 {
-	unsigned long lbs;
+	unsigned int lbs;
 	int fd, ret;
 
 	if (!c->o.file) {
@@ -679,30 +698,17 @@ static int measure_reads(struct check *c)
 			 "block requests");
 		return 0;
 	}
-	if (hb_blkdev_of_path(c->o.file, c->dev, sizeof(c->dev))) {
-		/* the file may not exist yet: try its directory */
-		char dir[4096], *slash;
-
-		snprintf(dir, sizeof(dir), "%s", c->o.file);
-		slash = strrchr(dir, '/');
-		if (slash == dir)
-			slash[1] = '\0';
-		else if (slash)
-			*slash = '\0';
-		else
-			snprintf(dir, sizeof(dir), ".");
-		if (hb_blkdev_of_path(dir, c->dev, sizeof(c->dev)))
-			return system_error("--file");
-	}
+	if (hb_blkdev_of_path(c->o.file, c->dev, sizeof(c->dev)))
+		return system_error("--file");
 	if (hb_blkdev_queue_limits(c->dev, &c->max_bytes, &c->max_segs,
 				   &c->max_seg))
 		return system_error("--file");
-	lbs = logical_block_size(c->dev);
+	lbs = hb_dio_align(c->o.file);
 	if ((uintptr_t)c->buf.addr % lbs || c->o.size % lbs) {
 		snprintf(c->reads_note, sizeof(c->reads_note), "not measured: "
 			 "O_DIRECT needs the buffer address and size aligned "
-			 "to %lu bytes (use an --offset and --size that are "
-			 "multiples of %lu)", lbs, lbs);
+			 "to %u bytes (use an --offset and --size that are "
+			 "multiples of %u)", lbs, lbs);
 		return 0;
 	}
 	fd = open_check_file(c, c->o.file);
@@ -715,7 +721,7 @@ static int measure_reads(struct check *c)
 		close(fd);
 		return system_error("registering the buffer");
 	}
-	c->pred_reqs = hb_predict_requests(&c->model.imu, c->max_bytes,
+	c->pred_reqs = hb_predict_requests(&c->an.imu[0], c->max_bytes,
 					   c->max_segs, c->max_seg);
 	/*
 	 * Other I/O on the disk only adds requests: while the minimum is
@@ -740,9 +746,9 @@ static int measure_reads(struct check *c)
 	close(fd);
 	if (ret)
 		return system_error("counting block requests");
-	c->pred_none = hb_predict_requests(&c->none.imu, c->max_bytes,
+	c->pred_none = hb_predict_requests(&c->none, c->max_bytes,
 					   c->max_segs, c->max_seg);
-	c->pred_multi = hb_predict_requests(&c->multi.imu, c->max_bytes,
+	c->pred_multi = hb_predict_requests(&c->multi, c->max_bytes,
 					    c->max_segs, c->max_seg);
 	c->reads_done = true;
 	return 0;
@@ -778,9 +784,9 @@ static int measure_kmem(struct check *c)
 	}
 	qsort(d, KMEM_ROUNDS, sizeof(d[0]), cmp_long);
 	c->kmem_kb = d[KMEM_ROUNDS / 2];
-	c->pred_kb = (long)(c->k * c->model.imu.alloc_bytes >> 10);
-	c->none_kb = (long)(c->k * c->none.imu.alloc_bytes >> 10);
-	c->multi_kb = (long)(c->k * c->multi.imu.alloc_bytes >> 10);
+	c->pred_kb = (long)(c->k * c->an.imu[0].alloc_bytes >> 10);
+	c->none_kb = (long)(c->k * c->none.alloc_bytes >> 10);
+	c->multi_kb = (long)(c->k * c->multi.alloc_bytes >> 10);
 	c->kmem_done = true;
 	return 0;
 }
@@ -793,7 +799,7 @@ static int measure_kmem(struct check *c)
  */
 static int kernel_coalesced(const struct check *c)
 {
-	if (!c->multi.imu.coalesced)
+	if (!c->multi.coalesced)
 		return 0;	/* nothing to coalesce */
 	if (c->reads_done && c->pred_none != c->pred_multi) {
 		if (c->reqs == c->pred_multi)
@@ -826,8 +832,9 @@ static const char *tri(int v)
 
 static void check_text(const struct check *c)
 {
+	const struct hb_probe *p = &c->an.probe[0];
 	char bs[32], sz[32], a[32], b[32];
-	const struct hb_imu *imu = &c->model.imu;
+	const struct hb_imu *imu = &c->an.imu[0];
 
 	hb_backing_str(&c->o.backing, bs, sizeof(bs));
 	printf("buffer:          %s of %s at offset 0x%llx (mapping %s)%s\n",
@@ -839,10 +846,10 @@ static void check_text(const struct check *c)
 	       (c->buf.huge_verified ? ", huge folios verified" :
 		", huge folios NOT verified") : "");
 	printf("probe:           %s: %u pages in %u folios of %s..%s (%s)\n",
-	       c->probe.source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded",
-	       c->probe.nr_pages, c->probe.nr_folios,
-	       hb_fmt_size(c->probe.min_folio, a, sizeof(a)),
-	       hb_fmt_size(c->probe.max_folio, b, sizeof(b)), c->probe.note);
+	       p->source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded",
+	       p->nr_pages, p->nr_folios,
+	       hb_fmt_size(p->min_folio, a, sizeof(a)),
+	       hb_fmt_size(p->max_folio, b, sizeof(b)), p->note);
 	printf("model:           %s (%s): %u bvecs, folio_shift %u, "
 	       "coalesced %s, imu %llu B, allocation %llu B\n", c->km.name,
 	       hb_kgen_name(c->km.gen), imu->nr_bvecs, imu->folio_shift,
@@ -872,7 +879,8 @@ static void check_text(const struct check *c)
 
 static void check_json(const struct check *c)
 {
-	const struct hb_imu *imu = &c->model.imu;
+	const struct hb_probe *p = &c->an.probe[0];
+	const struct hb_imu *imu = &c->an.imu[0];
 	char bs[32];
 
 	hb_backing_str(&c->o.backing, bs, sizeof(bs));
@@ -884,11 +892,11 @@ static void check_json(const struct check *c)
 	       json_bool(c->buf.huge_verified));
 	printf(" \"probe\": {\"source\": \"%s\", \"nr_pages\": %u, "
 	       "\"nr_folios\": %u, \"min_folio\": %llu, \"max_folio\": %llu, ",
-	       c->probe.source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded",
-	       c->probe.nr_pages, c->probe.nr_folios,
-	       (unsigned long long)c->probe.min_folio,
-	       (unsigned long long)c->probe.max_folio);
-	json_kv_str("note", c->probe.note, false);
+	       p->source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded",
+	       p->nr_pages, p->nr_folios,
+	       (unsigned long long)p->min_folio,
+	       (unsigned long long)p->max_folio);
+	json_kv_str("note", p->note, false);
 	printf("},\n \"model\": {");
 	json_kv_str("kernel", c->km.name, true);
 	printf(" \"nr_bvecs\": %u, \"folio_shift\": %u, \"coalesced\": %s, "
@@ -925,28 +933,48 @@ static void check_json(const struct check *c)
 	       tri(kernel_coalesced(c)), json_bool(check_matches(c)));
 }
 
+/*
+ * The running kernel's model over the probed pages (hb_analyze), and two
+ * hypotheses over the same pages to tell what the kernel did: no
+ * coalescing (< 6.3) and multi-folio coalescing.
+ */
 static int check_models(struct check *c)
 {
 	struct hb_kmodel none = c->km, multi = c->km;
+	struct iovec iov = { .iov_base = c->buf.addr, .iov_len = c->o.size };
 	uint64_t ua = (uintptr_t)c->buf.addr;
+	const struct hb_page *pages;
 
+	if (hb_analyze(&c->km, &iov, 1, &c->o.backing, 0, 0, HB_ANALYZE_KEEP,
+		       &c->an))
+		return system_error("probing and modelling the buffer");
+	pages = c->an.probe[0].pages;
 	none.gen = HB_KGEN_NONE;
 	multi.gen = HB_KGEN_MULTI_FIXED;
-	if (model_pages(&c->km, c->probe.pages, ua, c->o.size, &c->model) ||
-	    model_pages(&none, c->probe.pages, ua, c->o.size, &c->none) ||
-	    model_pages(&multi, c->probe.pages, ua, c->o.size, &c->multi))
+	if (hb_imu_build(&none, pages, ua, c->o.size, &c->none) ||
+	    hb_imu_build(&multi, pages, ua, c->o.size, &c->multi))
 		return system_error("modelling the registration");
+	return 0;
+}
+
+/* Registering the buffer must fit RLIMIT_MEMLOCK (the one rule in lib/) */
+static int check_memlock(struct check *c)
+{
+	struct hb_sysinfo si;
+
+	if (hb_sysinfo_read(&si) ||
+	    hb_check_memlock(&si, c->an.st.charged_bytes))
+		return system_error("registering the buffer");
 	return 0;
 }
 
 static void check_cleanup(struct check *c)
 {
-	modelled_free(&c->model);
-	modelled_free(&c->none);
-	modelled_free(&c->multi);
+	hb_imu_free(&c->none);
+	hb_imu_free(&c->multi);
 	if (c->ring_ok)
 		io_uring_queue_exit(&c->ring);
-	hb_probe_free(&c->probe);
+	hb_analysis_free(&c->an);
 	hb_free(&c->buf);
 }
 
@@ -978,11 +1006,7 @@ static int cmd_check(int argc, char **argv)
 		system_error("allocating the buffer");
 		goto out;
 	}
-	if (hb_probe(c->buf.addr, c->o.size, &c->o.backing, &c->probe)) {
-		system_error("probing the buffer");
-		goto out;
-	}
-	if (check_models(c))
+	if (check_models(c) || check_memlock(c))
 		goto out;
 	ret = io_uring_queue_init(8, &c->ring, 0);
 	if (ret) {

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One analysis of a set of buffers: probe each one's real folio layout,
+ * run the registration model over it, model the import of the I/Os the
+ * caller will issue, and the memlock charge of registering them all in
+ * one batch.  The engine's report, 'hugebuf check' and the tests all come
+ * through here, so they cannot disagree about what the kernel builds.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int hb_imu_build(const struct hb_kmodel *km, const struct hb_page *pages,
+		 uint64_t uaddr, uint64_t len, struct hb_imu *imu)
+{
+	uint64_t nr = hb_nr_pages(uaddr, len);
+	struct hb_bvec *bv;
+	int ret;
+
+	memset(imu, 0, sizeof(*imu));
+	bv = calloc(nr ? nr : 1, sizeof(*bv));
+	if (!bv)
+		return hb_seterr(ENOMEM, "out of memory for %llu bvecs",
+				 (unsigned long long)nr);
+	ret = hb_model_register(km, pages, uaddr, len, bv, imu);
+	if (ret) {
+		free(bv);
+		memset(imu, 0, sizeof(*imu));
+		return ret;
+	}
+	imu->bvec = bv;
+	return 0;
+}
+
+void hb_imu_free(struct hb_imu *imu)
+{
+	free(imu->bvec);
+	imu->bvec = NULL;
+	imu->nr_bvecs = 0;
+}
+
+static void minmax(unsigned int *lo, unsigned int *hi, unsigned int v,
+		   bool first)
+{
+	if (first || v < *lo)
+		*lo = v;
+	if (first || v > *hi)
+		*hi = v;
+}
+
+/* Every page pinned by the batch, back to back, for the accounting. */
+struct batch_pages {
+	struct hb_page *pages;
+	unsigned int *per_buf;
+	uint64_t nr, cap;
+};
+
+static int batch_add(struct batch_pages *bp, unsigned int buf,
+		     const struct hb_probe *p)
+{
+	if (bp->nr + p->nr_pages > bp->cap) {
+		uint64_t cap = bp->cap ? bp->cap * 2 : 1024;
+		struct hb_page *n;
+
+		while (cap < bp->nr + p->nr_pages)
+			cap *= 2;
+		n = realloc(bp->pages, cap * sizeof(*n));
+		if (!n)
+			return hb_seterr(ENOMEM, "out of memory for the page "
+					 "map of %llu pages",
+					 (unsigned long long)cap);
+		bp->pages = n;
+		bp->cap = cap;
+	}
+	memcpy(bp->pages + bp->nr, p->pages, p->nr_pages * sizeof(*p->pages));
+	bp->nr += p->nr_pages;
+	bp->per_buf[buf] = p->nr_pages;
+	return 0;
+}
+
+/* Bvecs an @io_len I/O touches, at every @io_stride of the buffer. */
+static void model_ios(struct hb_analysis *a, const struct hb_imu *imu,
+		      uint64_t io_len, uint64_t io_stride, bool *first)
+{
+	uint64_t off;
+
+	if (!io_len)
+		return;
+	for (off = 0; off + io_len <= imu->len; off += io_stride) {
+		struct hb_import imp;
+
+		if (!hb_model_import(&a->km, imu, imu->ubuf + off, io_len,
+				     &imp)) {
+			minmax(&a->st.min_io_segs, &a->st.max_io_segs,
+			       imp.nr_segs_exact, *first);
+			*first = false;
+		}
+		if (!io_stride)
+			break;
+	}
+}
+
+static void add_stats(struct hb_analysis *a, unsigned int i,
+		      const struct hb_probe *p, const struct hb_imu *imu)
+{
+	struct hb_bufstats *st = &a->st;
+	bool first = i == 0;
+
+	minmax(&st->min_folios, &st->max_folios, p->nr_folios, first);
+	minmax(&st->min_bvecs, &st->max_bvecs, imu->nr_bvecs, first);
+	if (first || p->min_folio < st->min_folio)
+		st->min_folio = p->min_folio;
+	if (first || p->max_folio > st->max_folio)
+		st->max_folio = p->max_folio;
+	st->all_coalesced &= imu->coalesced;
+	/* one bvec per folio is the best any kernel does */
+	if (imu->nr_bvecs > p->nr_folios)
+		st->not_coalesced++;
+	st->imu_bytes += hb_imu_bytes(&a->km, imu->nr_bvecs);
+	st->imu_bytes_4k += hb_imu_bytes(&a->km,
+					 hb_nr_pages(imu->ubuf, imu->len));
+	if (first || p->source == HB_PROBE_RECIPE) {
+		st->source = p->source;
+		snprintf(st->note, sizeof(st->note), "%s", p->note);
+	}
+}
+
+static int analyze_one(struct hb_analysis *a, unsigned int i,
+		       const struct iovec *iov, const struct hb_backing *recipe,
+		       uint64_t io_len, uint64_t io_stride, bool keep,
+		       struct batch_pages *bp, bool *first_io)
+{
+	struct hb_probe p, *pp = keep ? &a->probe[i] : &p;
+	struct hb_imu imu, *ip = keep ? &a->imu[i] : &imu;
+	int ret;
+
+	ret = hb_probe(iov->iov_base, iov->iov_len, recipe, pp);
+	if (ret)
+		return ret;
+	ret = hb_imu_build(&a->km, pp->pages, (uintptr_t)iov->iov_base,
+			   iov->iov_len, ip);
+	if (!ret) {
+		add_stats(a, i, pp, ip);
+		model_ios(a, ip, io_len, io_stride, first_io);
+		ret = batch_add(bp, i, pp);
+	}
+	if (keep && !ret)
+		return 0;
+	hb_imu_free(ip);
+	hb_probe_free(pp);
+	return ret;
+}
+
+int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
+	       unsigned int nr, const struct hb_backing *recipe,
+	       uint64_t io_len, uint64_t io_stride, unsigned int flags,
+	       struct hb_analysis *a)
+{
+	bool keep = flags & HB_ANALYZE_KEEP, first_io = true;
+	struct batch_pages bp = { 0 };
+	unsigned int i;
+	int ret = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->km = *km;
+	a->st.all_coalesced = true;
+	if (!nr)
+		return hb_seterr(EINVAL, "no buffers to analyze");
+	bp.per_buf = calloc(nr, sizeof(*bp.per_buf));
+	if (keep) {
+		a->probe = calloc(nr, sizeof(*a->probe));
+		a->imu = calloc(nr, sizeof(*a->imu));
+	}
+	if (!bp.per_buf || (keep && (!a->probe || !a->imu))) {
+		ret = hb_seterr(ENOMEM, "out of memory for %u buffers", nr);
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		ret = analyze_one(a, i, &iov[i], recipe, io_len, io_stride,
+				  keep, &bp, &first_io);
+		if (ret)
+			goto out;
+		a->nr = i + 1;
+		a->st.nr_bufs = i + 1;
+	}
+	ret = hb_model_account(&a->km, bp.pages, bp.per_buf, nr,
+			       &a->st.charged_bytes);
+out:
+	free(bp.pages);
+	free(bp.per_buf);
+	if (ret)
+		hb_analysis_free(a);
+	return ret;
+}
+
+void hb_analysis_free(struct hb_analysis *a)
+{
+	unsigned int i;
+
+	if (a->probe)
+		for (i = 0; i < a->nr; i++)
+			hb_probe_free(&a->probe[i]);
+	if (a->imu)
+		for (i = 0; i < a->nr; i++)
+			hb_imu_free(&a->imu[i]);
+	free(a->probe);
+	free(a->imu);
+	a->probe = NULL;
+	a->imu = NULL;
+	a->nr = 0;
+}
+
+bool hb_analysis_coalesces(const struct hb_analysis *a,
+			   const struct hb_backing *b)
+{
+	return b->folio_size > HB_PAGE_SIZE && a->km.gen != HB_KGEN_NONE &&
+	       a->st.not_coalesced == 0;
+}

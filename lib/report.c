@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The one report writer: what a job or a check learnt about its buffers,
+ * as text lines and as one JSON object per line.  Strings (a job name is
+ * any bytes the user typed) are escaped here and nowhere else, so every
+ * report_json line parses.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void hb_str_init(struct hb_str *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void hb_str_free(struct hb_str *b)
+{
+	free(b->s);
+	hb_str_init(b);
+}
+
+static bool str_reserve(struct hb_str *b, size_t more)
+{
+	size_t cap = b->cap ? b->cap : 256;
+	char *n;
+
+	if (b->oom)
+		return false;
+	if (b->len + more + 1 <= b->cap)
+		return true;
+	while (cap < b->len + more + 1)
+		cap *= 2;
+	n = realloc(b->s, cap);
+	if (!n) {
+		b->oom = true;
+		return false;
+	}
+	b->s = n;
+	b->cap = cap;
+	return true;
+}
+
+void hb_str_printf(struct hb_str *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !str_reserve(b, n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, n + 1, fmt, ap);
+	va_end(ap);
+	b->len += n;
+}
+
+/*
+ * RFC 8259 §7: '"', '\\' and the controls below 0x20 must be escaped;
+ * everything else, UTF-8 included, may stand as is.  Bytes that are not
+ * valid UTF-8 would make the document invalid, so they become U+FFFD.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned int n, i;
+
+	if (*s < 0x80)
+		return 1;
+	if ((*s & 0xe0) == 0xc0 && *s >= 0xc2)
+		n = 2;
+	else if ((*s & 0xf0) == 0xe0)
+		n = 3;
+	else if ((*s & 0xf8) == 0xf0 && *s <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void hb_str_json(struct hb_str *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	hb_str_printf(b, "\"");
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (*p == '"' || *p == '\\')
+			hb_str_printf(b, "\\%c", *p);
+		else if (*p == '\n')
+			hb_str_printf(b, "\\n");
+		else if (*p == '\t')
+			hb_str_printf(b, "\\t");
+		else if (*p < 0x20)
+			hb_str_printf(b, "\\u%04x", *p);
+		else if (!n)
+			hb_str_printf(b, "\\ufffd");
+		else
+			hb_str_printf(b, "%.*s", (int)n, (const char *)p);
+		p += n ? n : 1;
+	}
+	hb_str_printf(b, "\"");
+}
+
+void hb_str_json_kv(struct hb_str *b, const char *key, const char *val,
+		    bool first)
+{
+	hb_str_printf(b, "%s", first ? "" : ",");
+	hb_str_json(b, key);
+	hb_str_printf(b, ":");
+	hb_str_json(b, val);
+}
+
+static const char *coalesced_word(const struct hb_report *r)
+{
+	if (r->st.all_coalesced)
+		return "coalesced";
+	if (!r->st.not_coalesced && r->backing.folio_size > HB_PAGE_SIZE)
+		return "one bvec per folio";
+	return "not coalesced";
+}
+
+static const char *probe_word(const struct hb_bufstats *st)
+{
+	return st->source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded";
+}
+
+static bool have_device(const struct hb_report *r)
+{
+	return r->device && *r->device;
+}
+
+static double requests_per_io(const struct hb_report *r)
+{
+	return r->ios ? (double)(r->dev_reads + r->dev_writes) / r->ios : 0;
+}
+
+void hb_report_text(const struct hb_report *r, const char *prefix,
+		    struct hb_str *out)
+{
+	const struct hb_bufstats *st = &r->st;
+	char bk[64], fs[32];
+
+	hb_backing_str(&r->backing, bk, sizeof(bk));
+	hb_fmt_size(r->backing.folio_size, fs, sizeof(fs));
+	hb_str_printf(out, "%s%s: backing=%s folio=%s layout=%s "
+		      "head_offset=%llu fixedbufs=%u kernel-model=%s\n",
+		      prefix, r->job, bk, fs, r->layout,
+		      (unsigned long long)r->head_offset, r->fixedbufs,
+		      r->kernel_model);
+	if (r->kernel_detect && *r->kernel_detect)
+		hb_str_printf(out, "%s%s: kernel: %s\n", prefix, r->job,
+			      r->kernel_detect);
+	hb_str_printf(out, "%s%s: %u buffer(s) of %llu bytes: folios %u-%u, "
+		      "bvecs %u-%u per buffer (%s), bvecs per %llu-byte I/O "
+		      "%u-%u\n", prefix, r->job, r->nr_buffers,
+		      (unsigned long long)r->buffer_len, st->min_folios,
+		      st->max_folios, st->min_bvecs, st->max_bvecs,
+		      coalesced_word(r), (unsigned long long)r->bs,
+		      st->min_io_segs, st->max_io_segs);
+	hb_str_printf(out, "%s%s: imu %llu bytes vs %llu with 4K pages, "
+		      "memlock charge %llu KiB, register %.0f us, pinned %ld "
+		      "KiB, probe %s%s%s%s\n", prefix, r->job,
+		      (unsigned long long)st->imu_bytes,
+		      (unsigned long long)st->imu_bytes_4k,
+		      (unsigned long long)(st->charged_bytes >> 10),
+		      r->register_usec, r->vmpin_kb, probe_word(st),
+		      st->note[0] ? " (" : "", st->note,
+		      st->note[0] ? ")" : "");
+	if (have_device(r))
+		hb_str_printf(out, "%s%s: %s: %.2f device requests per I/O "
+			      "(%llu reads + %llu writes for %llu I/Os)%s\n",
+			      prefix, r->job, r->device, requests_per_io(r),
+			      (unsigned long long)r->dev_reads,
+			      (unsigned long long)r->dev_writes,
+			      (unsigned long long)r->ios,
+			      r->requests_approximate ?
+			      ", approximate: other jobs ran on the device" :
+			      "");
+}
+
+static void json_minmax(struct hb_str *b, const char *key,
+			unsigned long long lo, unsigned long long hi)
+{
+	hb_str_printf(b, ",\"%s\":{\"min\":%llu,\"max\":%llu}", key, lo, hi);
+}
+
+void hb_report_json(const struct hb_report *r, struct hb_str *b)
+{
+	const struct hb_bufstats *st = &r->st;
+	char bk[64];
+
+	hb_backing_str(&r->backing, bk, sizeof(bk));
+	hb_str_printf(b, "{");
+	hb_str_json_kv(b, "job", r->job, true);
+	hb_str_printf(b, ",\"subjob\":%u", r->subjob);
+	hb_str_json_kv(b, "backing", bk, false);
+	hb_str_printf(b, ",\"folio_size\":%llu",
+		      (unsigned long long)r->backing.folio_size);
+	hb_str_json_kv(b, "layout", r->layout, false);
+	hb_str_printf(b, ",\"head_offset\":%llu,\"fixedbufs\":%u",
+		      (unsigned long long)r->head_offset, r->fixedbufs);
+	hb_str_json_kv(b, "kernel_model", r->kernel_model, false);
+	hb_str_json_kv(b, "kernel_detect", r->kernel_detect, false);
+	hb_str_printf(b, ",\"nr_buffers\":%u,\"buffer_len\":%llu,\"bs\":%llu,"
+		      "\"stride\":%llu", r->nr_buffers,
+		      (unsigned long long)r->buffer_len,
+		      (unsigned long long)r->bs,
+		      (unsigned long long)r->stride);
+	json_minmax(b, "folio_size_seen", st->min_folio, st->max_folio);
+	json_minmax(b, "folios_per_buffer", st->min_folios, st->max_folios);
+	json_minmax(b, "bvecs_per_buffer", st->min_bvecs, st->max_bvecs);
+	json_minmax(b, "bvecs_per_io", st->min_io_segs, st->max_io_segs);
+	hb_str_printf(b, ",\"coalesced\":%s,\"imu_bytes\":%llu,"
+		      "\"imu_bytes_4k\":%llu,\"memlock_charge\":%llu,"
+		      "\"register_usec\":%.1f,\"vmpin_kb\":%ld",
+		      st->all_coalesced ? "true" : "false",
+		      (unsigned long long)st->imu_bytes,
+		      (unsigned long long)st->imu_bytes_4k,
+		      (unsigned long long)st->charged_bytes,
+		      r->register_usec, r->vmpin_kb);
+	hb_str_json_kv(b, "probe", probe_word(st), false);
+	hb_str_json_kv(b, "device", have_device(r) ? r->device : "", false);
+	hb_str_printf(b, ",\"dev_reads\":%llu,\"dev_writes\":%llu,"
+		      "\"ios\":%llu,\"requests_per_io\":%.4f,"
+		      "\"requests_approximate\":%s}\n",
+		      (unsigned long long)r->dev_reads,
+		      (unsigned long long)r->dev_writes,
+		      (unsigned long long)r->ios, requests_per_io(r),
+		      r->requests_approximate ? "true" : "false");
+}
+
+int hb_report_append(const struct hb_report *r, const char *path)
+{
+	struct hb_str b;
+	FILE *f;
+	int ret = 0;
+
+	hb_str_init(&b);
+	hb_report_json(r, &b);
+	if (b.oom) {
+		hb_str_free(&b);
+		return hb_seterr(ENOMEM, "out of memory for the JSON report");
+	}
+	f = fopen(path, "a");
+	if (!f)
+		ret = hb_seterr(errno, "cannot write report_json=%s: %s", path,
+				strerror(errno));
+	else if ((fputs(b.s, f) == EOF) | (fclose(f) != 0))
+		ret = hb_seterr(EIO, "writing report_json=%s failed", path);
+	hb_str_free(&b);
+	return ret;
+}

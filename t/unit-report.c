@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit test of lib/report.c, the one writer of the engine's and the CLI's
+ * reports: JSON strings are escaped by RFC 8259 §7 (quote, backslash and
+ * controls; UTF-8 kept; invalid bytes become U+FFFD), so a report_json
+ * line parses whatever the job is called; the text report has one line
+ * per fact, each with the caller's prefix.
+ */
+#include <string.h>
+
+#include "helpers.h"
+
+struct esc_case {
+	const char *in, *out;
+};
+
+static const struct esc_case esc_cases[] = {
+	{ "plain", "\"plain\"" },
+	{ "q\"x\\y", "\"q\\\"x\\\\y\"" },
+	{ "tab\tnl\ncr\r", "\"tab\\tnl\\ncr\\u000d\"" },
+	{ "\x01\x1f", "\"\\u0001\\u001f\"" },
+	{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x92\xbe", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x92\xbe\"" },
+	{ "bad\xff", "\"bad\\ufffd\"" },
+	{ "cut\xe2\x82", "\"cut\\ufffd\\ufffd\"" },
+	{ "overlong\xc0\xaf", "\"overlong\\ufffd\\ufffd\"" },
+	{ "", "\"\"" },
+};
+
+static int test_escape(void)
+{
+	unsigned int i;
+	int ret = T_EXIT_PASS;
+
+	for (i = 0; i < T_ARRAY_SIZE(esc_cases); i++) {
+		struct hb_str b;
+
+		hb_str_init(&b);
+		hb_str_json(&b, esc_cases[i].in);
+		if (b.oom || strcmp(b.s, esc_cases[i].out))
+			ret = t_fail("escape case %u: got %s, expected %s", i,
+				     b.s ? b.s : "(oom)", esc_cases[i].out);
+		hb_str_free(&b);
+	}
+	return ret;
+}
+
+static void fill_report(struct hb_report *r, const char *job)
+{
+	memset(r, 0, sizeof(*r));
+	r->job = job;
+	r->backing.kind = HB_BACKING_HUGETLB;
+	r->backing.folio_size = 2ULL << 20;
+	r->layout = "per-io";
+	r->fixedbufs = true;
+	r->kernel_model = "6.18";
+	r->kernel_detect = "version says 6.18, behaviour says \"multi\"";
+	r->nr_buffers = 4;
+	r->buffer_len = r->bs = r->stride = 8ULL << 20;
+	r->st.min_folios = r->st.max_folios = 4;
+	r->st.min_bvecs = r->st.max_bvecs = 4;
+	r->st.all_coalesced = true;
+	r->st.min_folio = r->st.max_folio = 2ULL << 20;
+	r->register_usec = 12.5;
+	r->vmpin_kb = 32768;
+	r->device = "vda";
+	r->dev_reads = 8;
+	r->ios = 4;
+}
+
+/* One line, one object, and the job name escaped where it stands. */
+static int test_json(void)
+{
+	struct hb_report r;
+	struct hb_str b;
+	int ret = T_EXIT_PASS;
+	char *nl;
+
+	fill_report(&r, "q\"x\\y");
+	hb_str_init(&b);
+	hb_report_json(&r, &b);
+	if (b.oom)
+		return t_fail("report JSON: out of memory");
+	nl = strchr(b.s, '\n');
+	if (b.s[0] != '{' || !nl || nl[1] || nl[-1] != '}')
+		ret = t_fail("report JSON is not one object on one line: %s",
+			     b.s);
+	if (!strstr(b.s, "{\"job\":\"q\\\"x\\\\y\",\"subjob\":0,"))
+		ret = t_fail("job name not escaped: %s", b.s);
+	if (!strstr(b.s, "\"kernel_detect\":\"version says 6.18, behaviour "
+			 "says \\\"multi\\\"\""))
+		ret = t_fail("kernel_detect not escaped: %s", b.s);
+	if (!strstr(b.s, "\"requests_per_io\":2.0000"))
+		ret = t_fail("requests per I/O not 8/4: %s", b.s);
+	hb_str_free(&b);
+	return ret;
+}
+
+static int test_text(void)
+{
+	struct hb_report r;
+	struct hb_str b;
+	const char *p;
+	int lines = 0, ret = T_EXIT_PASS;
+
+	fill_report(&r, "job1");
+	hb_str_init(&b);
+	hb_report_text(&r, "hugebuf: ", &b);
+	for (p = b.s; p && *p; p = strchr(p, '\n') + 1) {
+		if (strncmp(p, "hugebuf: job1: ", 15))
+			ret = t_fail("text line without prefix: %.60s", p);
+		lines++;
+	}
+	if (lines != 5)
+		ret = t_fail("text report has %d lines, expected 5:\n%s",
+			     lines, b.s);
+	if (!strstr(b.s, "2.00 device requests per I/O"))
+		ret = t_fail("no request line:\n%s", b.s);
+	hb_str_free(&b);
+	return ret;
+}
+
+int main(void)
+{
+	int ret = test_escape();
+
+	ret = t_worst(ret, test_json());
+	ret = t_worst(ret, test_text());
+	return ret;
+}
