@@ -161,11 +161,12 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 {
 	bool keep = flags & HB_ANALYZE_KEEP, first_io = true;
 	struct batch_pages bp = { 0 };
+	struct hb_kmodel model = *km;	/* @km may point into @a */
 	unsigned int i;
 	int ret = 0;
 
 	memset(a, 0, sizeof(*a));
-	a->km = *km;
+	a->km = model;
 	a->st.all_coalesced = true;
 	if (!nr)
 		return hb_seterr(EINVAL, "no buffers to analyze");

@@ -99,6 +99,14 @@ struct hb_kmodel {
 	 * is deduplicated within one call.
 	 */
 	bool acct_batch_dedup;
+	/* IORING_OP_READV_FIXED / WRITEV_FIXED exist (6.15, 9ef4cbbcb4ac) */
+	bool vec_fixed;
+	/*
+	 * The vectored import takes each iovec's offset from bvec[0]'s
+	 * bv_offset (e1d7727b73a1, 6.16 and 6.15.y), not from the user
+	 * address masked to the folio size.
+	 */
+	bool vec_offset_from_bvec;
 	/* human name, e.g. "6.12", "6.1+hugebuf" */
 	char name[24];
 };
@@ -385,6 +393,30 @@ unsigned int hb_predict_requests(const struct hb_imu *imu, uint64_t max_bytes,
 int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
 			   unsigned int *max_segs, uint64_t *max_seg_size);
 /* --- end of system-side additions --- */
+
+/* ------------------------------------------------------------------ */
+/* vectored import (pure): READV_FIXED / WRITEV_FIXED                   */
+/* ------------------------------------------------------------------ */
+
+/* What io_vec_fill_bvec() builds for the iovecs of one vectored I/O. */
+struct hb_vimport {
+	unsigned int nr_bvecs;	/* segments of the iterator */
+	uint64_t len;		/* bytes, the sum of the iovecs */
+};
+
+/* Room hb_model_import_vec() needs in @out for these iovecs. */
+uint64_t hb_import_vec_bound(const struct hb_imu *imu, const struct iovec *iov,
+			     unsigned int nr);
+/*
+ * Model the vectored import of @nr iovecs inside @imu: -EOPNOTSUPP before
+ * 6.15, -EFAULT for an iovec outside the buffer or empty, -EOVERFLOW when
+ * the lengths overflow.  @out gets one bvec per folio piece (bv_offset
+ * relative to the page the bvec names, as the kernel sets it).
+ */
+int hb_model_import_vec(const struct hb_kmodel *km, const struct hb_imu *imu,
+			const struct iovec *iov, unsigned int nr,
+			struct hb_bvec *out, unsigned int max_out,
+			struct hb_vimport *res);
 
 /* ------------------------------------------------------------------ */
 /* layout: where the I/O buffers sit in one mapping                     */

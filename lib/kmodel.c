@@ -51,6 +51,8 @@ void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
 
 	km->pin_checks_vmas = version_before(major, minor, 6, 5);
 	km->acct_batch_dedup = version_before(major, minor, 6, 13);
+	km->vec_fixed = !version_before(major, minor, 6, 15);
+	km->vec_offset_from_bvec = !version_before(major, minor, 6, 16);
 	if (version_before(major, minor, 6, 15)) {
 		km->imu_header = IMU_HEADER_OLD;
 	} else {
