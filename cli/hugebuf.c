@@ -44,7 +44,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: %s info [--json]\n"
 "       %s plan --backing=B --size=S [--offset=N] [--kernel=K] [--json]\n"
-"                   [--bvecs] [--dev=DISK | --queue-limits=BYTES,SEGS,SEGSIZE]\n"
+"                   [--bvecs] [--dev=DISK |\n"
+"                   --queue-limits=BYTES,SEGS,SEGSIZE]\n"
 "       %s check [--backing=B] [--size=S] [--offset=N] [--file=PATH] [--json]\n"
 "\n"
 "  info   hugepage pools, THP/mTHP, memlock, CAP_IPC_LOCK, the kernel's\n"

@@ -3,12 +3,14 @@
  * io_uring interfaces newer than Debian 12's liburing 2.3, written from the
  * kernel's uapi values (include/uapi/linux/io_uring.h).  Include after
  * <liburing.h>.  t/unit-uring-compat.c checks the values against the
- * running kernel's opcode probe and, where a newer header is installed,
- * against that header.
+ * running kernel: t/regbuf-vectored.c and t/regbuf-clone.c use them and
+ * check the data they move (no newer uapi header is packaged for Debian
+ * 12: liburing 2.9 and linux-libc-dev 6.12 predate READV_FIXED).
  */
 #ifndef HUGEBUF_URING_COMPAT_H
 #define HUGEBUF_URING_COMPAT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/uio.h>
@@ -39,6 +41,45 @@ static inline void hb_prep_writev_fixed(struct io_uring_sqe *sqe, int fd,
 {
 	io_uring_prep_rw(HB_IORING_OP_WRITEV_FIXED, sqe, fd, iov, nr, off);
 	sqe->buf_index = buf_index;
+}
+
+/*
+ * IORING_REGISTER_CLONE_BUFFERS (6.12, 7cc2a6eadcd7): give a ring the
+ * registered buffers of another ring without pinning again.  src_off,
+ * dst_off and nr arrived in 6.13 (before, the fields were padding that
+ * must be zero, and the whole table was cloned).
+ */
+#define HB_IORING_REGISTER_CLONE_BUFFERS	30
+#define HB_IORING_REGISTER_SRC_REGISTERED	(1U << 0)
+#define HB_IORING_REGISTER_DST_REPLACE		(1U << 1)
+
+struct hb_clone_buffers {
+	__u32 src_fd;
+	__u32 flags;
+	__u32 src_off;
+	__u32 dst_off;
+	__u32 nr;
+	__u32 pad[3];
+};
+
+/* Clone @nr buffers from @src's slot @src_off into @dst at @dst_off. */
+static inline int hb_clone_buffers(struct io_uring *dst, struct io_uring *src,
+				   unsigned int src_off, unsigned int dst_off,
+				   unsigned int nr, unsigned int flags)
+{
+	struct hb_clone_buffers arg = {
+		.src_fd = (__u32)src->ring_fd,
+		.flags = flags,
+		.src_off = src_off,
+		.dst_off = dst_off,
+		.nr = nr,
+	};
+
+	int ret = io_uring_register(dst->ring_fd,
+				    HB_IORING_REGISTER_CLONE_BUFFERS, &arg, 1);
+
+	/* liburing built on libc's syscall() returns -1 and sets errno */
+	return ret == -1 ? -errno : ret;
 }
 
 /* Whether the running kernel has opcode @op (IORING_REGISTER_PROBE). */

@@ -37,7 +37,8 @@ static int check_iovec(const struct hb_imu *imu, const struct iovec *iov,
 
 	if (__builtin_add_overflow(addr, (uint64_t)iov->iov_len, &end) ||
 	    addr < imu->ubuf || end > imu->ubuf + imu->len)
-		return hb_seterr(EFAULT, "iovec %u [0x%llx, +%zu) is not inside "
+		return hb_seterr(EFAULT, "iovec %u [0x%llx, +%zu) is not "
+				 "inside "
 				 "the registered buffer", i,
 				 (unsigned long long)addr, iov->iov_len);
 	if (!iov->iov_len)

@@ -30,7 +30,7 @@ struct vcase {
 	const char *name;
 	unsigned int nr;
 	struct { uint64_t off, len; } iov[MAX_IOV];
-	bool direct;	/* 4 KiB aligned: also O_DIRECT and request counts */
+	bool direct;	/* 4 KiB aligned: O_DIRECT and request counts too */
 };
 
 static const struct vcase cases[] = {
@@ -331,7 +331,8 @@ static int ctx_open(struct ctx *c)
 		return ret;
 	if (!hb_uring_op_supported(&c->ring, HB_IORING_OP_READV_FIXED)) {
 		io_uring_queue_exit(&c->ring);
-		return t_skip("the kernel has no IORING_OP_READV_FIXED (6.15+)");
+		return t_skip("the kernel has no IORING_OP_READV_FIXED "
+			      "(6.15+)");
 	}
 	ret = t_file_create(&c->f, FILE_LEN, SEED, true);
 	if (ret) {

@@ -51,7 +51,8 @@ static int expect(const char *what, int got, int want, const char *msg_part)
 	if (msg_part && !strstr(hb_errmsg(), msg_part))
 		return t_fail("%s: message '%s' lacks '%s'", what, hb_errmsg(),
 			      msg_part);
-	t_info("%s: %d%s%s", what, got, got ? ": " : "", got ? hb_errmsg() : "");
+	t_info("%s: %d%s%s", what, got, got ? ": " : "",
+	       got ? hb_errmsg() : "");
 	return T_EXIT_PASS;
 }
 
