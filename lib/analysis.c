@@ -103,6 +103,21 @@ static void model_ios(struct hb_analysis *a, const struct hb_imu *imu,
 	}
 }
 
+/* Where the folios are; a failed query only leaves the counts empty. */
+static void add_nodes(struct hb_bufstats *st, const struct hb_probe *p)
+{
+	uint32_t per_node[HB_MAX_NODES];
+	unsigned int n, nodes;
+
+	if (hb_numa_nodes(p, per_node, &nodes))
+		return;
+	for (n = 0; n < HB_MAX_NODES; n++) {
+		if (per_node[n] && !st->node_folios[n])
+			st->nr_nodes++;
+		st->node_folios[n] += per_node[n];
+	}
+}
+
 static void add_stats(struct hb_analysis *a, unsigned int i,
 		      const struct hb_probe *p, const struct hb_imu *imu)
 {
@@ -122,6 +137,7 @@ static void add_stats(struct hb_analysis *a, unsigned int i,
 	st->imu_bytes += hb_imu_bytes(&a->km, imu->nr_bvecs);
 	st->imu_bytes_4k += hb_imu_bytes(&a->km,
 					 hb_nr_pages(imu->ubuf, imu->len));
+	add_nodes(st, p);
 	if (first || p->source == HB_PROBE_RECIPE) {
 		st->source = p->source;
 		snprintf(st->note, sizeof(st->note), "%s", p->note);

@@ -221,6 +221,8 @@ int hb_layout_synth(uint64_t folio_size, uint64_t head_offset, uint64_t len,
 /* ------------------------------------------------------------------ */
 
 #define HB_MAX_POOLS	8
+/* NUMA nodes reported and checked (bits of a uint64_t mask) */
+#define HB_MAX_NODES	64
 #define HB_MAX_MTHP	16
 
 struct hb_pool {
@@ -419,6 +421,30 @@ int hb_model_import_vec(const struct hb_kmodel *km, const struct hb_imu *imu,
 			struct hb_vimport *res);
 
 /* ------------------------------------------------------------------ */
+/* NUMA: where the folios are, and what a binding policy can have      */
+/* ------------------------------------------------------------------ */
+
+/* The calling thread's memory policy (get_mempolicy). */
+struct hb_numa_policy {
+	bool bind;		/* MPOL_BIND: pages only from @nodes */
+	uint64_t nodes;		/* bit n = node n */
+};
+
+int hb_numa_policy(struct hb_numa_policy *p);
+/*
+ * Under MPOL_BIND the bound nodes' free hugepages must cover @map_len;
+ * the message names the node and its knob.  0 for other policies.
+ */
+int hb_check_pool_policy(const struct hb_numa_policy *pol, uint64_t page_size,
+			 uint64_t map_len);
+/*
+ * The node of every folio the probe saw (move_pages without moving):
+ * @folios_per_node has HB_MAX_NODES counters, *@nr_nodes nodes were seen.
+ */
+int hb_numa_nodes(const struct hb_probe *p, uint32_t *folios_per_node,
+		  unsigned int *nr_nodes);
+
+/* ------------------------------------------------------------------ */
 /* layout: where the I/O buffers sit in one mapping                     */
 /* ------------------------------------------------------------------ */
 
@@ -527,6 +553,8 @@ struct hb_bufstats {
 	uint64_t min_folio, max_folio;	/* folio sizes the probe saw */
 	uint64_t imu_bytes, imu_bytes_4k; /* kernel imu bytes, and uncoalesced */
 	uint64_t charged_bytes;		/* modelled RLIMIT_MEMLOCK charge */
+	unsigned int nr_nodes;		/* NUMA nodes the folios are on */
+	uint32_t node_folios[HB_MAX_NODES];	/* folios per node */
 	enum hb_probe_source source;
 	char note[160];
 };

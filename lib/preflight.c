@@ -222,8 +222,15 @@ static int check_backing(const struct hb_sysinfo *si,
 {
 	const struct hb_backing *b = &plan->backing;
 
-	if (backing_is_hugetlb(b))
-		return hb_check_pool(si, b->folio_size, plan->map_len);
+	if (backing_is_hugetlb(b)) {
+		struct hb_numa_policy pol;
+		int ret = hb_check_pool(si, b->folio_size, plan->map_len);
+
+		if (ret || hb_numa_policy(&pol))
+			return ret;
+		return hb_check_pool_policy(&pol, b->folio_size,
+					    plan->map_len);
+	}
 	if (b->kind == HB_BACKING_THP)
 		return hb_check_thp(si);
 	if (b->kind == HB_BACKING_MTHP)

@@ -176,6 +176,17 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 		      r->register_usec, r->vmpin_kb, probe_word(st),
 		      st->note[0] ? " (" : "", st->note,
 		      st->note[0] ? ")" : "");
+	if (st->nr_nodes) {
+		unsigned int n;
+
+		hb_str_printf(out, "%s%s: folios per NUMA node:", prefix,
+			      r->job);
+		for (n = 0; n < HB_MAX_NODES; n++)
+			if (st->node_folios[n])
+				hb_str_printf(out, " node%u=%u", n,
+					      st->node_folios[n]);
+		hb_str_printf(out, "\n");
+	}
 	if (have_device(r))
 		hb_str_printf(out, "%s%s: %s: %.2f device requests per I/O "
 			      "(%llu reads + %llu writes for %llu I/Os)%s\n",
@@ -192,6 +203,23 @@ static void json_minmax(struct hb_str *b, const char *key,
 			unsigned long long lo, unsigned long long hi)
 {
 	hb_str_printf(b, ",\"%s\":{\"min\":%llu,\"max\":%llu}", key, lo, hi);
+}
+
+/* "folio_nodes":{"0":4,"1":2} */
+static void json_nodes(struct hb_str *b, const struct hb_bufstats *st)
+{
+	unsigned int n;
+	bool first = true;
+
+	hb_str_printf(b, ",\"folio_nodes\":{");
+	for (n = 0; n < HB_MAX_NODES; n++) {
+		if (!st->node_folios[n])
+			continue;
+		hb_str_printf(b, "%s\"%u\":%u", first ? "" : ",", n,
+			      st->node_folios[n]);
+		first = false;
+	}
+	hb_str_printf(b, "}");
 }
 
 void hb_report_json(const struct hb_report *r, struct hb_str *b)
@@ -229,6 +257,7 @@ void hb_report_json(const struct hb_report *r, struct hb_str *b)
 		      (unsigned long long)st->charged_bytes,
 		      r->register_usec, r->vmpin_kb);
 	hb_str_json_kv(b, "probe", probe_word(st), false);
+	json_nodes(b, st);
 	hb_str_json_kv(b, "device", have_device(r) ? r->device : "", false);
 	hb_str_printf(b, ",\"dev_reads\":%llu,\"dev_writes\":%llu,"
 		      "\"ios\":%llu,\"requests_per_io\":%.4f,"
