@@ -445,6 +445,24 @@ int hb_numa_nodes(const struct hb_probe *p, uint32_t *folios_per_node,
 		  unsigned int *nr_nodes);
 
 /* ------------------------------------------------------------------ */
+/* file limits: direct and atomic I/O (statx)                           */
+/* ------------------------------------------------------------------ */
+
+struct hb_file_limits {
+	bool dio_known;			/* STATX_DIOALIGN answered (6.1+) */
+	unsigned int dio_mem_align;	/* buffer address alignment */
+	unsigned int dio_offset_align;	/* file offset / length alignment */
+	bool atomic;			/* RWF_ATOMIC writes possible */
+	unsigned int atomic_unit_min, atomic_unit_max;
+	unsigned int atomic_segments_max;
+};
+
+int hb_file_limits(const char *path, struct hb_file_limits *l);
+/* Whether one RWF_ATOMIC write of @len at @file_off in @nr_segs fits. */
+int hb_check_atomic_write(const struct hb_file_limits *l, uint64_t len,
+			  uint64_t file_off, unsigned int nr_segs);
+
+/* ------------------------------------------------------------------ */
 /* layout: where the I/O buffers sit in one mapping                     */
 /* ------------------------------------------------------------------ */
 
@@ -521,9 +539,10 @@ int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
 int hb_preflight(const struct hb_sysinfo *si, const struct hb_kmodel *km,
 		 const struct hb_plan *plan);
 /*
- * O_DIRECT alignment for I/O on @path: the logical block size of the
- * device under it (512 when it cannot be found).  Buffer addresses and
- * lengths of direct I/O must be multiples of it.
+ * O_DIRECT alignment for I/O on @path (or its directory): what statx's
+ * STATX_DIOALIGN says (the larger of the memory and offset alignments),
+ * else the logical block size of the device under it, else 512.  Buffer
+ * addresses, offsets and lengths of direct I/O must be multiples of it.
  */
 unsigned int hb_dio_align(const char *path);
 /* @what (e.g. "head_offset") = @value must be a multiple of @align. */
@@ -628,6 +647,8 @@ struct hb_report {
 	const char *device;		/* NULL or "": no device counters */
 	uint64_t dev_reads, dev_writes, ios;
 	bool requests_approximate;
+	/* NULL: not known; else what the job's file allows (statx) */
+	const struct hb_file_limits *limits;
 };
 
 /* The report as text lines, each starting with @prefix. */

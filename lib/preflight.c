@@ -253,12 +253,29 @@ int hb_preflight(const struct hb_sysinfo *si, const struct hb_kmodel *km,
 	return hb_check_memlock(si, charged);
 }
 
+/* STATX_DIOALIGN (6.1): the file system's own answer, when it gives one */
+static unsigned int statx_dio_align(const char *path)
+{
+	struct hb_file_limits l;
+
+	if (hb_file_limits(path, &l) || !l.dio_known)
+		return 0;
+	return l.dio_mem_align > l.dio_offset_align ? l.dio_mem_align :
+	       l.dio_offset_align;
+}
+
 unsigned int hb_dio_align(const char *path)
 {
 	unsigned long lbs = 0;
+	unsigned int a;
 	char dev[64], knob[128];
 
-	if (!path || hb_blkdev_of_path(path, dev, sizeof(dev)))
+	if (!path)
+		return 512;
+	a = statx_dio_align(path);
+	if (a >= 512 && HB_IS_POW2(a))
+		return a;
+	if (hb_blkdev_of_path(path, dev, sizeof(dev)))
 		return 512;
 	snprintf(knob, sizeof(knob), "/sys/block/%s/queue/logical_block_size",
 		 dev);

@@ -144,6 +144,23 @@ static double requests_per_io(const struct hb_report *r)
 	return r->ios ? (double)(r->dev_reads + r->dev_writes) / r->ios : 0;
 }
 
+static void text_limits(struct hb_str *out, const char *prefix,
+			const char *job, const struct hb_file_limits *l)
+{
+	hb_str_printf(out, "%s%s: file: direct I/O alignment ", prefix, job);
+	if (l->dio_known)
+		hb_str_printf(out, "%u (memory) / %u (offset)",
+			      l->dio_mem_align, l->dio_offset_align);
+	else
+		hb_str_printf(out, "not reported");
+	if (l->atomic)
+		hb_str_printf(out, ", atomic writes %u-%u bytes in up to %u "
+			      "segment(s)\n", l->atomic_unit_min,
+			      l->atomic_unit_max, l->atomic_segments_max);
+	else
+		hb_str_printf(out, ", no atomic writes\n");
+}
+
 void hb_report_text(const struct hb_report *r, const char *prefix,
 		    struct hb_str *out)
 {
@@ -176,6 +193,8 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 		      r->register_usec, r->vmpin_kb, probe_word(st),
 		      st->note[0] ? " (" : "", st->note,
 		      st->note[0] ? ")" : "");
+	if (r->limits)
+		text_limits(out, prefix, r->job, r->limits);
 	if (st->nr_nodes) {
 		unsigned int n;
 
@@ -258,6 +277,15 @@ void hb_report_json(const struct hb_report *r, struct hb_str *b)
 		      r->register_usec, r->vmpin_kb);
 	hb_str_json_kv(b, "probe", probe_word(st), false);
 	json_nodes(b, st);
+	if (r->limits)
+		hb_str_printf(b, ",\"dio_mem_align\":%u,\"dio_offset_align\":%u,"
+			      "\"atomic_unit_min\":%u,\"atomic_unit_max\":%u,"
+			      "\"atomic_segments_max\":%u",
+			      r->limits->dio_mem_align,
+			      r->limits->dio_offset_align,
+			      r->limits->atomic_unit_min,
+			      r->limits->atomic_unit_max,
+			      r->limits->atomic_segments_max);
 	hb_str_json_kv(b, "device", have_device(r) ? r->device : "", false);
 	hb_str_printf(b, ",\"dev_reads\":%llu,\"dev_writes\":%llu,"
 		      "\"ios\":%llu,\"requests_per_io\":%.4f,"
