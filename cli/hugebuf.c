@@ -831,6 +831,19 @@ static const char *tri(int v)
 	return v < 0 ? "unknown" : v ? "yes" : "no";
 }
 
+static void print_nodes(const struct hb_bufstats *st)
+{
+	unsigned int n;
+
+	if (!st->nr_nodes)
+		return;
+	printf("numa:           ");
+	for (n = 0; n < HB_MAX_NODES; n++)
+		if (st->node_folios[n])
+			printf(" node%u=%u folios", n, st->node_folios[n]);
+	printf("\n");
+}
+
 static void check_text(const struct check *c)
 {
 	const struct hb_probe *p = &c->an.probe[0];
@@ -851,6 +864,7 @@ static void check_text(const struct check *c)
 	       p->nr_pages, p->nr_folios,
 	       hb_fmt_size(p->min_folio, a, sizeof(a)),
 	       hb_fmt_size(p->max_folio, b, sizeof(b)), p->note);
+	print_nodes(&c->an.st);
 	printf("model:           %s (%s): %u bvecs, folio_shift %u, "
 	       "coalesced %s, imu %llu B, allocation %llu B\n", c->km.name,
 	       hb_kgen_name(c->km.gen), imu->nr_bvecs, imu->folio_shift,
@@ -881,6 +895,8 @@ static void check_text(const struct check *c)
 static void check_json(const struct check *c)
 {
 	const struct hb_probe *p = &c->an.probe[0];
+	unsigned int n;
+	bool first;
 	const struct hb_imu *imu = &c->an.imu[0];
 	char bs[32];
 
@@ -898,7 +914,15 @@ static void check_json(const struct check *c)
 	       (unsigned long long)p->min_folio,
 	       (unsigned long long)p->max_folio);
 	json_kv_str("note", p->note, false);
-	printf("},\n \"model\": {");
+	printf(", \"nodes\": {");
+	for (n = 0, first = true; n < HB_MAX_NODES; n++) {
+		if (!c->an.st.node_folios[n])
+			continue;
+		printf("%s\"%u\": %u", first ? "" : ", ", n,
+		       c->an.st.node_folios[n]);
+		first = false;
+	}
+	printf("}},\n \"model\": {");
 	json_kv_str("kernel", c->km.name, true);
 	printf(" \"nr_bvecs\": %u, \"folio_shift\": %u, \"coalesced\": %s, "
 	       "\"imu_bytes\": %llu, \"alloc_bytes\": %llu},\n",
