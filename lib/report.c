@@ -309,11 +309,17 @@ int hb_report_append(const struct hb_report *r, const char *path)
 		return hb_seterr(ENOMEM, "out of memory for the JSON report");
 	}
 	f = fopen(path, "a");
-	if (!f)
+	if (!f) {
 		ret = hb_seterr(errno, "cannot write report_json=%s: %s", path,
 				strerror(errno));
-	else if ((fputs(b.s, f) == EOF) | (fclose(f) != 0))
-		ret = hb_seterr(EIO, "writing report_json=%s failed", path);
+	} else {
+		bool bad = fputs(b.s, f) == EOF;
+
+		/* fclose() on every path: a failed write must not leak */
+		if (fclose(f) || bad)
+			ret = hb_seterr(EIO, "writing report_json=%s failed",
+					path);
+	}
 	hb_str_free(&b);
 	return ret;
 }

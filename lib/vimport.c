@@ -49,15 +49,19 @@ static int check_iovec(const struct hb_imu *imu, const struct iovec *iov,
 	return 0;
 }
 
-/* Offset of @addr from the start of bvec 0's folio, per generation. */
+/*
+ * Offset of @addr from the start of bvec 0's page run, per generation.
+ * Only bv_offset is used, as the kernel does: a coalesced bvec[0] names
+ * the folio's head page with the offset into the folio, an uncoalesced
+ * one the pinned page with the offset into the page.
+ */
 static uint64_t folio_offset(const struct hb_kmodel *km,
 			     const struct hb_imu *imu, uint64_t addr)
 {
 	uint64_t mask = (1ULL << imu->folio_shift) - 1;
 
 	if (km->vec_offset_from_bvec)
-		return addr - imu->ubuf + imu->bvec[0].offset +
-		       ((uint64_t)imu->bvec[0].page_idx << HB_PAGE_SHIFT);
+		return addr - imu->ubuf + imu->bvec[0].offset;
 	return addr - (imu->ubuf & ~mask);
 }
 
@@ -97,7 +101,7 @@ int hb_model_import_vec(const struct hb_kmodel *km, const struct hb_imu *imu,
 				return hb_seterr(EFAULT, "iovec %u runs past "
 						 "the buffer's last bvec", i);
 			out[k].folio = imu->bvec[src].folio;
-			out[k].page_idx = src ? imu->bvec[src].page_idx : 0;
+			out[k].page_idx = imu->bvec[src].page_idx;
 			out[k].offset = off;
 			out[k].len = seg;
 			len -= seg;
