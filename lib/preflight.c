@@ -150,7 +150,8 @@ int hb_check_mthp(const struct hb_sysinfo *si, uint64_t size)
  */
 int hb_check_memlock(const struct hb_sysinfo *si, uint64_t charged_bytes)
 {
-	if (si->cap_ipc_lock || si->memlock_cur == UINT64_MAX)
+	if (!hb_model_memlock_checked(si->cap_ipc_lock) ||
+	    si->memlock_cur == UINT64_MAX)
 		return 0;
 	if (charged_bytes <= si->memlock_cur)
 		return 0;
