@@ -28,9 +28,12 @@ LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 LIB_A := lib/libhugebuf.a
 
-# t/: every t/*.c is one test program, except the shared helpers and the CLI
-T_HELPERS := t/helpers.o
-T_SRCS := $(filter-out t/helpers.c,$(sort $(wildcard t/*.c)))
+# t/: every t/*.c is one test program; t/helpers/*.c are the helpers they
+# share (t/helpers.h), one object each, linked into every test program
+T_HELPER_SRCS := $(sort $(wildcard t/helpers/*.c))
+T_HELPERS := $(T_HELPER_SRCS:.c=.o)
+T_HELPER_HDRS := t/helpers.h $(wildcard t/helpers/*.h)
+T_SRCS := $(sort $(wildcard t/*.c))
 T_PROGS := $(T_SRCS:.c=.t)
 CLI := cli/hugebuf
 STATIC_PROGS := $(patsubst t/%.c,t/static/%,$(T_SRCS)) t/static/hugebuf
@@ -65,10 +68,10 @@ $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-t/helpers.o: t/helpers.c t/helpers.h lib/hugebuf.h config-host.h
+t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) lib/hugebuf.h config-host.h
 	$(CC) $(HB_CFLAGS) -c -o $@ $<
 
-t/%.t: t/%.c $(T_HELPERS) $(LIB_A) t/helpers.h lib/hugebuf.h
+t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 	$(CC) $(HB_CFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
 $(CLI): cli/hugebuf.c $(LIB_A) lib/hugebuf.h
@@ -80,7 +83,7 @@ $(ENGINE): engines/hugebuf.c $(LIB_A) lib/hugebuf.h config-host.mak
 # Static programs for a minimal initramfs on another kernel (kernel/ktest.sh)
 static: need-config $(STATIC_PROGS)
 
-t/static/%: t/%.c $(T_HELPERS) $(LIB_A) t/helpers.h lib/hugebuf.h
+t/static/%: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 	@mkdir -p t/static
 	$(CC) $(HB_CFLAGS) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
@@ -125,10 +128,11 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/fio/hugebuf.so $(DESTDIR)$(BINDIR)/hugebuf
 
 format:
-	clang-format -i lib/*.c lib/*.h engines/*.c cli/*.c t/*.c t/*.h
+	clang-format -i lib/*.c lib/*.h engines/*.c cli/*.c t/*.c t/*.h \
+		t/helpers/*.c t/helpers/*.h
 
 clean:
-	rm -f lib/*.o $(LIB_A) t/*.o t/*.t $(CLI) $(ENGINE)
+	rm -f lib/*.o $(LIB_A) t/*.o t/helpers/*.o t/*.t $(CLI) $(ENGINE)
 	rm -rf t/static
 
 distclean: clean

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * io_uring: a ring, one-shot I/O, registration (and refused
+ * registrations), and the data checks of one READ_FIXED / WRITE_FIXED
+ * through a registered buffer, with guard bytes around it.
+ * See t/helpers.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------------ */
+/* io_uring                                                             */
+/* ------------------------------------------------------------------ */
+
+int t_ring_init(struct io_uring *ring, unsigned int entries)
+{
+	int ret = io_uring_queue_init(entries, ring, 0);
+
+	if (ret == -EINVAL || ret == -ENOSYS || ret == -EPERM)
+		return t_skip("io_uring is not available (%s): enable "
+			      "CONFIG_IO_URING / kernel.io_uring_disabled=0",
+			      strerror(-ret));
+	if (ret)
+		return t_fail("io_uring_queue_init: %s", strerror(-ret));
+	return T_EXIT_PASS;
+}
+
+int t_io(struct io_uring *ring, int op, int fd, void *addr, unsigned int len,
+	 uint64_t off, int idx)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	switch (op) {
+	case IORING_OP_READ_FIXED:
+		io_uring_prep_read_fixed(sqe, fd, addr, len, off, idx);
+		break;
+	case IORING_OP_WRITE_FIXED:
+		io_uring_prep_write_fixed(sqe, fd, addr, len, off, idx);
+		break;
+	case IORING_OP_READ:
+		io_uring_prep_read(sqe, fd, addr, len, off);
+		break;
+	case IORING_OP_WRITE:
+		io_uring_prep_write(sqe, fd, addr, len, off);
+		break;
+	default:
+		return -EINVAL;
+	}
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+int t_register(struct io_uring *ring, const struct iovec *iov, unsigned int nr)
+{
+	int ret = hb_register_buffers(ring, iov, nr);
+
+	if (!ret)
+		return T_EXIT_PASS;
+	if (ret == -ENOMEM && geteuid() != 0)
+		return t_skip("registration needs more RLIMIT_MEMLOCK: %s",
+			      hb_errmsg());
+	return t_fail("registering %u buffer(s): %s (%s)", nr, hb_errmsg(),
+		      strerror(-ret));
+}
+
+int t_register_refused(struct io_uring *ring, void *addr, uint64_t len,
+		       int want, int also, long base_kb, const char *what,
+		       const char *why, int *got)
+{
+	struct iovec iov = { addr, len };
+	char when[128]; /* leaves room in t_vmpin_expect()'s message */
+	int k;
+
+	k = io_uring_register_buffers(ring, &iov, 1);
+	if (got)
+		*got = k;
+	if (!k) {
+		io_uring_unregister_buffers(ring);
+		return t_fail("%s: registered, but %s", what, why);
+	}
+	/* k is never 0 here, so an @also of 0 matches nothing */
+	if (k != want && k != also)
+		return t_fail_val(what, want, k);
+	snprintf(when, sizeof(when), "%s: after the refusal", what);
+	return t_vmpin_expect(base_kb, 0, when);
+}
+
+static int check_range(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
+		       const char *what)
+{
+	if (boff > rb->len || len > rb->len - boff || len > (1U << 31))
+		return t_fail("%s: test bug: I/O [0x%llx, +0x%llx) is not "
+			      "inside the 0x%llx-byte buffer",
+			      what, (unsigned long long)boff,
+			      (unsigned long long)len,
+			      (unsigned long long)rb->len);
+	return T_EXIT_PASS;
+}
+
+/* Guard sizes below and above [boff, boff+len) inside the buffer. */
+static void guards(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
+		   uint64_t *lo, uint64_t *hi)
+{
+	uint64_t after = rb->len - boff - len;
+
+	*lo = boff < T_GUARD_BYTES ? boff : T_GUARD_BYTES;
+	*hi = after < T_GUARD_BYTES ? after : T_GUARD_BYTES;
+}
+
+static int check_guards(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
+			const char *what)
+{
+	uint64_t lo, hi;
+	char msg[160];
+	int ret;
+
+	guards(rb, boff, len, &lo, &hi);
+	snprintf(msg, sizeof(msg), "%s: guard below the I/O", what);
+	ret = t_pattern_verify(msg, rb->addr + boff - lo, lo, T_BG_SEED,
+			       boff - lo);
+	if (ret)
+		return ret;
+	snprintf(msg, sizeof(msg), "%s: guard above the I/O", what);
+	return t_pattern_verify(msg, rb->addr + boff + len, hi, T_BG_SEED,
+				boff + len);
+}
+
+void t_fill_background(const struct t_regbuf *rb, uint64_t boff,
+		       uint64_t len)
+{
+	uint64_t lo, hi;
+
+	guards(rb, boff, len, &lo, &hi);
+	t_pattern_fill(rb->addr + boff - lo, lo + len + hi, T_BG_SEED,
+		       boff - lo);
+}
+
+int t_read_fixed_check(const struct t_regbuf *rb, int fd, uint64_t seed,
+		       uint64_t foff, uint64_t boff, uint64_t len,
+		       const char *what)
+{
+	char msg[160];
+	int ret, res;
+
+	ret = check_range(rb, boff, len, what);
+	if (ret)
+		return ret;
+	t_fill_background(rb, boff, len);
+	res = t_io(rb->ring, IORING_OP_READ_FIXED, fd, rb->addr + boff, len,
+		   foff, rb->idx);
+	if (res != (int)len) {
+		snprintf(msg, sizeof(msg),
+			 "%s: READ_FIXED of %llu bytes at "
+			 "buffer offset 0x%llx returned %s",
+			 what, (unsigned long long)len,
+			 (unsigned long long)boff,
+			 res < 0 ? strerror(-res) : "a short count");
+		return t_fail_val(msg, len, res);
+	}
+	snprintf(msg, sizeof(msg), "%s: READ_FIXED data", what);
+	ret = t_pattern_verify(msg, rb->addr + boff, len, seed, foff);
+	if (ret)
+		return ret;
+	return check_guards(rb, boff, len, what);
+}
+
+/* The file bytes next to a written range must be untouched. */
+static int check_file_neighbours(struct t_file *f, uint64_t foff, uint64_t len,
+				 const char *what)
+{
+	uint64_t lo = foff < T_GUARD_BYTES ? foff : T_GUARD_BYTES;
+	uint64_t end = foff + len;
+	uint64_t hi =
+		f->size - end < T_GUARD_BYTES ? f->size - end : T_GUARD_BYTES;
+	char msg[160];
+	int ret;
+
+	snprintf(msg, sizeof(msg), "%s: file bytes before the write", what);
+	ret = t_file_verify(f, msg, foff - lo, lo, f->seed);
+	if (ret)
+		return ret;
+	snprintf(msg, sizeof(msg), "%s: file bytes after the write", what);
+	return t_file_verify(f, msg, end, hi, f->seed);
+}
+
+int t_write_fixed_check(const struct t_regbuf *rb, struct t_file *f, int fd,
+			uint64_t seed, uint64_t foff, uint64_t boff,
+			uint64_t len, const char *what)
+{
+	char msg[160];
+	int ret, res;
+
+	ret = check_range(rb, boff, len, what);
+	if (ret)
+		return ret;
+	if (foff > f->size || len > f->size - foff)
+		return t_fail("%s: test bug: write beyond the scratch file",
+			      what);
+	t_pattern_fill(rb->addr + boff, len, seed, foff);
+	ret = t_file_poison(f, foff, len);
+	if (ret)
+		return ret;
+	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, fd, rb->addr + boff, len,
+		   foff, rb->idx);
+	if (res != (int)len) {
+		snprintf(msg, sizeof(msg),
+			 "%s: WRITE_FIXED of %llu bytes at "
+			 "buffer offset 0x%llx returned %s",
+			 what, (unsigned long long)len,
+			 (unsigned long long)boff,
+			 res < 0 ? strerror(-res) : "a short count");
+		ret = t_fail_val(msg, len, res);
+		goto restore;
+	}
+	if (fd == f->fd && fdatasync(fd)) {
+		ret = t_fail("%s: fdatasync: %s", what, strerror(errno));
+		goto restore;
+	}
+	snprintf(msg, sizeof(msg), "%s: WRITE_FIXED data in the file", what);
+	ret = t_file_verify(f, msg, foff, len, seed);
+	if (!ret)
+		ret = check_file_neighbours(f, foff, len, what);
+restore:
+	return t_worst(ret, t_file_restore(f, foff, len));
+}
+
+static bool all_zero(const char *p, uint64_t len, uint64_t *bad)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++) {
+		if (p[i]) {
+			*bad = i;
+			return false;
+		}
+	}
+	return true;
+}
+
+int t_devzero_check(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
+		    const char *what)
+{
+	uint64_t bad, done;
+	char msg[160];
+	int fd, ret, res;
+
+	ret = check_range(rb, boff, len, what);
+	if (ret)
+		return ret;
+	fd = open("/dev/zero", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return t_skip("cannot open /dev/zero: %s", strerror(errno));
+	t_fill_background(rb, boff, len);
+	/*
+	 * read_iter_zero() may stop early under IOCB_NOWAIT when the CPU is
+	 * wanted elsewhere, and io_uring does not retry a short read of a
+	 * non-regular file: go on from where it stopped, as a caller must.
+	 */
+	for (done = 0; done < len; done += res) {
+		res = t_io(rb->ring, IORING_OP_READ_FIXED, fd,
+			   rb->addr + boff + done, len - done, 0, rb->idx);
+		if (res <= 0) {
+			snprintf(msg, sizeof(msg),
+				 "%s: READ_FIXED from "
+				 "/dev/zero after %llu bytes",
+				 what, (unsigned long long)done);
+			ret = t_fail_val(msg, len - done, res);
+			goto out;
+		}
+	}
+	if (!all_zero(rb->addr + boff, len, &bad)) {
+		ret = t_fail("%s: READ_FIXED from /dev/zero left non-zero data "
+			     "at offset 0x%llx of %llu bytes",
+			     what, (unsigned long long)bad,
+			     (unsigned long long)len);
+		goto out;
+	}
+	ret = check_guards(rb, boff, len, what);
+	if (ret)
+		goto out;
+	t_pattern_fill(rb->addr + boff, len, T_BG_SEED, boff);
+	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, fd, rb->addr + boff, len, 0,
+		   rb->idx);
+	if (res != (int)len) {
+		snprintf(msg, sizeof(msg), "%s: WRITE_FIXED to /dev/zero",
+			 what);
+		ret = t_fail_val(msg, len, res);
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+int t_read_fixed_alias(const struct t_regbuf *rb, const struct t_file *f,
+		       int fd, uint64_t period, uint64_t bg_seed, uint64_t boff,
+		       uint64_t len, uint64_t foff, const char *name,
+		       char *what, size_t what_len)
+{
+	uint64_t in = boff & (period - 1), first = period - in;
+	int res, ret;
+
+	if (first > len)
+		first = len;
+	t_pattern_fill(rb->addr, period, bg_seed, 0);
+	res = t_io(rb->ring, IORING_OP_READ_FIXED, fd, rb->addr + boff, len,
+		   foff, rb->idx);
+	snprintf(what, what_len, "%s: READ_FIXED [0x%llx, +0x%llx)%s", name,
+		 (unsigned long long)boff, (unsigned long long)len,
+		 fd == f->dfd ? " O_DIRECT" : "");
+	if (res != (int)len)
+		return t_fail_val(what, len, res);
+	/* the part in this alias lands at @in of the memory */
+	ret = t_pattern_verify(what, rb->addr + in, first, f->seed, foff);
+	/* the rest, in the next alias, at the memory's start */
+	if (!ret && len > first)
+		ret = t_pattern_verify(what, rb->addr, len - first, f->seed,
+				       foff + first);
+	return ret;
+}
+
+int t_write_fixed_alias(const struct t_regbuf *rb, struct t_file *f, int fd,
+			uint64_t period, uint64_t seed, const char *name)
+{
+	uint64_t i, copies = rb->len / period;
+	char *copy = malloc(period), what[160];
+	int res, ret;
+
+	if (!copy)
+		return t_fail("out of memory for a %llu-byte read buffer",
+			      (unsigned long long)period);
+	t_pattern_fill(rb->addr, period, seed, 0);
+	ret = t_file_poison(f, 0, rb->len);
+	if (ret)
+		goto out;
+	snprintf(what, sizeof(what), "%s: WRITE_FIXED of all %llu aliases",
+		 name, (unsigned long long)copies);
+	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, fd, rb->addr, rb->len, 0,
+		   rb->idx);
+	if (res != (int)rb->len) {
+		ret = t_fail_val(what, rb->len, res);
+		goto out;
+	}
+	for (i = 0; i < copies && !ret; i++) {
+		if (pread(f->fd, copy, period, i * period) != (ssize_t)period) {
+			ret = t_fail("%s: reading back the file: %s", what,
+				     strerror(errno));
+			break;
+		}
+		snprintf(what, sizeof(what),
+			 "%s: WRITE_FIXED of all aliases, file copy %llu", name,
+			 (unsigned long long)i);
+		ret = t_pattern_verify(what, copy, period, seed, 0);
+	}
+out:
+	free(copy);
+	return t_worst(ret, t_file_restore(f, 0, rb->len));
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The model's view of a buffer (through lib/'s analysis call) and the
+ * check that the modelled import lands where the probe says the bytes are.
+ * See t/helpers.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------------ */
+/* the model's view of a buffer                                         */
+/* ------------------------------------------------------------------ */
+
+int t_model_buffer(const void *addr, uint64_t len,
+		   const struct hb_backing *recipe, struct t_model *m)
+{
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	ret = hb_kmodel_running(&m->km);
+	if (ret)
+		return t_fail("kernel model: %s", hb_errmsg());
+	ret = hb_probe(addr, len, recipe, &m->probe);
+	if (ret)
+		return t_fail("probing the buffer at %p: %s", addr,
+			      hb_errmsg());
+	m->probed = true;
+	m->bvec = calloc(m->probe.nr_pages ? m->probe.nr_pages : 1,
+			 sizeof(*m->bvec));
+	if (!m->bvec)
+		return t_fail("out of memory for %u model bvecs",
+			      m->probe.nr_pages);
+	ret = hb_model_register(&m->km, m->probe.pages, (uintptr_t)addr, len,
+				m->bvec, &m->imu);
+	if (ret)
+		return t_fail("model of a %llu-byte buffer: %s",
+			      (unsigned long long)len, hb_errmsg());
+	m->imu.bvec = m->bvec;
+	t_info("model %s (%s), probe %s: %u pages -> %u bvec(s), folio_shift "
+	       "%u, %s; bvec[0] offset 0x%x len 0x%x",
+	       m->km.name, hb_kgen_name(m->km.gen),
+	       m->probe.source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded",
+	       m->imu.nr_pages, m->imu.nr_bvecs, m->imu.folio_shift,
+	       m->imu.coalesced ? "coalesced" : "not coalesced",
+	       m->bvec[0].offset, m->bvec[0].len);
+	return T_EXIT_PASS;
+}
+
+void t_model_free(struct t_model *m)
+{
+	if (m->probed)
+		hb_probe_free(&m->probe);
+	free(m->bvec);
+	memset(m, 0, sizeof(*m));
+}
+
+void t_model_print(const struct t_model *m, unsigned int max_lines)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->imu.nr_bvecs && i < max_lines; i++)
+		t_info("bvec[%u]: folio 0x%llx page %u offset 0x%x len 0x%x", i,
+		       (unsigned long long)m->bvec[i].folio,
+		       m->bvec[i].page_idx, m->bvec[i].offset, m->bvec[i].len);
+	if (m->imu.nr_bvecs > max_lines)
+		t_info("... %u more bvecs", m->imu.nr_bvecs - max_lines);
+}
+
+int t_model_import(const struct t_model *m, uint64_t boff, uint64_t len,
+		   struct hb_import *out)
+{
+	int ret =
+		hb_model_import(&m->km, &m->imu, m->imu.ubuf + boff, len, out);
+
+	if (ret)
+		return t_fail("model import of [0x%llx, +0x%llx): %s",
+			      (unsigned long long)boff, (unsigned long long)len,
+			      hb_errmsg());
+	return T_EXIT_PASS;
+}
+
+/* Where the model's table puts byte @off of bvec @i: (folio, byte). */
+static void model_phys(const struct t_model *m, unsigned int i, uint64_t off,
+		       uint64_t *folio, uint64_t *byte)
+{
+	const struct hb_bvec *bv = &m->bvec[i];
+
+	*folio = bv->folio;
+	*byte = ((uint64_t)bv->page_idx << HB_PAGE_SHIFT) + bv->offset + off;
+}
+
+/* Where the probe says buffer byte @boff really lives. */
+static void probe_phys(const struct t_model *m, uint64_t boff, uint64_t *folio,
+		       uint64_t *byte)
+{
+	uint64_t a = m->imu.ubuf + boff;
+	uint64_t pg =
+		((m->imu.ubuf & (HB_PAGE_SIZE - 1)) + boff) >> HB_PAGE_SHIFT;
+	const struct hb_page *p = &m->probe.pages[pg];
+
+	*folio = p->folio;
+	*byte = ((uint64_t)p->idx << HB_PAGE_SHIFT) + (a & (HB_PAGE_SIZE - 1));
+}
+
+static int compare_phys(const struct t_model *m, const char *what,
+			const char *which, uint64_t boff, unsigned int idx,
+			uint64_t off)
+{
+	uint64_t mf, mb, pf, pb;
+
+	model_phys(m, idx, off, &mf, &mb);
+	probe_phys(m, boff, &pf, &pb);
+	if (mf == pf && mb == pb)
+		return T_EXIT_PASS;
+	return t_fail("%s: the model's import puts the %s byte (buffer offset "
+		      "0x%llx) in bvec %u at folio 0x%llx byte 0x%llx, the "
+		      "probe finds it at folio 0x%llx byte 0x%llx",
+		      what, which, (unsigned long long)boff, idx,
+		      (unsigned long long)mf, (unsigned long long)mb,
+		      (unsigned long long)pf, (unsigned long long)pb);
+}
+
+int t_model_check_import(const struct t_model *m, uint64_t boff, uint64_t len,
+			 const char *what)
+{
+	struct hb_import im;
+	unsigned int i;
+	uint64_t rem;
+	int ret;
+
+	if (!len)
+		return T_EXIT_PASS;
+	ret = hb_model_import(&m->km, &m->imu, m->imu.ubuf + boff, len, &im);
+	if (ret)
+		return t_fail("%s: model import of [0x%llx, +0x%llx): %s", what,
+			      (unsigned long long)boff, (unsigned long long)len,
+			      hb_errmsg());
+	if (im.bvec_idx >= m->imu.nr_bvecs)
+		return t_fail("%s: model import of 0x%llx starts at bvec %u of "
+			      "%u",
+			      what, (unsigned long long)boff, im.bvec_idx,
+			      m->imu.nr_bvecs);
+	ret = compare_phys(m, what, "first", boff, im.bvec_idx, im.iov_offset);
+	if (ret)
+		return ret;
+	/* walk the table the way the bvec iterator does */
+	i = im.bvec_idx;
+	rem = im.iov_offset + len - 1;
+	while (i < m->imu.nr_bvecs && rem >= m->bvec[i].len) {
+		rem -= m->bvec[i].len;
+		i++;
+	}
+	if (i >= m->imu.nr_bvecs)
+		return t_fail("%s: the model's table ends before the I/O "
+			      "[0x%llx, +0x%llx) does",
+			      what, (unsigned long long)boff,
+			      (unsigned long long)len);
+	if (i - im.bvec_idx + 1 != im.nr_segs_exact) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg),
+			 "%s: model nr_segs_exact of I/O "
+			 "[0x%llx, +0x%llx)",
+			 what, (unsigned long long)boff,
+			 (unsigned long long)len);
+		return t_fail_val(msg, i - im.bvec_idx + 1, im.nr_segs_exact);
+	}
+	if (im.nr_segs_kernel < im.nr_segs_exact) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg),
+			 "%s: kernel nr_segs under-counts "
+			 "the I/O [0x%llx, +0x%llx) (80c7378f94cf)",
+			 what, (unsigned long long)boff,
+			 (unsigned long long)len);
+		return t_fail_val(msg, im.nr_segs_exact, im.nr_segs_kernel);
+	}
+	return compare_phys(m, what, "last", boff + len - 1, i, rem);
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The block request signal: the kernel's request count for one O_DIRECT
+ * READ_FIXED of a whole buffer against hb_predict_requests().
+ * See t/helpers.h.
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+/* Reads to try before concluding the count is above the prediction. */
+#define T_REQ_TRIES 40
+
+static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
+			  struct t_file *f, const char *what, bool verify)
+{
+	uint64_t max_bytes, max_seg, got;
+	unsigned int max_segs, pred, tries;
+	char msg[200];
+	int ret;
+
+	if (!f->blkdev[0] || f->dfd < 0) {
+		t_info("%s: request count not checked: no block device under "
+		       "%s",
+		       what, f->dir);
+		return T_EXIT_PASS;
+	}
+	if (((uintptr_t)rb->addr & 4095) || (rb->len & 4095) ||
+	    rb->len > f->size) {
+		t_info("%s: request count not checked: the buffer is not 4 KiB "
+		       "aligned or is larger than the scratch file",
+		       what);
+		return T_EXIT_PASS;
+	}
+	if (hb_blkdev_queue_limits(f->blkdev, &max_bytes, &max_segs,
+				   &max_seg)) {
+		t_info("%s: request count not checked: %s", what, hb_errmsg());
+		return T_EXIT_PASS;
+	}
+	pred = hb_predict_requests(&m->imu, max_bytes, max_segs, max_seg);
+	if (!pred)
+		return t_fail("%s: hb_predict_requests gave no prediction for "
+			      "%u bvecs",
+			      what, m->imu.nr_bvecs);
+	t_fill_background(rb, 0, rb->len);
+	/*
+	 * Other I/O on the disk can only add requests, so the minimum over
+	 * tries converges on the true count from above: stop as soon as it
+	 * reaches the prediction (a kernel that needs more never gets
+	 * there; one that needs fewer goes below it on a quiet try).
+	 */
+	got = UINT64_MAX;
+	for (tries = 0; tries < T_REQ_TRIES && got > pred; tries++) {
+		uint64_t one;
+
+		ret = hb_count_read_requests(rb->ring, f->dfd, true, rb->idx,
+					     rb->addr, rb->len, 0, f->blkdev, 1,
+					     &one);
+		if (ret)
+			return t_fail("%s: counting block requests: %s", what,
+				      hb_errmsg());
+		if (one < got)
+			got = one;
+	}
+	snprintf(msg, sizeof(msg), "%s: READ_FIXED data (request count)", what);
+	ret = verify ? t_pattern_verify(msg, rb->addr, rb->len, f->seed, 0) :
+		       T_EXIT_PASS;
+	if (ret)
+		return ret;
+	snprintf(msg, sizeof(msg),
+		 "%s: block requests on %s for one O_DIRECT "
+		 "READ_FIXED of %llu bytes (model %s: %u bvecs; minimum of %u "
+		 "reads)",
+		 what, f->blkdev, (unsigned long long)rb->len, m->km.name,
+		 m->imu.nr_bvecs, tries);
+	if (got != pred)
+		return t_fail_val(msg, pred, (long long)got);
+	t_info("%s: %llu block requests on %s, as the model predicts", what,
+	       (unsigned long long)got, f->blkdev);
+	return T_EXIT_PASS;
+}
+
+int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
+		     struct t_file *f, const char *what)
+{
+	return count_requests(rb, m, f, what, true);
+}
+
+int t_check_requests_nodata(const struct t_regbuf *rb, const struct t_model *m,
+			    struct t_file *f, const char *what)
+{
+	return count_requests(rb, m, f, what, false);
+}

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Resources a test watches or needs: hugepages to allocate with, the
+ * VmPin / HugePages_Free baselines, address-space reservations for
+ * hand-made layouts, and DMA pins as fork sees them.
+ * See t/helpers.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------------ */
+/* allocation                                                           */
+/* ------------------------------------------------------------------ */
+
+int t_need_hugepages(uint64_t page_size, unsigned long nr)
+{
+	long nfree = hb_hugepages_free(page_size);
+	char sz[16];
+
+	hb_fmt_size(page_size, sz, sizeof(sz));
+	if (nfree < 0)
+		return t_skip("no %s hugetlb pool on this machine (needs %lu "
+			      "free %s pages)",
+			      sz, nr, sz);
+	if ((unsigned long)nfree < nr)
+		return t_skip("needs %lu free %s hugepages, the pool has %ld: "
+			      "raise /sys/kernel/mm/hugepages/hugepages-"
+			      "%llukB/nr_hugepages",
+			      nr, sz, nfree,
+			      (unsigned long long)(page_size >> 10));
+	return T_EXIT_PASS;
+}
+
+int t_alloc(const char *backing, size_t len, size_t head_offset,
+	    struct hb_buf *buf)
+{
+	struct hb_backing b;
+	int ret;
+
+	memset(buf, 0, sizeof(*buf));
+	buf->memfd = -1;
+	ret = hb_backing_parse(backing, &b);
+	if (ret)
+		return t_fail("test bug: backing '%s': %s", backing,
+			      hb_errmsg());
+	ret = hb_alloc(&b, len, head_offset, buf);
+	if (ret)
+		return t_skip("cannot allocate %zu bytes of %s: %s", len,
+			      backing, hb_errmsg());
+	return T_EXIT_PASS;
+}
+
+int t_alloc_thp(size_t len, size_t head_offset, struct hb_buf *buf,
+		const char *what)
+{
+	int ret = t_alloc("thp", len, head_offset, buf);
+
+	if (ret || buf->huge_verified)
+		return ret;
+	hb_free(buf);
+	return t_skip("%s: no PMD THP could be had (THP disabled or memory "
+		      "fragmented): set "
+		      "/sys/kernel/mm/transparent_hugepage/enabled to madvise",
+		      what);
+}
+
+/* ------------------------------------------------------------------ */
+/* hand-made layouts                                                    */
+/* ------------------------------------------------------------------ */
+
+int t_resv_take(struct t_resv *r, uint64_t before, uint64_t len, uint64_t align)
+{
+	uintptr_t at;
+
+	/* @align of slack: the aligned spot is at most that far in */
+	r->len = before + align + len;
+	r->base = mmap(NULL, r->len, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r->base == MAP_FAILED) {
+		r->base = NULL;
+		r->at = NULL;
+		return t_fail("reserving %llu KiB of address space: %s",
+			      (unsigned long long)(r->len >> 10),
+			      strerror(errno));
+	}
+	at = ((uintptr_t)r->base + before + align - 1) &
+	     ~(uintptr_t)(align - 1);
+	r->at = (char *)at;
+	return T_EXIT_PASS;
+}
+
+void t_resv_release(struct t_resv *r)
+{
+	if (r->base)
+		munmap(r->base, r->len);
+	r->base = NULL;
+	r->at = NULL;
+}
+
+int t_map_hugetlb_at(char *at, int fill, const char *what)
+{
+	if (mmap(at, T_SZ_2M, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_FIXED, -1,
+		 0) == MAP_FAILED)
+		return t_skip("%s: no 2 MiB hugetlb page: %s", what,
+			      strerror(errno));
+	memset(at, fill, T_SZ_2M);
+	return T_EXIT_PASS;
+}
+
+/* ------------------------------------------------------------------ */
+/* resource baselines                                                   */
+/* ------------------------------------------------------------------ */
+
+int t_baseline_take(struct t_baseline *b, uint64_t hp_size)
+{
+	b->vmpin_kb = hb_vmpin_kb();
+	if (b->vmpin_kb < 0)
+		return t_skip("VmPin is not in /proc/self/status: %s",
+			      hb_errmsg());
+	b->hp_size = hp_size;
+	b->hp_free = hp_size ? hb_hugepages_free(hp_size) : 0;
+	if (b->hp_free < 0)
+		b->hp_size = 0;
+	return T_EXIT_PASS;
+}
+
+int t_baseline_need(struct t_baseline *b, uint64_t hp_size, unsigned long nr)
+{
+	int ret = t_need_hugepages(hp_size, nr);
+
+	return ret ? ret : t_baseline_take(b, hp_size);
+}
+
+/*
+ * Ring teardown runs in a workqueue (io_ring_exit_work), so buffers a ring
+ * still held when it was closed are unpinned and unaccounted a little
+ * later: poll for up to T_SETTLE_MS before calling anything a leak.
+ */
+#define T_SETTLE_MS 3000
+
+static bool baseline_back(const struct t_baseline *b, long *vmpin,
+			  long *hp_free)
+{
+	*vmpin = hb_vmpin_kb();
+	*hp_free = b->hp_size ? hb_hugepages_free(b->hp_size) : 0;
+	return *vmpin == b->vmpin_kb && *hp_free == b->hp_free;
+}
+
+int t_baseline_check(const struct t_baseline *b, const char *when)
+{
+	long vmpin, hp_free;
+	char msg[160];
+	int waited;
+
+	for (waited = 0;
+	     !baseline_back(b, &vmpin, &hp_free) && waited < T_SETTLE_MS;
+	     waited += 20)
+		usleep(20 * 1000);
+	if (vmpin != b->vmpin_kb) {
+		snprintf(msg, sizeof(msg), "VmPin (kB) %s: pins leaked", when);
+		return t_fail_val(msg, b->vmpin_kb, vmpin);
+	}
+	if (hp_free != b->hp_free) {
+		snprintf(msg, sizeof(msg),
+			 "free hugepages %s: pages leaked "
+			 "(or another process uses the pool)",
+			 when);
+		return t_fail_val(msg, b->hp_free, hp_free);
+	}
+	return T_EXIT_PASS;
+}
+
+int t_vmpin_expect(long base_kb, long delta_kb, const char *when)
+{
+	char msg[160];
+	long v = hb_vmpin_kb();
+
+	if (v == base_kb + delta_kb)
+		return T_EXIT_PASS;
+	snprintf(msg, sizeof(msg), "VmPin (kB) %s", when);
+	return t_fail_val(msg, base_kb + delta_kb, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* pins, seen through fork                                              */
+/* ------------------------------------------------------------------ */
+
+#define PM_PRESENT (1ULL << 63)
+#define PM_PFN_MASK ((1ULL << 55) - 1)
+
+uint64_t t_pfn(const void *addr)
+{
+	uint64_t e = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &e, 8, ((uintptr_t)addr >> HB_PAGE_SHIFT) * 8) != 8)
+		e = 0;
+	close(fd);
+	return (e & PM_PRESENT) ? (e & PM_PFN_MASK) : 0;
+}
+
+int t_anon_pinned(const void *addr)
+{
+	uint64_t mine = t_pfn(addr), child = 0;
+	int pfd[2], status;
+	pid_t pid;
+
+	if (!mine)
+		return -EPERM;
+	if (pipe(pfd))
+		return -errno;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (!pid) {
+		uint64_t v = t_pfn(addr);
+
+		_exit(write(pfd[1], &v, 8) == 8 ? 0 : 1);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &child, 8) != 8)
+		child = 0;
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (!child)
+		return -EIO;
+	return child != mine;
+}
+
+int t_expect_pinned(const void *addr, bool want, const char *what)
+{
+	int r = t_anon_pinned(addr);
+
+	if (r < 0) {
+		t_info("%s: pin state not checked (PFNs need root)", what);
+		return T_EXIT_PASS;
+	}
+	if (r != want)
+		return t_fail("%s: the page at %p is %s (fork %s it; expected "
+			      "it %s)",
+			      what, addr, r ? "still DMA-pinned" : "not pinned",
+			      r ? "copied" : "shared",
+			      want ? "pinned" : "unpinned");
+	return T_EXIT_PASS;
+}
