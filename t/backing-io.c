@@ -35,24 +35,24 @@ static int folios_as_asked(const struct t_case *c, const struct t_model *m,
 	(void)nr;
 	if (hb_backing_parse(c->backing, &b))
 		return t_fail("test bug: backing %s", c->backing);
-	if (m->probe.source != HB_PROBE_KPAGEFLAGS)
+	if (m->probe->source != HB_PROBE_KPAGEFLAGS)
 		return T_EXIT_PASS;
-	if (m->probe.min_folio != m->probe.max_folio &&
-	    (m->probe.min_folio == b.folio_size ||
-	     m->probe.max_folio == b.folio_size)) {
+	if (m->probe->min_folio != m->probe->max_folio &&
+	    (m->probe->min_folio == b.folio_size ||
+	     m->probe->max_folio == b.folio_size)) {
 		/* e.g. PMD THPs where an mTHP range is 2 MiB aligned */
 		t_info("%s: mixed folios of %llu..%llu bytes: the model and the "
 		       "kernel must still agree",
-		       c->name, (unsigned long long)m->probe.min_folio,
-		       (unsigned long long)m->probe.max_folio);
+		       c->name, (unsigned long long)m->probe->min_folio,
+		       (unsigned long long)m->probe->max_folio);
 		return T_EXIT_PASS;
 	}
-	if (m->probe.min_folio != b.folio_size ||
-	    m->probe.max_folio != b.folio_size)
+	if (m->probe->min_folio != b.folio_size ||
+	    m->probe->max_folio != b.folio_size)
 		return t_skip("%s: got folios of %llu..%llu bytes, not %llu "
 			      "(memory fragmented or size disabled)",
-			      c->name, (unsigned long long)m->probe.min_folio,
-			      (unsigned long long)m->probe.max_folio,
+			      c->name, (unsigned long long)m->probe->min_folio,
+			      (unsigned long long)m->probe->max_folio,
 			      (unsigned long long)b.folio_size);
 	return T_EXIT_PASS;
 }

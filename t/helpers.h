@@ -100,6 +100,8 @@ struct t_file {
 	uint64_t seed; /* pattern the file holds (offset = file off) */
 	char dir[256];
 	char blkdev[32]; /* "vda", or "" when there is none */
+	/* O_DIRECT address/length/offset alignment: lib's hb_dio_align() */
+	unsigned int dio_align;
 };
 
 /* $HUGEBUF_TEST_DIR or /var/tmp */
@@ -108,7 +110,7 @@ const char *t_test_dir(void);
  * Create a scratch file of @size bytes in t_test_dir() holding the pattern
  * of @seed (offset = file offset), fsync it, open it buffered and (with
  * @direct) O_DIRECT, and unlink it.  O_DIRECT EINVAL -> SKIP.  Fills in
- * f->blkdev when the directory sits on a block device.
+ * f->blkdev when the directory sits on a block device, and f->dio_align.
  */
 int t_file_create(struct t_file *f, uint64_t size, uint64_t seed, bool direct);
 void t_file_close(struct t_file *f);
@@ -296,18 +298,20 @@ int t_vmpin_expect(long base_kb, long delta_kb, const char *when);
 /* ------------------------------------------------------------------ */
 
 struct t_model {
-	struct hb_kmodel km; /* running kernel (HUGEBUF_KERNEL wins) */
-	struct hb_probe probe; /* the buffer's real folio layout */
-	struct hb_imu imu; /* what the kernel builds at registration */
-	struct hb_bvec *bvec; /* imu.bvec, malloc'd */
-	bool probed;
+	struct hb_analysis a; /* lib's analysis of the one buffer (owner) */
+	/* views into @a: */
+	const struct hb_kmodel *km; /* running kernel (HUGEBUF_KERNEL wins) */
+	const struct hb_probe *probe; /* the buffer's real folio layout */
+	const struct hb_imu *imu; /* what the kernel builds at registration */
+	const struct hb_bvec *bvec; /* imu->bvec */
 };
 
 /*
- * Probe [addr, addr+len) (@recipe for the degraded path) and run
- * hb_model_register() with the running kernel's model.  Prints one info
- * line with the expected table.  A probe or model error is a FAIL (tests
- * of the model's error returns call hb_model_register() themselves).
+ * hb_analyze() [addr, addr+len) (@recipe for the degraded probe) under
+ * the running kernel's model, keeping the probe and the table.  Prints
+ * one info line with the expected table.  A probe or model error is a
+ * FAIL (tests of the model's error returns call hb_model_register()
+ * themselves).
  */
 int t_model_buffer(const void *addr, uint64_t len,
 		   const struct hb_backing *recipe, struct t_model *m);
@@ -337,7 +341,8 @@ uint64_t t_foff_for(const struct t_file *f, uint64_t boff, uint64_t len);
  * Everything one I/O [boff, boff+len) of a registered buffer must do:
  * the model import agrees with the probe (@m may be NULL), buffered
  * READ_FIXED and WRITE_FIXED, O_DIRECT READ_FIXED and WRITE_FIXED when
- * address, length and file offset are 4 KiB aligned, and READ_FIXED /
+ * address, length and file offset are multiples of f->dio_align (the
+ * device's logical block size, as lib decides it), and READ_FIXED /
  * WRITE_FIXED on /dev/zero.  Each checks the data (t_*_check above).
  */
 int t_check_io(const struct t_regbuf *rb, const struct t_model *m,
@@ -369,10 +374,9 @@ int t_check_requests_nodata(const struct t_regbuf *rb, const struct t_model *m,
 /* pins, seen through fork                                              */
 /* ------------------------------------------------------------------ */
 
-/* PFN backing @addr from /proc/self/pagemap; 0 if absent or not root. */
-uint64_t t_pfn(const void *addr);
 /*
- * Whether the anon page at @addr is (maybe) DMA-pinned, as fork sees it:
+ * Whether the anon page at @addr is (maybe) DMA-pinned, as fork sees it
+ * (PFNs from lib's hb_pfn_of()):
  * copy_present_pte() gives the child its own copy of a pinned anon page
  * (page_needs_cow_for_dma / folio_try_dup_anon_rmap failing) and shares an
  * unpinned one.  Forks a child that reports its PFN for @addr.  Returns 1

@@ -52,7 +52,7 @@ static int cycles(const char *backing, struct t_file *f, bool kmem)
 	ret = t_model_buffer(buf.addr, BUF_LEN, NULL, &m);
 	if (ret)
 		goto out_buf;
-	bound = (long)(m.imu.alloc_bytes * CYCLES / 2 / 1024);
+	bound = (long)(m.imu->alloc_bytes * CYCLES / 2 / 1024);
 	ret = t_ring_init(&ring, 4);
 	if (ret)
 		goto out_model;
@@ -91,7 +91,7 @@ static int cycles(const char *backing, struct t_file *f, bool kmem)
 		       "cycles (a leaked imu of %llu bytes per cycle would be "
 		       "%ld kB)",
 		       backing, grew, CYCLES,
-		       (unsigned long long)m.imu.alloc_bytes, 2 * bound);
+		       (unsigned long long)m.imu->alloc_bytes, 2 * bound);
 		if (bound && grew >= bound)
 			ret = t_fail("kernel memory grew %ld kB over %u "
 				     "register/unregister cycles of %s (half "

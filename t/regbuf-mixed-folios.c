@@ -129,15 +129,15 @@ static int must_not_coalesce(const struct t_case *c, const struct t_model *m,
 	(void)more;
 	(void)nr;
 	t_info("%s: probe: folios from %llu to %llu bytes", c->name,
-	       (unsigned long long)m->probe.min_folio,
-	       (unsigned long long)m->probe.max_folio);
-	if (m->probe.min_folio == m->probe.max_folio)
+	       (unsigned long long)m->probe->min_folio,
+	       (unsigned long long)m->probe->max_folio);
+	if (m->probe->min_folio == m->probe->max_folio)
 		return t_skip("%s: the probe sees one folio size only (%s)",
-			      c->name, m->probe.note);
-	if (m->imu.coalesced || m->imu.nr_bvecs != m->imu.nr_pages)
+			      c->name, m->probe->note);
+	if (m->imu->coalesced || m->imu->nr_bvecs != m->imu->nr_pages)
 		return t_fail("%s: the model coalesces mixed folio sizes into "
 			      "%u bvecs (expected one per page, %u)",
-			      c->name, m->imu.nr_bvecs, m->imu.nr_pages);
+			      c->name, m->imu->nr_bvecs, m->imu->nr_pages);
 	return T_EXIT_PASS;
 }
 

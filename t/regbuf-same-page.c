@@ -37,14 +37,14 @@ static int must_not_coalesce(const struct t_case *c, const struct t_model *m,
 {
 	(void)more;
 	(void)nr;
-	if (m->imu.coalesced || m->imu.nr_bvecs != m->imu.nr_pages)
+	if (m->imu->coalesced || m->imu->nr_bvecs != m->imu->nr_pages)
 		return t_fail("%s: the model coalesces one page mapped %u "
 			      "times into %u bvecs (expected %u: CVE-2023-2598 "
 			      "rule, pages must be consecutive)",
-			      c->name, NR_ALIAS, m->imu.nr_bvecs,
-			      m->imu.nr_pages);
+			      c->name, NR_ALIAS, m->imu->nr_bvecs,
+			      m->imu->nr_pages);
 	t_info("%s: model: %u bvecs of 4 KiB, not coalesced", c->name,
-	       m->imu.nr_bvecs);
+	       m->imu->nr_bvecs);
 	return T_EXIT_PASS;
 }
 

@@ -33,21 +33,21 @@
 static int non_congruent(const struct t_case *c, const struct t_model *m,
 			 uint64_t (*more)[2], unsigned int *nr)
 {
-	uint64_t va_off = m->imu.ubuf & (T_SZ_2M - 1) & ~(T_SZ_4K - 1);
-	uint64_t pa_off = (uint64_t)m->probe.pages[0].idx << HB_PAGE_SHIFT;
+	uint64_t va_off = m->imu->ubuf & (T_SZ_2M - 1) & ~(T_SZ_4K - 1);
+	uint64_t pa_off = (uint64_t)m->probe->pages[0].idx << HB_PAGE_SHIFT;
 
 	(void)more;
 	(void)nr;
-	if (m->probe.source != HB_PROBE_KPAGEFLAGS) {
+	if (m->probe->source != HB_PROBE_KPAGEFLAGS) {
 		t_info("%s: probe degraded (%s): cannot confirm the "
 		       "non-congruent mapping; data checks only",
-		       c->name, m->probe.note);
+		       c->name, m->probe->note);
 		return T_EXIT_PASS;
 	}
-	if (m->probe.pages[0].order != 9)
+	if (m->probe->pages[0].order != 9)
 		return t_skip("%s: the moved range is not a 2 MiB folio any "
 			      "more (order %u): THP was split",
-			      c->name, m->probe.pages[0].order);
+			      c->name, m->probe->pages[0].order);
 	if (va_off == pa_off)
 		return t_skip("%s: the mapping is congruent (page %llu of "
 			      "its folio at address offset 0x%llx): nothing to "

@@ -36,7 +36,7 @@ static int bvec0_edges(const struct t_case *c, const struct t_model *m,
 {
 	uint64_t bl = m->bvec[0].len;
 
-	if (m->imu.nr_bvecs < 2)
+	if (m->imu->nr_bvecs < 2)
 		return t_fail("%s: test bug: one bvec for a multi-page buffer",
 			      c->name);
 	t_model_print(m, 3);
@@ -66,6 +66,20 @@ static const struct t_case cases[] = {
 		.backing = "hugetlb:2M",
 		.len = 3 * T_SZ_2M - 0x1000,
 		.head_offset = 0x1000,
+		.pool_size = T_SZ_2M,
+		.requests = true,
+		.expect = bvec0_edges,
+	},
+	{
+		/*
+		 * Sector aligned but not page aligned: O_DIRECT (and the
+		 * request count) run at the device's logical block size,
+		 * lib's hb_dio_align(), not at 4 KiB.
+		 */
+		.name = "hugetlb 2M x3 at +0x200",
+		.backing = "hugetlb:2M",
+		.len = 3 * T_SZ_2M - 0x200,
+		.head_offset = 0x200,
 		.pool_size = T_SZ_2M,
 		.requests = true,
 		.expect = bvec0_edges,

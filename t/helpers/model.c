@@ -17,43 +17,36 @@
 int t_model_buffer(const void *addr, uint64_t len,
 		   const struct hb_backing *recipe, struct t_model *m)
 {
+	struct iovec iov = { (void *)addr, len };
+	struct hb_kmodel km;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
-	ret = hb_kmodel_running(&m->km);
+	ret = hb_kmodel_running(&km);
 	if (ret)
 		return t_fail("kernel model: %s", hb_errmsg());
-	ret = hb_probe(addr, len, recipe, &m->probe);
+	/* lib's one probe -> model path; it owns the tables */
+	ret = hb_analyze(&km, &iov, 1, recipe, 0, 0, HB_ANALYZE_KEEP, &m->a);
 	if (ret)
-		return t_fail("probing the buffer at %p: %s", addr,
-			      hb_errmsg());
-	m->probed = true;
-	m->bvec = calloc(m->probe.nr_pages ? m->probe.nr_pages : 1,
-			 sizeof(*m->bvec));
-	if (!m->bvec)
-		return t_fail("out of memory for %u model bvecs",
-			      m->probe.nr_pages);
-	ret = hb_model_register(&m->km, m->probe.pages, (uintptr_t)addr, len,
-				m->bvec, &m->imu);
-	if (ret)
-		return t_fail("model of a %llu-byte buffer: %s",
-			      (unsigned long long)len, hb_errmsg());
-	m->imu.bvec = m->bvec;
+		return t_fail("analysing the %llu-byte buffer at %p: %s",
+			      (unsigned long long)len, addr, hb_errmsg());
+	m->km = &m->a.km;
+	m->probe = &m->a.probe[0];
+	m->imu = &m->a.imu[0];
+	m->bvec = m->imu->bvec;
 	t_info("model %s (%s), probe %s: %u pages -> %u bvec(s), folio_shift "
 	       "%u, %s; bvec[0] offset 0x%x len 0x%x",
-	       m->km.name, hb_kgen_name(m->km.gen),
-	       m->probe.source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded",
-	       m->imu.nr_pages, m->imu.nr_bvecs, m->imu.folio_shift,
-	       m->imu.coalesced ? "coalesced" : "not coalesced",
+	       m->km->name, hb_kgen_name(m->km->gen),
+	       m->probe->source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded",
+	       m->imu->nr_pages, m->imu->nr_bvecs, m->imu->folio_shift,
+	       m->imu->coalesced ? "coalesced" : "not coalesced",
 	       m->bvec[0].offset, m->bvec[0].len);
 	return T_EXIT_PASS;
 }
 
 void t_model_free(struct t_model *m)
 {
-	if (m->probed)
-		hb_probe_free(&m->probe);
-	free(m->bvec);
+	hb_analysis_free(&m->a);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -61,19 +54,19 @@ void t_model_print(const struct t_model *m, unsigned int max_lines)
 {
 	unsigned int i;
 
-	for (i = 0; i < m->imu.nr_bvecs && i < max_lines; i++)
+	for (i = 0; i < m->imu->nr_bvecs && i < max_lines; i++)
 		t_info("bvec[%u]: folio 0x%llx page %u offset 0x%x len 0x%x", i,
 		       (unsigned long long)m->bvec[i].folio,
 		       m->bvec[i].page_idx, m->bvec[i].offset, m->bvec[i].len);
-	if (m->imu.nr_bvecs > max_lines)
-		t_info("... %u more bvecs", m->imu.nr_bvecs - max_lines);
+	if (m->imu->nr_bvecs > max_lines)
+		t_info("... %u more bvecs", m->imu->nr_bvecs - max_lines);
 }
 
 int t_model_import(const struct t_model *m, uint64_t boff, uint64_t len,
 		   struct hb_import *out)
 {
 	int ret =
-		hb_model_import(&m->km, &m->imu, m->imu.ubuf + boff, len, out);
+		hb_model_import(m->km, m->imu, m->imu->ubuf + boff, len, out);
 
 	if (ret)
 		return t_fail("model import of [0x%llx, +0x%llx): %s",
@@ -96,10 +89,10 @@ static void model_phys(const struct t_model *m, unsigned int i, uint64_t off,
 static void probe_phys(const struct t_model *m, uint64_t boff, uint64_t *folio,
 		       uint64_t *byte)
 {
-	uint64_t a = m->imu.ubuf + boff;
+	uint64_t a = m->imu->ubuf + boff;
 	uint64_t pg =
-		((m->imu.ubuf & (HB_PAGE_SIZE - 1)) + boff) >> HB_PAGE_SHIFT;
-	const struct hb_page *p = &m->probe.pages[pg];
+		((m->imu->ubuf & (HB_PAGE_SIZE - 1)) + boff) >> HB_PAGE_SHIFT;
+	const struct hb_page *p = &m->probe->pages[pg];
 
 	*folio = p->folio;
 	*byte = ((uint64_t)p->idx << HB_PAGE_SHIFT) + (a & (HB_PAGE_SIZE - 1));
@@ -133,27 +126,27 @@ int t_model_check_import(const struct t_model *m, uint64_t boff, uint64_t len,
 
 	if (!len)
 		return T_EXIT_PASS;
-	ret = hb_model_import(&m->km, &m->imu, m->imu.ubuf + boff, len, &im);
+	ret = hb_model_import(m->km, m->imu, m->imu->ubuf + boff, len, &im);
 	if (ret)
 		return t_fail("%s: model import of [0x%llx, +0x%llx): %s", what,
 			      (unsigned long long)boff, (unsigned long long)len,
 			      hb_errmsg());
-	if (im.bvec_idx >= m->imu.nr_bvecs)
+	if (im.bvec_idx >= m->imu->nr_bvecs)
 		return t_fail("%s: model import of 0x%llx starts at bvec %u of "
 			      "%u",
 			      what, (unsigned long long)boff, im.bvec_idx,
-			      m->imu.nr_bvecs);
+			      m->imu->nr_bvecs);
 	ret = compare_phys(m, what, "first", boff, im.bvec_idx, im.iov_offset);
 	if (ret)
 		return ret;
 	/* walk the table the way the bvec iterator does */
 	i = im.bvec_idx;
 	rem = im.iov_offset + len - 1;
-	while (i < m->imu.nr_bvecs && rem >= m->bvec[i].len) {
+	while (i < m->imu->nr_bvecs && rem >= m->bvec[i].len) {
 		rem -= m->bvec[i].len;
 		i++;
 	}
-	if (i >= m->imu.nr_bvecs)
+	if (i >= m->imu->nr_bvecs)
 		return t_fail("%s: the model's table ends before the I/O "
 			      "[0x%llx, +0x%llx) does",
 			      what, (unsigned long long)boff,

@@ -192,6 +192,8 @@ int t_file_create(struct t_file *f, uint64_t size, uint64_t seed, bool direct)
 				      strerror(err));
 		}
 	}
+	/* what O_DIRECT needs on this file, while it still has a name */
+	f->dio_align = hb_dio_align(path);
 	/* no scratch file survives the test, whatever path it takes */
 	unlink(path);
 	/* one extent if the file system can: steadier request counts */
@@ -209,6 +211,10 @@ int t_file_create(struct t_file *f, uint64_t size, uint64_t seed, bool direct)
 	}
 	if (hb_blkdev_of_path(f->dir, f->blkdev, sizeof(f->blkdev)))
 		f->blkdev[0] = '\0';
+	if (direct)
+		t_info("scratch file in %s (%s): O_DIRECT alignment %u bytes",
+		       f->dir, f->blkdev[0] ? f->blkdev : "no block device",
+		       f->dio_align);
 	return T_EXIT_PASS;
 }
 

@@ -26,11 +26,12 @@ static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
 		       what, f->dir);
 		return T_EXIT_PASS;
 	}
-	if (((uintptr_t)rb->addr & 4095) || (rb->len & 4095) ||
+	if ((uintptr_t)rb->addr % f->dio_align || rb->len % f->dio_align ||
 	    rb->len > f->size) {
-		t_info("%s: request count not checked: the buffer is not 4 KiB "
-		       "aligned or is larger than the scratch file",
-		       what);
+		t_info("%s: request count not checked: the buffer is not "
+		       "aligned to the %u bytes O_DIRECT needs or is larger "
+		       "than the scratch file",
+		       what, f->dio_align);
 		return T_EXIT_PASS;
 	}
 	if (hb_blkdev_queue_limits(f->blkdev, &max_bytes, &max_segs,
@@ -38,11 +39,11 @@ static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
 		t_info("%s: request count not checked: %s", what, hb_errmsg());
 		return T_EXIT_PASS;
 	}
-	pred = hb_predict_requests(&m->imu, max_bytes, max_segs, max_seg);
+	pred = hb_predict_requests(m->imu, max_bytes, max_segs, max_seg);
 	if (!pred)
 		return t_fail("%s: hb_predict_requests gave no prediction for "
 			      "%u bvecs",
-			      what, m->imu.nr_bvecs);
+			      what, m->imu->nr_bvecs);
 	t_fill_background(rb, 0, rb->len);
 	/*
 	 * Other I/O on the disk can only add requests, so the minimum over
@@ -72,8 +73,8 @@ static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
 		 "%s: block requests on %s for one O_DIRECT "
 		 "READ_FIXED of %llu bytes (model %s: %u bvecs; minimum of %u "
 		 "reads)",
-		 what, f->blkdev, (unsigned long long)rb->len, m->km.name,
-		 m->imu.nr_bvecs, tries);
+		 what, f->blkdev, (unsigned long long)rb->len, m->km->name,
+		 m->imu->nr_bvecs, tries);
 	if (got != pred)
 		return t_fail_val(msg, pred, (long long)got);
 	t_info("%s: %llu block requests on %s, as the model predicts", what,

@@ -192,25 +192,9 @@ int t_vmpin_expect(long base_kb, long delta_kb, const char *when)
 /* pins, seen through fork                                              */
 /* ------------------------------------------------------------------ */
 
-#define PM_PRESENT (1ULL << 63)
-#define PM_PFN_MASK ((1ULL << 55) - 1)
-
-uint64_t t_pfn(const void *addr)
-{
-	uint64_t e = 0;
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	if (pread(fd, &e, 8, ((uintptr_t)addr >> HB_PAGE_SHIFT) * 8) != 8)
-		e = 0;
-	close(fd);
-	return (e & PM_PRESENT) ? (e & PM_PFN_MASK) : 0;
-}
-
 int t_anon_pinned(const void *addr)
 {
-	uint64_t mine = t_pfn(addr), child = 0;
+	uint64_t mine = hb_pfn_of(addr), child = 0;
 	int pfd[2], status;
 	pid_t pid;
 
@@ -226,7 +210,7 @@ int t_anon_pinned(const void *addr)
 		return -errno;
 	}
 	if (!pid) {
-		uint64_t v = t_pfn(addr);
+		uint64_t v = hb_pfn_of(addr);
 
 		_exit(write(pfd[1], &v, 8) == 8 ? 0 : 1);
 	}

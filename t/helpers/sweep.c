@@ -28,8 +28,10 @@ uint64_t t_foff_for(const struct t_file *f, uint64_t boff, uint64_t len)
 static bool dio_ok(const struct t_regbuf *rb, const struct t_file *f,
 		   uint64_t boff, uint64_t len, uint64_t foff)
 {
-	return f->dfd >= 0 && !(((uintptr_t)rb->addr + boff) & 4095) &&
-	       !(len & 4095) && !(foff & 4095);
+	uint64_t a = f->dio_align;
+
+	return f->dfd >= 0 && ((uintptr_t)rb->addr + boff) % a == 0 &&
+	       len % a == 0 && foff % a == 0;
 }
 
 int t_check_io(const struct t_regbuf *rb, const struct t_model *m,
@@ -115,12 +117,12 @@ static void add_boundary(struct t_points *p, uint64_t buflen, uint64_t maxlen,
 static unsigned int probe_boundaries(const struct t_model *m, int64_t *out,
 				     unsigned int max)
 {
-	const struct hb_page *pg = m->probe.pages;
-	uint64_t head = m->imu.ubuf & (HB_PAGE_SIZE - 1);
+	const struct hb_page *pg = m->probe->pages;
+	uint64_t head = m->imu->ubuf & (HB_PAGE_SIZE - 1);
 	int64_t last[2] = { -1, -1 };
 	unsigned int i, n = 0;
 
-	for (i = 1; i < m->probe.nr_pages; i++) {
+	for (i = 1; i < m->probe->nr_pages; i++) {
 		int64_t b = (int64_t)i * HB_PAGE_SIZE - head;
 
 		if (pg[i].folio == pg[i - 1].folio &&
@@ -145,7 +147,7 @@ int t_check_sweep(const struct t_regbuf *rb, const struct t_model *m,
 	uint64_t L = rb->len, maxlen = f->size - 2 * HB_PAGE_SIZE, cum = 0;
 	int64_t pb[8];
 	struct t_points p = { 0 };
-	unsigned int i, nb = m ? m->imu.nr_bvecs : 0, npb = 0;
+	unsigned int i, nb = m ? m->imu->nr_bvecs : 0, npb = 0;
 	int ret;
 
 	add_point(&p, L, maxlen, 0, 64 << 10);
