@@ -54,21 +54,21 @@ count_line() {
 }
 
 [ -f "$top/config-host.mak" ] || die "not configured: run ./configure first"
-command -v rsync >/dev/null || die "rsync not found: apt-get install rsync"
 case "$dir" in
 / | "$top" | "$top"/*) die "HB_ASAN_DIR=$dir must be outside the tree" ;;
 esac
 
-# a copy of the sources only: no objects, binaries or git metadata
+# a copy of the sources only: no objects, binaries or git metadata (tar,
+# which every Debian system has; uncommitted edits are copied too)
 copy_tree() {
 	rm -rf "$1"
 	mkdir -p "$1" || die "cannot create $1"
-	rsync -a --exclude=.git --exclude='*.o' --exclude='*.a' \
-		--exclude='*.so' --exclude='*.t' --exclude=t/hugebuf \
-		--exclude=t/static --exclude='*.state' --exclude=out \
-		--exclude=bench/out --exclude=kernel/build \
-		--exclude=t/fuzz/out "$top"/ "$1"/ ||
-		die "rsync of the tree to $1 failed"
+	tar -C "$top" --exclude=./.git --exclude='*.o' --exclude='*.a' \
+		--exclude='*.so' --exclude='*.t' --exclude=./cli/hugebuf \
+		--exclude=./t/static --exclude='*.state' --exclude=out \
+		--exclude=./bench/out --exclude=./kernel/build \
+		--exclude=./t/fuzz/out -cf - . | tar -C "$1" -xf - ||
+		die "copy of the tree to $1 failed"
 }
 
 build() {
@@ -92,7 +92,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:exitcod
 log=$dir/stage.log
 echo "check-asan: stage 1: C tests with ASan+UBSan"
 # shellcheck disable=SC2086
-(cd "$dir/asan" && HUGEBUF_CLI=$dir/asan/t/hugebuf \
+(cd "$dir/asan" && HUGEBUF_CLI=$dir/asan/cli/hugebuf \
 	HUGEBUF_ENGINE=$top/engines/hugebuf.so \
 	t/runtests.sh ${HB_ASAN_TESTS:-$(cd "$dir/asan" && ls t/*.t)}) |
 	tee "$log"
@@ -112,7 +112,7 @@ for name in $(sed -n 's/^runtests: failed://p' "$log"); do
 		"$tlog" && continue
 	echo "check-asan: $name: LeakSanitizer's tracer crashed (io_uring worker threads): rerun with detect_leaks=0"
 	failed=$((failed - 1))
-	(cd "$dir/asan" && HUGEBUF_CLI=$dir/asan/t/hugebuf \
+	(cd "$dir/asan" && HUGEBUF_CLI=$dir/asan/cli/hugebuf \
 		ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 \
 		t/runtests.sh "t/$name") | tee "$log.rerun"
 	count_line "$log.rerun" "stage 1 rerun of $name"
@@ -120,7 +120,7 @@ done
 
 echo "check-asan: stage 2: bad CLI input with the ASan CLI"
 if [ -f "$top/t/badinput.sh" ]; then
-	HUGEBUF_CLI=$dir/asan/t/hugebuf HB_BADINPUT_ONLY=cli \
+	HUGEBUF_CLI=$dir/asan/cli/hugebuf HB_BADINPUT_ONLY=cli \
 		bash "$top/t/badinput.sh" 2>&1 | tee "$log"
 	count_line "$log" "stage 2 (t/badinput.sh)"
 fi

@@ -4,46 +4,187 @@
 # Install what hugebuf needs to build and test on Debian, and fetch the fio
 # source that matches the installed fio into deps/ (configured, so that its
 # config-host.h exists).  Idempotent: does nothing that is already done.
+#
+# Every program a script of the tree calls (tools/, t/*.sh, bench/,
+# examples/) is listed below as "program:package" (or "file:package");
+# only what is missing is installed.  The qemu kernel harness
+# (kernel/ktest.sh) installs its own packages (qemu, busybox-static, the
+# kernel source and build tools) when it runs, so that "make deps" stays
+# small for everyone who does not boot kernels.
+#
+# apt-get source needs a deb-src entry.  When the machine has none, one is
+# derived from its own enabled apt sources (deb822 *.sources and one-line
+# sources.list / *.list): the same URIs, suites of this release, components
+# and Signed-By keyring, as an admin would add it.  No mirror host is
+# written in here.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-pkgs="build-essential pkg-config fio liburing-dev libhugetlbfs-dev dpkg-dev
-e2fsprogs util-linux procps kmod clang valgrind gnuplot python3 iproute2"
+need="gcc:build-essential make:build-essential pkg-config:pkg-config
+fio:fio /usr/include/liburing.h:liburing-dev
+/usr/include/hugetlbfs.h:libhugetlbfs-dev dpkg-source:dpkg-dev
+clang:clang libfuzzer:libclang-rt-dev valgrind:valgrind
+python3:python3 gnuplot:gnuplot-nox git:git
+mkfs.ext4:e2fsprogs losetup:mount setpriv:util-linux pgrep:procps
+ip:iproute2 ss:iproute2 dmsetup:dmsetup timeout:coreutils"
+srcdir=/etc/apt/sources.list.d
+ours=hugebuf-deb-src
 
 die() {
 	echo "deps: $*" >&2
 	exit 1
 }
 
-[ "$(id -u)" = 0 ] || die "must run as root (apt-get): sudo make deps"
-command -v apt-get >/dev/null 2>&1 || die "apt-get not found: install the packages by hand: $pkgs"
+# is the program (or file) of one "what:package" pair there?
+have() {
+	case $1 in
+	/*) [ -e "$1" ] ;;
+	# libFuzzer ships with clang's runtime (libclang-rt-N-dev)
+	libfuzzer) ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a \
+		>/dev/null 2>&1 ;;
+	*) command -v "$1" >/dev/null 2>&1 ;;
+	esac
+}
 
-missing=
-for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing="$missing $p"
-done
+missing_packages() {
+	for pair in $need; do
+		have "${pair%%:*}" || echo "${pair#*:}"
+	done | sort -u | tr '\n' ' '
+}
+
+# apt reads only *.list and *.sources in sources.list.d; other names
+# (*.disabled, *.save, ...) are switched off
+deb822_files() {
+	ls "$srcdir"/*.sources 2>/dev/null || true
+}
+
+oneline_files() {
+	[ -f /etc/apt/sources.list ] && echo /etc/apt/sources.list
+	ls "$srcdir"/*.list 2>/dev/null || true
+}
+
+# deb822 stanzas (Enabled: no is skipped).  mode=have: print "yes" for an
+# enabled deb-src stanza.  mode=derive: print a deb-src stanza for every
+# enabled "deb" stanza that serves this release (suites CODENAME or
+# CODENAME-*), keeping its other fields (URIs, Components, Signed-By, even
+# an inline key, Architectures, ...) as they are.
+deb822_awk() {
+	[ -n "$(deb822_files)" ] || return 0
+	awk -v mode="$1" -v cn="$2" '
+	function flush(i) {
+		if (n > 0 && enabled != "no") {
+			if (mode == "have" && types ~ /(^| )deb-src( |$)/)
+				print "yes"
+			if (mode == "derive" && types ~ /(^| )deb( |$)/ &&
+			    suites != "") {
+				if (out++)
+					print ""
+				print "Types: deb-src"
+				for (i = 1; i <= n; i++)
+					print line[i]
+			}
+		}
+		n = 0; types = ""; enabled = ""; suites = ""; keep = 0
+	}
+	FNR == 1 { flush() }
+	/^[ \t]*#/ { next }
+	/^[ \t]*$/ { flush(); next }
+	/^[ \t]/ { if (keep) line[++n] = $0; next }
+	{
+		key = tolower(substr($0, 1, index($0, ":") - 1))
+		val = substr($0, index($0, ":") + 1)
+		gsub(/^[ \t]+|[ \t]+$/, "", val)
+		keep = 0
+		if (key == "types") {
+			types = " " val " "
+			gsub(/[ \t]+/, " ", types)
+		} else if (key == "enabled") {
+			enabled = tolower(val)
+		} else if (key == "suites") {
+			m = split(val, s, /[ \t]+/)
+			for (i = 1; i <= m; i++)
+				if (s[i] == cn || index(s[i], cn "-") == 1)
+					suites = suites (suites == "" ? "" : " ") s[i]
+			line[++n] = "Suites: " suites
+		} else {
+			line[++n] = $0
+			keep = 1
+		}
+	}
+	END { flush() }' $(deb822_files)
+}
+
+# one-line entries: "deb [options] URI SUITE COMPONENT..." becomes
+# "deb-src [options] URI SUITE COMPONENT..." for this release's suites
+oneline_awk() {
+	[ -n "$(oneline_files)" ] || return 0
+	awk -v mode="$1" -v cn="$2" '
+	/^[ \t]*deb-src[ \t]/ { if (mode == "have") print "yes"; next }
+	/^[ \t]*deb[ \t]/ {
+		if (mode != "derive")
+			next
+		rest = $0
+		sub(/^[ \t]*deb[ \t]+/, "", rest)
+		opts = ""
+		if (rest ~ /^\[/) {
+			opts = substr(rest, 1, index(rest, "]")) " "
+			rest = substr(rest, index(rest, "]") + 1)
+		}
+		split(rest, w, /[ \t]+/)
+		j = (w[1] == "") ? 2 : 1
+		if (w[j + 1] == cn || index(w[j + 1], cn "-") == 1) {
+			sub(/^[ \t]+/, "", rest)
+			print "deb-src " opts rest
+		}
+	}' $(oneline_files)
+}
+
+have_deb_src() {
+	[ -n "$(deb822_awk have "" | head -n 1)$(oneline_awk have "" | head -n 1)" ]
+}
+
+add_deb_src() {
+	local codename f822 fline
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[ -n "$codename" ] || die "no VERSION_CODENAME in /etc/os-release: add a deb-src entry for your mirror by hand"
+	f822=$(deb822_awk derive "$codename")
+	fline=$(oneline_awk derive "$codename")
+	[ -n "$f822$fline" ] ||
+		die "no enabled apt source for $codename to derive a deb-src entry from: add one for your mirror by hand"
+	if [ -n "$f822" ]; then
+		echo "deps: adding $srcdir/$ours.sources (deb-src of your configured sources)"
+		printf '%s\n' "$f822" >"$srcdir/$ours.sources"
+	fi
+	if [ -n "$fline" ]; then
+		echo "deps: adding $srcdir/$ours.list (deb-src of your configured sources)"
+		printf '%s\n' "$fline" >"$srcdir/$ours.list"
+	fi
+	if ! apt-get update -q >/dev/null; then
+		rm -f "$srcdir/$ours.sources" "$srcdir/$ours.list"
+		die "apt-get update failed with the derived deb-src entry (removed again): add one for your mirror by hand"
+	fi
+}
+
+[ "$(id -u)" = 0 ] || die "must run as root (apt-get): sudo make deps"
+command -v apt-get >/dev/null 2>&1 ||
+	die "apt-get not found: install the packages by hand: $(missing_packages)"
+
+missing=$(missing_packages)
 if [ -n "$missing" ]; then
-	echo "deps: installing$missing"
-	apt-get update -q >/dev/null || die "apt-get update failed: check the Debian mirror"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >/dev/null ||
-		die "apt-get install$missing failed"
+	echo "deps: installing $missing"
+	apt-get update -q >/dev/null || die "apt-get update failed: check your apt sources"
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $missing >/dev/null ||
+		die "apt-get install $missing failed"
+	missing=$(missing_packages)
+	[ -z "$missing" ] || die "still missing after apt-get install: $missing"
 fi
 
 ver=$(fio --version)
 src="$top/deps/$ver"
 if [ ! -f "$src/config-host.h" ]; then
-	if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-		echo "deps: adding a deb-src entry for apt-get source"
-		cat >/etc/apt/sources.list.d/hugebuf-deb-src.sources <<EOT
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: $(. /etc/os-release && echo "$VERSION_CODENAME")
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOT
-		apt-get update -q >/dev/null || die "apt-get update failed after adding deb-src"
-	fi
+	have_deb_src || add_deb_src
 	mkdir -p "$top/deps"
 	tmp=$(mktemp -d "$top/deps/src.XXXXXX")
 	pkgver=$(dpkg-query -W -f='${Version}' fio)
