@@ -29,8 +29,9 @@ die() {
 [ "$(id -u)" = 0 ] || die "must run as root (installs packages, reserves hugepages): sudo $0"
 cd "$top"
 
+# tools/deps.sh is "make deps": a fresh Debian has no make before it
 echo "== make deps"
-make deps
+tools/deps.sh
 echo "== ./configure && make"
 ./configure
 make -j"$(nproc)"

@@ -27,8 +27,8 @@ clang:clang libfuzzer:libclang-rt-dev valgrind:valgrind
 python3:python3 gnuplot:gnuplot-nox git:git
 mkfs.ext4:e2fsprogs losetup:mount setpriv:util-linux pgrep:procps
 ip:iproute2 ss:iproute2 dmsetup:dmsetup timeout:coreutils"
-srcdir=/etc/apt/sources.list.d
 ours=hugebuf-deb-src
+. "$top/tools/apt-sources.sh"
 
 die() {
 	echo "deps: $*" >&2
@@ -50,93 +50,6 @@ missing_packages() {
 	for pair in $need; do
 		have "${pair%%:*}" || echo "${pair#*:}"
 	done | sort -u | tr '\n' ' '
-}
-
-# apt reads only *.list and *.sources in sources.list.d; other names
-# (*.disabled, *.save, ...) are switched off
-deb822_files() {
-	ls "$srcdir"/*.sources 2>/dev/null || true
-}
-
-oneline_files() {
-	[ -f /etc/apt/sources.list ] && echo /etc/apt/sources.list
-	ls "$srcdir"/*.list 2>/dev/null || true
-}
-
-# deb822 stanzas (Enabled: no is skipped).  mode=have: print "yes" for an
-# enabled deb-src stanza.  mode=derive: print a deb-src stanza for every
-# enabled "deb" stanza that serves this release (suites CODENAME or
-# CODENAME-*), keeping its other fields (URIs, Components, Signed-By, even
-# an inline key, Architectures, ...) as they are.
-deb822_awk() {
-	[ -n "$(deb822_files)" ] || return 0
-	awk -v mode="$1" -v cn="$2" '
-	function flush(i) {
-		if (n > 0 && enabled != "no") {
-			if (mode == "have" && types ~ /(^| )deb-src( |$)/)
-				print "yes"
-			if (mode == "derive" && types ~ /(^| )deb( |$)/ &&
-			    suites != "") {
-				if (out++)
-					print ""
-				print "Types: deb-src"
-				for (i = 1; i <= n; i++)
-					print line[i]
-			}
-		}
-		n = 0; types = ""; enabled = ""; suites = ""; keep = 0
-	}
-	FNR == 1 { flush() }
-	/^[ \t]*#/ { next }
-	/^[ \t]*$/ { flush(); next }
-	/^[ \t]/ { if (keep) line[++n] = $0; next }
-	{
-		key = tolower(substr($0, 1, index($0, ":") - 1))
-		val = substr($0, index($0, ":") + 1)
-		gsub(/^[ \t]+|[ \t]+$/, "", val)
-		keep = 0
-		if (key == "types") {
-			types = " " val " "
-			gsub(/[ \t]+/, " ", types)
-		} else if (key == "enabled") {
-			enabled = tolower(val)
-		} else if (key == "suites") {
-			m = split(val, s, /[ \t]+/)
-			for (i = 1; i <= m; i++)
-				if (s[i] == cn || index(s[i], cn "-") == 1)
-					suites = suites (suites == "" ? "" : " ") s[i]
-			line[++n] = "Suites: " suites
-		} else {
-			line[++n] = $0
-			keep = 1
-		}
-	}
-	END { flush() }' $(deb822_files)
-}
-
-# one-line entries: "deb [options] URI SUITE COMPONENT..." becomes
-# "deb-src [options] URI SUITE COMPONENT..." for this release's suites
-oneline_awk() {
-	[ -n "$(oneline_files)" ] || return 0
-	awk -v mode="$1" -v cn="$2" '
-	/^[ \t]*deb-src[ \t]/ { if (mode == "have") print "yes"; next }
-	/^[ \t]*deb[ \t]/ {
-		if (mode != "derive")
-			next
-		rest = $0
-		sub(/^[ \t]*deb[ \t]+/, "", rest)
-		opts = ""
-		if (rest ~ /^\[/) {
-			opts = substr(rest, 1, index(rest, "]")) " "
-			rest = substr(rest, index(rest, "]") + 1)
-		}
-		split(rest, w, /[ \t]+/)
-		j = (w[1] == "") ? 2 : 1
-		if (w[j + 1] == cn || index(w[j + 1], cn "-") == 1) {
-			sub(/^[ \t]+/, "", rest)
-			print "deb-src " opts rest
-		}
-	}' $(oneline_files)
 }
 
 have_deb_src() {

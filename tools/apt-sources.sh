@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Reading the machine's own apt configuration, for tools/deps.sh (a deb-src
+# entry for apt-get source) and tools/fresh-root.sh (the mirror and keyring
+# of a debootstrap).  Sourced, POSIX sh.  Modes of deb822_awk/oneline_awk:
+#   have     print "yes" for an enabled deb-src entry
+#   derive   print a deb-src entry for each enabled deb entry of release CN
+#   mirror   print "URI KEYRING" of the first enabled deb entry of suite CN
+#            (KEYRING empty when the entry names none or holds an inline key)
+
+srcdir=${HB_APT_SOURCES_DIR:-/etc/apt/sources.list.d}
+srclist=${HB_APT_SOURCES_LIST:-/etc/apt/sources.list}
+
+# apt reads only *.list and *.sources in sources.list.d; other names
+# (*.disabled, *.save, ...) are switched off
+deb822_files() {
+	ls "$srcdir"/*.sources 2>/dev/null || true
+}
+
+oneline_files() {
+	[ -f "$srclist" ] && echo "$srclist"
+	ls "$srcdir"/*.list 2>/dev/null || true
+}
+
+# deb822 stanzas (Enabled: no is skipped).  mode=have: print "yes" for an
+# enabled deb-src stanza.  mode=derive: print a deb-src stanza for every
+# enabled "deb" stanza that serves this release (suites CODENAME or
+# CODENAME-*), keeping its other fields (URIs, Components, Signed-By, even
+# an inline key, Architectures, ...) as they are.
+deb822_awk() {
+	[ -n "$(deb822_files)" ] || return 0
+	awk -v mode="$1" -v cn="$2" '
+	function flush(i) {
+		if (n > 0 && enabled != "no") {
+			if (mode == "have" && types ~ /(^| )deb-src( |$)/)
+				print "yes"
+			if (mode == "mirror" && types ~ /(^| )deb( |$)/ &&
+			    (" " suites " ") ~ (" " cn " ") && !printed++)
+				print uri, (keyring ~ /^\// ? keyring : "")
+			if (mode == "derive" && types ~ /(^| )deb( |$)/ &&
+			    suites != "") {
+				if (out++)
+					print ""
+				print "Types: deb-src"
+				for (i = 1; i <= n; i++)
+					print line[i]
+			}
+		}
+		n = 0; types = ""; enabled = ""; suites = ""; keep = 0
+		uri = ""; keyring = ""
+	}
+	FNR == 1 { flush() }
+	/^[ \t]*#/ { next }
+	/^[ \t]*$/ { flush(); next }
+	/^[ \t]/ { if (keep) line[++n] = $0; next }
+	{
+		key = tolower(substr($0, 1, index($0, ":") - 1))
+		val = substr($0, index($0, ":") + 1)
+		gsub(/^[ \t]+|[ \t]+$/, "", val)
+		keep = 0
+		if (key == "types") {
+			types = " " val " "
+			gsub(/[ \t]+/, " ", types)
+		} else if (key == "enabled") {
+			enabled = tolower(val)
+		} else if (key == "suites") {
+			m = split(val, s, /[ \t]+/)
+			for (i = 1; i <= m; i++)
+				if (s[i] == cn || index(s[i], cn "-") == 1)
+					suites = suites (suites == "" ? "" : " ") s[i]
+			line[++n] = "Suites: " suites
+		} else {
+			if (key == "uris")
+				uri = (split(val, u, /[ \t]+/) ? u[1] : "")
+			if (key == "signed-by")
+				keyring = val
+			line[++n] = $0
+			keep = 1
+		}
+	}
+	END { flush() }' $(deb822_files)
+}
+
+# one-line entries: "deb [options] URI SUITE COMPONENT..." becomes
+# "deb-src [options] URI SUITE COMPONENT..." for this release's suites
+oneline_awk() {
+	[ -n "$(oneline_files)" ] || return 0
+	awk -v mode="$1" -v cn="$2" '
+	/^[ \t]*deb-src[ \t]/ { if (mode == "have") print "yes"; next }
+	/^[ \t]*deb[ \t]/ {
+		if (mode == "have")
+			next
+		rest = $0
+		sub(/^[ \t]*deb[ \t]+/, "", rest)
+		opts = ""
+		if (rest ~ /^\[/) {
+			opts = substr(rest, 1, index(rest, "]")) " "
+			rest = substr(rest, index(rest, "]") + 1)
+		}
+		split(rest, w, /[ \t]+/)
+		j = (w[1] == "") ? 2 : 1
+		if (mode == "mirror" && w[j + 1] == cn && !printed++) {
+			k = ""
+			if (match(opts, /signed-by=[^] ]+/))
+				k = substr(opts, RSTART + 10, RLENGTH - 10)
+			print w[j], k
+		}
+		if (mode == "derive" &&
+		    (w[j + 1] == cn || index(w[j + 1], cn "-") == 1)) {
+			sub(/^[ \t]+/, "", rest)
+			print "deb-src " opts rest
+		}
+	}' $(oneline_files)
+}

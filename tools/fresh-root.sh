@@ -1,0 +1,230 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# tools/fresh-root.sh: prove the README's two commands on a fresh Debian
+# root (root only).  debootstrap a minbase Debian with git from the mirror
+# this machine's apt sources use, copy the apt sources and keyrings in
+# (not our derived deb-src entry: make deps must derive it itself), git
+# clone the repository into it and run, inside a chroot:
+#
+#   examples/run-main.sh     (skipped with --check-only)
+#   make check               (tools/check.sh with --check-only: a base
+#                             system has no make until make deps ran)
+#
+# It is a chroot, not a VM: the kernel, /proc, /sys, the hugepage pools and
+# the disks are this machine's.  Prints the test command's closing line
+# "N passed, N failed, N skipped" last.
+#
+# Usage: tools/fresh-root.sh [options] [REPO]
+#   REPO              git repository to clone, HEAD (default: this tree)
+#   --check-only      only the test command
+#   --env VAR=VALUE   pass to the commands (repeatable); HB_*, FUZZ_*,
+#                     KTEST_* and HUGEBUF_* of the environment pass too,
+#                     e.g. HB_SKIP_KERNEL=1 HB_SKIP_FUZZ=1 HB_SKIP_ASAN=1
+#   --suite NAME      Debian suite (default: this machine's, else bookworm)
+#   --root DIR        root directory (default /var/tmp/hugebuf-fresh,
+#                     replaced); the base system is cached in DIR.base.tar
+#   --rebase          debootstrap again instead of using the cached base
+#   --keep            leave the root in place afterwards (unmounted)
+#   --shell           open a shell in the root instead of the commands
+# Exit status: that of the last command run in the root.
+set -u -o pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+repo=$top
+root=/var/tmp/hugebuf-fresh
+suite=
+check_only=0
+rebase=0
+keep=0
+shell=0
+envs=()
+
+die() {
+	echo "fresh-root: $*" >&2
+	exit 1
+}
+log() { echo "fresh-root: $*" >&2; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--check-only) check_only=1 ;;
+	--env) shift; envs+=("${1:?--env needs VAR=VALUE}") ;;
+	--env=*) envs+=("${1#--env=}") ;;
+	--suite) shift; suite=${1:?} ;;
+	--root) shift; root=${1:?} ;;
+	--rebase) rebase=1 ;;
+	--keep) keep=1 ;;
+	--shell) shell=1 ;;
+	-h | --help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $1 (--help)" ;;
+	*) repo=$1 ;;
+	esac
+	shift
+done
+for v in $(env | sed -n 's/^\(\(HB\|FUZZ\|KTEST\|HUGEBUF\)_[A-Za-z0-9_]*\)=.*/\1/p'); do
+	envs+=("$v=${!v}")
+done
+
+[ "$(id -u)" = 0 ] || die "must run as root (debootstrap, mounts, chroot)"
+case $root in
+/ | /var | /var/tmp | /tmp | "$top" | "$top"/*) die "--root $root: choose a directory of its own" ;;
+esac
+git -C "$repo" rev-parse --verify -q HEAD >/dev/null ||
+	die "$repo is not a git repository with a commit"
+[ -n "$suite" ] || suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+[ -n "$suite" ] || suite=bookworm
+
+# ---- the mirror: from this machine's apt sources, never a fixed host ------
+
+. "$top/tools/apt-sources.sh"
+# shellcheck disable=SC2046
+set -- $( { deb822_awk mirror "$suite"; oneline_awk mirror "$suite"; } | head -n 1)
+mirror=${1:-}
+keyring=${2:-}
+[ -n "$mirror" ] ||
+	die "no enabled apt source for suite $suite in $srcdir or $srclist: use --suite"
+
+if ! command -v debootstrap >/dev/null 2>&1; then
+	log "installing debootstrap"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends debootstrap >/dev/null ||
+		die "apt-get install debootstrap failed"
+fi
+
+# ---- mounts: always unmount everything below the root before removing it -
+
+mounts_below() {
+	awk -v r="$root/" 'index($2 "/", r) == 1 { print $2 }' /proc/self/mounts |
+		sort -r
+}
+
+unmount_all() {
+	local m
+	for m in $(mounts_below); do
+		umount "$m" 2>/dev/null || umount -l "$m" ||
+			log "cannot unmount $m"
+	done
+	[ -z "$(mounts_below)" ]
+}
+
+remove_root() {
+	unmount_all || die "still mounted below $root: not removing it"
+	rm -rf --one-file-system "$root"
+}
+
+bind() {
+	[ -e "$1" ] || return 0
+	mkdir -p "$root$1"
+	mount --bind "$1" "$root$1" || die "mount --bind $1 failed"
+}
+
+finish() {
+	unmount_all
+	if [ "$keep" = 1 ]; then
+		log "root kept in $root"
+	else
+		remove_root
+	fi
+}
+
+# ---- the base system, cached --------------------------------------------
+
+base=$root.base.tar
+remove_root
+[ "$rebase" = 1 ] && rm -f "$base"
+mkdir -p "$root"
+trap finish EXIT
+trap 'exit 130' INT TERM
+if [ -f "$base" ]; then
+	log "unpacking the cached base system $base"
+	tar -C "$root" -xpf "$base" || die "unpacking $base failed"
+else
+	kopt=()
+	[ -n "$keyring" ] && [ -f "$keyring" ] && kopt=(--keyring="$keyring")
+	log "debootstrap $suite minbase+git from $mirror (log $root.debootstrap.log)"
+	debootstrap --variant=minbase --include=git "${kopt[@]}" \
+		"$suite" "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
+		{ tail -n 20 "$root.debootstrap.log"; die "debootstrap failed"; }
+	rm -rf "$root"/var/cache/apt/archives/*.deb
+	tar -C "$root" -cpf "$base.tmp" . && mv "$base.tmp" "$base" ||
+		log "could not cache the base system (going on)"
+fi
+
+# ---- apt configuration as this machine has it ----------------------------
+
+rm -f "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/*
+[ -f "$srclist" ] && cp "$srclist" "$root/etc/apt/sources.list"
+for f in "$srcdir"/*.sources "$srcdir"/*.list; do
+	[ -f "$f" ] || continue
+	case $(basename "$f") in hugebuf-deb-src.*) continue ;; esac
+	cp "$f" "$root/etc/apt/sources.list.d/"
+done
+for d in /etc/apt/trusted.gpg.d /etc/apt/keyrings; do
+	[ -d "$d" ] && mkdir -p "$root$d" && cp -a "$d/." "$root$d/"
+done
+# keyrings the sources name (Signed-By: / signed-by=) that the root lacks
+for k in $(cat "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/* \
+	2>/dev/null | grep -oiE '(signed-by[:=] *)/[^] ]+' | sed 's/^[^/]*//'); do
+	[ -f "$k" ] && [ ! -f "$root$k" ] && mkdir -p "$root$(dirname "$k")" &&
+		cp "$k" "$root$k"
+done
+for f in /etc/apt/apt.conf.d/*; do
+	[ -f "$f" ] && grep -qi 'proxy' "$f" && cp "$f" "$root/etc/apt/apt.conf.d/"
+done
+cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+
+# ---- mounts (this machine's kernel) and the clone ------------------------
+
+mkdir -p "$root/proc" "$root/sys"
+mount -t proc proc "$root/proc" || die "mounting proc failed"
+bind /sys
+bind /dev
+bind /dev/pts
+mountpoint -q /dev/shm && bind /dev/shm
+mountpoint -q /dev/hugepages && bind /dev/hugepages
+
+mkdir -p "$root/mnt/src"
+mount --bind -o ro "$repo" "$root/mnt/src" || die "mount --bind $repo failed"
+mount -o remount,bind,ro "$root/mnt/src" 2>/dev/null
+head=$(git -C "$repo" rev-parse --short HEAD)
+log "git clone $repo ($head) into $root/root/hugebuf"
+chroot "$root" git -c safe.directory='*' clone -q /mnt/src /root/hugebuf ||
+	die "git clone in the root failed"
+umount "$root/mnt/src"
+
+# ---- the README's commands -----------------------------------------------
+
+run() {
+	chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		LANG=C.UTF-8 "${envs[@]}" /bin/bash -c "cd /root/hugebuf && $1"
+}
+
+if [ "$shell" = 1 ]; then
+	run "exec bash -i"
+	exit
+fi
+out=$root.log
+: >"$out"
+rc=0
+[ ${#envs[@]} -gt 0 ] && log "environment: ${envs[*]}"
+if [ "$check_only" = 0 ]; then
+	log "== examples/run-main.sh"
+	run "examples/run-main.sh" 2>&1 | tee -a "$out"
+	rc=$?
+	log "examples/run-main.sh exited $rc"
+	cmd="make check"
+else
+	# make comes with make deps (build-essential); tools/check.sh is what
+	# make check runs
+	cmd="tools/check.sh"
+	run "command -v make >/dev/null" && cmd="make check"
+fi
+log "== $cmd"
+run "$cmd" 2>&1 | tee -a "$out"
+rc=$?
+t=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+log "$cmd exited $rc (log $out), commit $head, suite $suite, mirror $mirror"
+echo "${t:-no closing line}"
+exit $rc
