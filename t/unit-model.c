@@ -19,173 +19,13 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "helpers/refmodel.h"
 
 #define PG		4096ULL
 #define MAX_PAGES	(8 * 512 + 2)
 
-struct run {
-	uint64_t folio;
-	uint32_t start;		/* index of the first page in its folio */
-	uint32_t npages;
-	uint32_t order;
-	uint64_t first_page;	/* index into the page array */
-};
-
 static unsigned long checks;
 static int failures;
-
-static unsigned int split_runs(const struct hb_page *p, uint64_t nr,
-			       struct run *runs)
-{
-	unsigned int n = 0;
-	uint64_t i;
-
-	for (i = 0; i < nr; i++) {
-		struct run *r = n ? &runs[n - 1] : NULL;
-
-		if (r && p[i].folio == r->folio &&
-		    p[i].idx == r->start + r->npages) {
-			r->npages++;
-			continue;
-		}
-		runs[n].folio = p[i].folio;
-		runs[n].start = p[i].idx;
-		runs[n].npages = 1;
-		runs[n].order = p[i].order;
-		runs[n].first_page = i;
-		n++;
-	}
-	return n;
-}
-
-/* The rules, stated on runs: see the header comment. */
-static bool ref_multi_ok(const struct run *runs, unsigned int n, uint64_t nr)
-{
-	uint64_t fp = 1ULL << runs[0].order;
-	unsigned int k;
-
-	if (nr <= 1 || fp == 1)
-		return false;
-	for (k = 0; k < n; k++) {
-		if (runs[k].order != runs[0].order)
-			return false;
-		if (k > 0 && runs[k].start != 0)
-			return false;
-		if (k + 1 < n && runs[k].start + runs[k].npages != fp)
-			return false;
-	}
-	return true;
-}
-
-/* bytes of the buffer [off0, off0 + len) inside pages [first, first + n) */
-static uint64_t overlap(uint64_t off0, uint64_t len, uint64_t first,
-			uint64_t n)
-{
-	uint64_t a = first * PG, b = (first + n) * PG;
-	uint64_t lo = off0 > a ? off0 : a;
-	uint64_t hi = off0 + len < b ? off0 + len : b;
-
-	return hi > lo ? hi - lo : 0;
-}
-
-static int ref_register(const struct hb_kmodel *km, const struct hb_page *p,
-			uint64_t uaddr, uint64_t len, struct hb_bvec *bv,
-			unsigned int *nr_bvecs, unsigned int *shift)
-{
-	static struct run runs[MAX_PAGES];
-	uint64_t nr = hb_nr_pages(uaddr, len), off0 = uaddr % PG, i;
-	unsigned int n = split_runs(p, nr, runs), k;
-
-	if (km->gen == HB_KGEN_SINGLE && nr > 1 && n == 1) {
-		*nr_bvecs = 1;
-		*shift = 12;
-		bv[0] = (struct hb_bvec){ p[0].folio, p[0].idx, (uint32_t)off0,
-					  (uint32_t)len };
-		return 1;
-	}
-	if ((km->gen == HB_KGEN_MULTI || km->gen == HB_KGEN_MULTI_FIXED) &&
-	    ref_multi_ok(runs, n, nr)) {
-		uint64_t fs = PG << runs[0].order, left = len;
-
-		*nr_bvecs = n;
-		*shift = 12 + runs[0].order;
-		if (km->gen == HB_KGEN_MULTI) {
-			/* a8edbb424b13: offset from the vaddr, then fill */
-			for (k = 0; k < n; k++) {
-				uint64_t o = k ? 0 : uaddr % fs;
-				uint64_t l = fs - o < left ? fs - o : left;
-
-				bv[k] = (struct hb_bvec){ runs[k].folio, 0,
-							  (uint32_t)o,
-							  (uint32_t)l };
-				left -= l;
-			}
-			return 1;
-		}
-		for (k = 0; k < n; k++) {
-			bool pinned = !k && km->first_bvec_pinned_page;
-
-			bv[k].folio = runs[k].folio;
-			bv[k].page_idx = pinned ? runs[0].start : 0;
-			bv[k].offset = k ? 0 :
-				       pinned ? (uint32_t)off0 :
-						(uint32_t)(runs[0].start * PG +
-							   off0);
-			bv[k].len = (uint32_t)overlap(off0, len,
-						      runs[k].first_page,
-						      runs[k].npages);
-		}
-		return 1;
-	}
-	*nr_bvecs = (unsigned int)nr;
-	*shift = 12;
-	for (i = 0; i < nr; i++) {
-		bv[i].folio = p[i].folio;
-		bv[i].page_idx = p[i].idx;
-		bv[i].offset = i ? 0 : (uint32_t)off0;
-		bv[i].len = (uint32_t)overlap(off0, len, i, 1);
-	}
-	return 0;
-}
-
-/*
- * Walk the table and check that its bytes land where the page array says
- * they live, (folio, byte inside the folio): the first and the last byte
- * of every page a bvec touches (bytes in between follow linearly).
- */
-static bool byte_matches(const struct hb_bvec *v, uint64_t pos, uint64_t b,
-			 const struct hb_page *p, uint64_t off0)
-{
-	uint64_t ub = off0 + b;
-	const struct hb_page *pg = &p[ub / PG];
-
-	return v->folio == pg->folio &&
-	       v->page_idx * PG + v->offset + pos == pg->idx * PG + ub % PG;
-}
-
-static bool table_matches_pages(const struct hb_imu *imu,
-				const struct hb_page *p)
-{
-	uint64_t b = 0, off0 = imu->ubuf % PG;
-	unsigned int j;
-
-	for (j = 0; j < imu->nr_bvecs; j++) {
-		const struct hb_bvec *v = &imu->bvec[j];
-		uint64_t pos = 0, next;
-
-		while (pos < v->len) {
-			next = pos + PG - (off0 + b + pos) % PG;
-			if (next > v->len)
-				next = v->len;
-			if (!byte_matches(v, pos, b + pos, p, off0) ||
-			    !byte_matches(v, next - 1, b + next - 1, p, off0))
-				return false;
-			pos = next;
-		}
-		b += v->len;
-	}
-	return b == imu->len;
-}
 
 static void report(const char *what, const struct hb_kmodel *km,
 		   uint64_t uaddr, uint64_t len, const struct hb_page *p)
@@ -202,38 +42,21 @@ static void report(const char *what, const struct hb_kmodel *km,
 	printf("%s)\n", nr > 12 ? " ..." : "");
 }
 
+/* lib's model against the reference of t/helpers/refmodel.c */
 static void compare(const struct hb_kmodel *km, const struct hb_page *p,
 		    uint64_t uaddr, uint64_t len)
 {
 	static struct hb_bvec got[MAX_PAGES], want[MAX_PAGES];
-	unsigned int nr_want, shift_want;
+	struct t_ref ref = { .bvec = want };
 	struct hb_imu imu;
-	int coalesced;
+	char why[256];
+	int ret;
 
 	checks++;
-	if (hb_model_register(km, p, uaddr, len, got, &imu)) {
-		report(hb_errmsg(), km, uaddr, len, p);
-		return;
-	}
-	coalesced = ref_register(km, p, uaddr, len, want, &nr_want,
-				 &shift_want);
-	if (imu.coalesced != coalesced || imu.nr_bvecs != nr_want ||
-	    imu.folio_shift != shift_want) {
-		report("coalescing decision differs from the reference", km,
-		       uaddr, len, p);
-		return;
-	}
-	if (memcmp(got, want, nr_want * sizeof(want[0]))) {
-		report("bvec table differs from the reference", km, uaddr, len,
-		       p);
-		return;
-	}
-	if (imu.imu_bytes != km->imu_header + 16ULL * nr_want)
-		report("imu bytes", km, uaddr, len, p);
-	/* the table must describe the pinned memory (not for 6.12's bug) */
-	if (km->gen != HB_KGEN_MULTI && !table_matches_pages(&imu, p))
-		report("table does not describe the pinned pages", km, uaddr,
-		       len, p);
+	ret = hb_model_register(km, p, uaddr, len, got, &imu);
+	t_ref_register(km, p, uaddr, len, &ref);
+	if (t_ref_compare(km, p, ret, &imu, &ref, why, sizeof(why)))
+		report(why, km, uaddr, len, p);
 }
 
 /* A universe of folios: 0,1 order 2; 2,3 order 0; 4 order 3. */
