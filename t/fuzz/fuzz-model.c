@@ -41,7 +41,7 @@ static void edges(const struct hb_kmodel *km, struct fz_in *in)
 	int valid = !t_ref_validate(uaddr, len);
 
 	if (valid && t_ref_nr_pages(uaddr, len) > FZ_MAX_PAGES)
-		return;	/* valid but too large for the page array */
+		return; /* valid but too large for the page array */
 	if (valid)
 		fz_pages(in, pages, t_ref_nr_pages(uaddr, len));
 	compare(km, uaddr, len);

@@ -21,7 +21,6 @@ void t_set_in_cases(bool on);
  * Fill [boff, boff+len) of the registered buffer and up to T_GUARD_BYTES
  * either side with the background pattern (io.c).
  */
-void t_fill_background(const struct t_regbuf *rb, uint64_t boff,
-		       uint64_t len);
+void t_fill_background(const struct t_regbuf *rb, uint64_t boff, uint64_t len);
 
 #endif /* HUGEBUF_T_HELPERS_INTERNAL_H */

@@ -142,14 +142,23 @@ static int check_guards(const struct t_regbuf *rb, uint64_t boff, uint64_t len,
 				boff + len);
 }
 
-void t_fill_background(const struct t_regbuf *rb, uint64_t boff,
-		       uint64_t len)
+void t_fill_background(const struct t_regbuf *rb, uint64_t boff, uint64_t len)
 {
 	uint64_t lo, hi;
 
 	guards(rb, boff, len, &lo, &hi);
 	t_pattern_fill(rb->addr + boff - lo, lo + len + hi, T_BG_SEED,
 		       boff - lo);
+}
+
+/* "@what: @op of @len bytes at buffer offset @boff returned <res>" */
+static void io_failed(char *msg, size_t msg_len, const char *what,
+		      const char *op, uint64_t boff, uint64_t len, int res)
+{
+	snprintf(msg, msg_len,
+		 "%s: %s of %llu bytes at buffer offset 0x%llx returned %s",
+		 what, op, (unsigned long long)len, (unsigned long long)boff,
+		 res < 0 ? strerror(-res) : "a short count");
 }
 
 int t_read_fixed_check(const struct t_regbuf *rb, int fd, uint64_t seed,
@@ -166,12 +175,7 @@ int t_read_fixed_check(const struct t_regbuf *rb, int fd, uint64_t seed,
 	res = t_io(rb->ring, IORING_OP_READ_FIXED, fd, rb->addr + boff, len,
 		   foff, rb->idx);
 	if (res != (int)len) {
-		snprintf(msg, sizeof(msg),
-			 "%s: READ_FIXED of %llu bytes at "
-			 "buffer offset 0x%llx returned %s",
-			 what, (unsigned long long)len,
-			 (unsigned long long)boff,
-			 res < 0 ? strerror(-res) : "a short count");
+		io_failed(msg, sizeof(msg), what, "READ_FIXED", boff, len, res);
 		return t_fail_val(msg, len, res);
 	}
 	snprintf(msg, sizeof(msg), "%s: READ_FIXED data", what);
@@ -220,12 +224,8 @@ int t_write_fixed_check(const struct t_regbuf *rb, struct t_file *f, int fd,
 	res = t_io(rb->ring, IORING_OP_WRITE_FIXED, fd, rb->addr + boff, len,
 		   foff, rb->idx);
 	if (res != (int)len) {
-		snprintf(msg, sizeof(msg),
-			 "%s: WRITE_FIXED of %llu bytes at "
-			 "buffer offset 0x%llx returned %s",
-			 what, (unsigned long long)len,
-			 (unsigned long long)boff,
-			 res < 0 ? strerror(-res) : "a short count");
+		io_failed(msg, sizeof(msg), what, "WRITE_FIXED", boff, len,
+			  res);
 		ret = t_fail_val(msg, len, res);
 		goto restore;
 	}

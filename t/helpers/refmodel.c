@@ -118,10 +118,10 @@ static void one_bvec_per_page(const struct hb_page *p, uint64_t off0,
 	uint64_t i;
 
 	for (i = 0; i < ref->nr_pages; i++)
-		ref->bvec[i] = (struct hb_bvec){
-			p[i].folio, p[i].idx, i ? 0 : (uint32_t)off0,
-			(uint32_t)bytes_in(off0, len, i, 1)
-		};
+		ref->bvec[i] =
+			(struct hb_bvec){ p[i].folio, p[i].idx,
+					  i ? 0 : (uint32_t)off0,
+					  (uint32_t)bytes_in(off0, len, i, 1) };
 	ref->nr_bvecs = (unsigned int)ref->nr_pages;
 }
 
@@ -145,9 +145,8 @@ static void bvecs_from_vaddr(const struct hb_page *p, uint64_t uaddr,
 }
 
 /* 6.16+ and the backport: each bvec holds exactly its run's bytes. */
-static void bvecs_from_runs(const struct hb_kmodel *km,
-			    const struct hb_page *p, uint64_t off0,
-			    uint64_t len, struct t_ref *ref)
+static void bvecs_from_runs(const struct hb_kmodel *km, const struct hb_page *p,
+			    uint64_t off0, uint64_t len, struct t_ref *ref)
 {
 	struct ref_run r;
 	unsigned int k = 0;
@@ -187,8 +186,9 @@ void t_ref_register(const struct hb_kmodel *km, const struct hb_page *pages,
 	    count_runs(pages, ref->nr_pages) == 1) {
 		ref->coalesced = true;
 		ref->nr_bvecs = 1;
-		ref->bvec[0] = (struct hb_bvec){ pages[0].folio, pages[0].idx,
-						 (uint32_t)off0, (uint32_t)len };
+		ref->bvec[0] =
+			(struct hb_bvec){ pages[0].folio, pages[0].idx,
+					  (uint32_t)off0, (uint32_t)len };
 	} else if (multi && runs_coalesce(pages, ref->nr_pages)) {
 		ref->coalesced = true;
 		ref->folio_shift = REF_SHIFT + pages[0].order;

@@ -19,13 +19,13 @@
 
 /* What the reference says registering [uaddr, uaddr + len) gives. */
 struct t_ref {
-	int err;		/* 0, -EFAULT or -EOVERFLOW (validation) */
-	uint64_t nr_pages;	/* pages pinned */
+	int err; /* 0, -EFAULT or -EOVERFLOW (validation) */
+	uint64_t nr_pages; /* pages pinned */
 	unsigned int nr_bvecs;
 	unsigned int folio_shift;
 	bool coalesced;
-	uint64_t imu_bytes;	/* header + 16 bytes per bvec */
-	struct hb_bvec *bvec;	/* caller's array, >= nr_pages entries */
+	uint64_t imu_bytes; /* header + 16 bytes per bvec */
+	struct hb_bvec *bvec; /* caller's array, >= nr_pages entries */
 };
 
 /* Pages the buffer [uaddr, uaddr + len) spans (no validation). */
