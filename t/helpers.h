@@ -447,4 +447,19 @@ int t_run_case(const struct t_case *c, struct t_file *f);
 int t_run_cases(const struct t_case *cases, unsigned int nr, uint64_t file_size,
 		uint64_t seed);
 
+/*
+ * The start of main() of a test that maps its buffers itself: SKIP when
+ * given arguments, then a VmPin baseline (no pool watched) and an
+ * O_DIRECT scratch file of @file_size bytes holding the pattern of @seed.
+ */
+int t_main_begin(int argc, struct t_baseline *base, struct t_file *f,
+		 uint64_t file_size, uint64_t seed);
+/*
+ * Its end: close the scratch file, VmPin must be back at the baseline,
+ * and "@name: ok" when all passed (@name may be NULL).  Returns the
+ * worst of @ret and the baseline check.
+ */
+int t_main_end(int ret, const struct t_baseline *base, struct t_file *f,
+	       const char *name);
+
 #endif /* HUGEBUF_T_HELPERS_H */

@@ -112,23 +112,21 @@ int main(int argc, char **argv)
 	int mfd, ret;
 
 	(void)argv;
-	if (argc > 1)
-		return t_skip("takes no arguments");
-	ret = t_baseline_take(&base, 0);
+	ret = t_main_begin(argc, &base, &f, FILE_SIZE, 0x6f0);
 	if (ret)
 		return ret;
 	mfd = memfd_create("hugebuf-same-page", MFD_CLOEXEC);
-	if (mfd < 0)
-		return t_skip("memfd_create: %s", strerror(errno));
+	if (mfd < 0) {
+		ret = t_skip("memfd_create: %s", strerror(errno));
+		goto out_file;
+	}
 	if (ftruncate(mfd, T_SZ_4K)) {
-		close(mfd);
-		return t_fail("ftruncate memfd: %s", strerror(errno));
+		ret = t_fail("ftruncate memfd: %s", strerror(errno));
+		goto out_mfd;
 	}
 	ret = t_resv_take(&r, 0, BUF_LEN, T_SZ_4K);
-	if (ret) {
-		close(mfd);
-		return ret;
-	}
+	if (ret)
+		goto out_mfd;
 	resv = r.at;
 	for (i = 0; i < NR_ALIAS; i++) {
 		if (mmap(resv + i * T_SZ_4K, T_SZ_4K, PROT_READ | PROT_WRITE,
@@ -139,16 +137,11 @@ int main(int argc, char **argv)
 		}
 		resv[i * T_SZ_4K] = 0; /* fault it in */
 	}
-	ret = t_file_create(&f, FILE_SIZE, 0x6f0, true);
-	if (ret)
-		goto out;
 	ret = t_check_region(&c, resv, NULL, &f);
-	t_file_close(&f);
 out:
 	t_resv_release(&r);
+out_mfd:
 	close(mfd);
-	ret = t_worst(ret, t_baseline_check(&base, "after unmapping"));
-	if (!ret)
-		t_info("%s: ok", c.name);
-	return ret;
+out_file:
+	return t_main_end(ret, &base, &f, c.name);
 }

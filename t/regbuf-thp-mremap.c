@@ -95,12 +95,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	(void)argv;
-	if (argc > 1)
-		return t_skip("takes no arguments");
-	ret = t_baseline_take(&base, 0);
-	if (ret)
-		return ret;
-	ret = t_file_create(&f, FILE_SIZE, 0x4d4, true);
+	ret = t_main_begin(argc, &base, &f, FILE_SIZE, 0x4d4);
 	if (ret)
 		return ret;
 	ret = t_alloc_thp(2 * T_SZ_2M, 0, &buf, "two THPs");
@@ -134,8 +129,7 @@ out_resv:
 out_buf:
 	hb_free(&buf);
 out_file:
-	t_file_close(&f);
-	ret = t_worst(ret, t_baseline_check(&base, "after unmapping"));
+	ret = t_main_end(ret, &base, &f, NULL);
 	if (ret == T_EXIT_SKIP && !ran)
 		return t_skip("no case could run (see above)");
 	return ret;

@@ -114,12 +114,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	(void)argv;
-	if (argc > 1)
-		return t_skip("takes no arguments");
-	ret = t_baseline_take(&base, 0);
-	if (ret)
-		return ret;
-	ret = t_file_create(&f, FILE_SIZE, 0x5e0, true);
+	ret = t_main_begin(argc, &base, &f, FILE_SIZE, 0x5e0);
 	if (ret)
 		return ret;
 	ret = t_alloc_thp(T_SZ_2M, 0, &buf, c.name);
@@ -141,9 +136,5 @@ int main(int argc, char **argv)
 out_buf:
 	hb_free(&buf);
 out_file:
-	t_file_close(&f);
-	ret = t_worst(ret, t_baseline_check(&base, "after unmapping"));
-	if (!ret)
-		t_info("%s: ok", c.name);
-	return ret;
+	return t_main_end(ret, &base, &f, c.name);
 }

@@ -126,3 +126,27 @@ int t_run_cases(const struct t_case *cases, unsigned int nr, uint64_t file_size,
 		return t_skip("none of the %u cases could run (see above)", nr);
 	return T_EXIT_PASS;
 }
+
+int t_main_begin(int argc, struct t_baseline *base, struct t_file *f,
+		 uint64_t file_size, uint64_t seed)
+{
+	int ret;
+
+	f->fd = f->dfd = -1;
+	if (argc > 1)
+		return t_skip("takes no arguments");
+	ret = t_baseline_take(base, 0);
+	if (ret)
+		return ret;
+	return t_file_create(f, file_size, seed, true);
+}
+
+int t_main_end(int ret, const struct t_baseline *base, struct t_file *f,
+	       const char *name)
+{
+	t_file_close(f);
+	ret = t_worst(ret, t_baseline_check(base, "after unmapping"));
+	if (!ret && name)
+		t_info("%s: ok", name);
+	return ret;
+}
