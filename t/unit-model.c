@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The coalescing model (hb_model_register) against an independent
- * reference written straight from the rules of io_check_coalesce_buffer()
- * (kernel.md §1.6, §2): the reference splits the page array into runs of
- * consecutive pages of one folio and checks the runs, then derives every
- * bvec from the byte ranges the runs cover.  Exhaustive over every page
- * array of up to 4 pages drawn from a small universe of folios (orders
- * 0, 2, 3, with repeats and gaps), random layouts of up to 8 folios of
- * orders {0, 2, 4, 9}, and the rows of kernel.md §3.4.
+ * The coalescing model (hb_model_register) against the tests' reference
+ * model, t/helpers/refmodel.c, written from the rules of
+ * docs/kernel-rules.md §2 and §3 on runs of consecutive pages of one folio,
+ * independently of lib/model.c (t/fuzz/fuzz-model.c uses the same
+ * reference).  Exhaustive over every page array of up to 4 pages drawn
+ * from a small universe of folios (orders 0, 2, 3, with repeats and
+ * gaps) at three head offsets, whole and ending mid-page, for each kernel
+ * generation; random layouts of up to 8 folios of orders {0, 2, 4, 9}; and
+ * the imu sizes of the table in docs/kernel-rules.md §8.
  *
- * Also checks that every coalesced table describes the same memory as the
- * page array, byte for byte: the property the 6.16 fix 3a3c6d61577d
- * restored for folios mapped at non-congruent addresses.
+ * The reference also checks that every table except the 6.12 - 6.15 one
+ * describes the same memory as the page array, byte for byte: the
+ * property 3a3c6d61577d (6.16) restored for folios mapped at non-congruent
+ * addresses.  The regression matrix: docs/regression-matrix.md.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -196,7 +198,7 @@ struct row {
 	uint64_t alloc_bytes;
 };
 
-/* kernel.md §3.4 (and §3.3 for the allocation sizes) */
+/* docs/kernel-rules.md §8: imu bytes, and what kvmalloc() takes for them */
 static const struct row rows[] = {
 	{ "6.1", PG, 0, 512ULL << 20, 131072, 2097184, 4ULL << 20 },
 	{ "6.1", 2ULL << 20, 0, 512ULL << 20, 131072, 2097184, 4ULL << 20 },
@@ -317,7 +319,7 @@ static int check_vaddr_bug(void)
 
 	hb_kmodel_parse("6.12", &k12);
 	hb_kmodel_parse("6.16", &k16);
-	/* a THP's second half mapped at VA page 1 (kernel.md PARTIAL_MREMAP) */
+	/* a THP's second half mapped at VA page 1 (kernel-rules.md §3) */
 	for (i = 0; i < 256; i++)
 		p[i] = (struct hb_page){ 9, 256 + i, 9 };
 	if (hb_model_register(&k12, p, ua, 256 * PG, b12, &i12) ||

@@ -2,26 +2,27 @@
 /*
  * The reference coalescing model (see refmodel.h), stated on runs: a run is
  * a stretch of the page array whose pages are consecutive pages of one
- * folio.  The rules, by kernel generation:
+ * folio.  The rules, by kernel generation (docs/kernel-rules.md §1):
  *
- *  - validation, io_buffer_validate(): a NULL base, a zero length or more
- *    than SZ_1G is -EFAULT; an end that wraps once PAGE_ALIGN()ed is
- *    -EOVERFLOW.
- *  - before 6.3: one bvec per pinned page.
- *  - 6.3 - 6.11 (57bebf807e2a, 776617db78c6): a buffer of more than one
- *    page that is one run becomes one bvec {first page, in-page offset,
- *    whole length}.
- *  - 6.12+ (a8edbb424b13, io_check_coalesce_buffer()): one bvec per run
- *    when there are at least two pages, every run's folio has the same
- *    order above 0, the first run reaches its folio's end, middle runs
- *    are whole folios and later runs start at the folio's page 0.  bvec[0]
- *    starts at uaddr & (folio_size - 1) on 6.12 - 6.15, and at the first
- *    page's place in its folio plus the in-page offset since 3a3c6d61577d
- *    (6.16, stable); our 6.1 backport (kernel/patches/0003) keeps bvec[0]
- *    on the first pinned page with the in-page offset: the same bytes.
+ *  - validation, io_buffer_validate() (§7.1): a NULL base, a zero length
+ *    or more than SZ_1G is -EFAULT; an end that wraps once PAGE_ALIGN()ed
+ *    is -EOVERFLOW.
+ *  - before 6.3: one bvec per pinned page (§2).
+ *  - 6.3 - 6.11 (§2.1; 57bebf807e2a, 776617db78c6): a buffer of more than
+ *    one page that is one run becomes one bvec {first page, in-page
+ *    offset, whole length}.
+ *  - 6.12+ (§2.2; a8edbb424b13, io_check_coalesce_buffer()): one bvec per
+ *    run when there are at least two pages, every run's folio has the
+ *    same order above 0, the first run reaches its folio's end, middle
+ *    runs are whole folios and later runs start at the folio's page 0.
+ *    bvec[0] starts (§3) at uaddr & (folio_size - 1) on 6.12 - 6.15, and
+ *    at the first page's place in its folio plus the in-page offset since
+ *    3a3c6d61577d (6.16, stable); our 6.1 series (§11) keeps bvec[0] on
+ *    the first pinned page with the in-page offset: the same bytes.
  *    6.12 - 6.15 fill bvecs a folio at a time from that offset; later
  *    kernels give each bvec exactly the bytes of its run.
  *  - otherwise one bvec per pinned page, as before 6.3.
+ *  - the imu is the kernel model's header plus 16 bytes per bvec (§8).
  */
 #include <errno.h>
 #include <stdio.h>
