@@ -5,7 +5,10 @@
 # entry for apt-get source) and tools/fresh-root.sh (the mirror and keyring
 # of a debootstrap).  Sourced, POSIX sh.  Modes of deb822_awk/oneline_awk:
 #   have     print "yes" for an enabled deb-src entry
-#   derive   print a deb-src entry for each enabled deb entry of release CN
+#   derive   print a deb-src entry for each enabled deb entry of release CN;
+#            with a third argument SUITE (e.g. "trixie", the next release's
+#            sources), only the entries carrying CN itself (the main
+#            archive), with SUITE as their only suite
 #   mirror   print "URI KEYRING" of the first enabled deb entry of suite CN
 #            (KEYRING empty when the entry names none or holds an inline key)
 
@@ -30,7 +33,7 @@ oneline_files() {
 # an inline key, Architectures, ...) as they are.
 deb822_awk() {
 	[ -n "$(deb822_files)" ] || return 0
-	awk -v mode="$1" -v cn="$2" '
+	awk -v mode="$1" -v cn="$2" -v to="${3:-}" '
 	function flush(i) {
 		if (n > 0 && enabled != "no") {
 			if (mode == "have" && types ~ /(^| )deb-src( |$)/)
@@ -66,9 +69,13 @@ deb822_awk() {
 			enabled = tolower(val)
 		} else if (key == "suites") {
 			m = split(val, s, /[ \t]+/)
-			for (i = 1; i <= m; i++)
-				if (s[i] == cn || index(s[i], cn "-") == 1)
+			for (i = 1; i <= m; i++) {
+				if (to != "" && mode == "derive") {
+					if (s[i] == cn)
+						suites = to
+				} else if (s[i] == cn || index(s[i], cn "-") == 1)
 					suites = suites (suites == "" ? "" : " ") s[i]
+			}
 			line[++n] = "Suites: " suites
 		} else {
 			if (key == "uris")
@@ -79,14 +86,14 @@ deb822_awk() {
 			keep = 1
 		}
 	}
-	END { flush() }' $(deb822_files)
+	END { flush() }' $(deb822_files) </dev/null
 }
 
 # one-line entries: "deb [options] URI SUITE COMPONENT..." becomes
 # "deb-src [options] URI SUITE COMPONENT..." for this release's suites
 oneline_awk() {
 	[ -n "$(oneline_files)" ] || return 0
-	awk -v mode="$1" -v cn="$2" '
+	awk -v mode="$1" -v cn="$2" -v to="${3:-}" '
 	/^[ \t]*deb-src[ \t]/ { if (mode == "have") print "yes"; next }
 	/^[ \t]*deb[ \t]/ {
 		if (mode == "have")
@@ -106,10 +113,25 @@ oneline_awk() {
 				k = substr(opts, RSTART + 10, RLENGTH - 10)
 			print w[j], k
 		}
-		if (mode == "derive" &&
+		if (mode == "derive" && to != "" && w[j + 1] == cn) {
+			comps = ""
+			for (i = j + 2; w[i] != ""; i++)
+				comps = comps " " w[i]
+			print "deb-src " opts w[j] " " to comps
+		} else if (mode == "derive" && to == "" &&
 		    (w[j + 1] == cn || index(w[j + 1], cn "-") == 1)) {
 			sub(/^[ \t]+/, "", rest)
 			print "deb-src " opts rest
 		}
-	}' $(oneline_files)
+	}' $(oneline_files) </dev/null
+}
+
+# deb-src entries of release CODENAME (or of SUITE from CODENAME's
+# mirrors), for tools/fio-build.sh: deb822 stanzas / one-line entries
+apt_src_deb822() {
+	deb822_awk derive "$1" "${2:-}"
+}
+
+apt_src_oneline() {
+	oneline_awk derive "$1" "${2:-}"
 }
