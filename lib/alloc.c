@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Buffer allocation by backing: 4 KiB pages, PMD THP, mTHP, hugetlb
- * (anonymous or memfd) and, when configured, libhugetlbfs.
+ * (anonymous or memfd), SysV shared memory (SHM_HUGETLB or 4 KiB), a
+ * file on hugetlbfs and, when configured, libhugetlbfs.
  *
  * Every allocation is laid out the same way: a mapping that starts on a
  * folio boundary, the buffer @head_offset bytes into it, the mapping
@@ -16,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -28,6 +32,14 @@
 #ifndef MFD_HUGETLB
 #define MFD_HUGETLB		0x0004U
 #endif
+#ifndef SHM_HUGETLB
+#define SHM_HUGETLB		04000
+#endif
+#ifndef SHM_REMAP
+#define SHM_REMAP		040000
+#endif
+/* statfs f_type of hugetlbfs (include/uapi/linux/magic.h) */
+#define HB_HUGETLBFS_MAGIC	0x958458f6
 
 #define HB_THP_DIR		"/sys/kernel/mm/transparent_hugepage"
 #define HB_HUGEPAGES_DIR	"/sys/kernel/mm/hugepages"
@@ -69,6 +81,68 @@ static int parse_backing_size(const char *s, const char *what,
 	return 0;
 }
 
+/*
+ * The page size of the hugetlbfs mount @path is on: statfs() reports
+ * HUGETLBFS_MAGIC and the mount's page size as f_bsize
+ * (fs/hugetlbfs/inode.c hugetlbfs_statfs).  A file that does not exist
+ * yet is judged by its directory.
+ */
+static int hugetlbfs_page_size(const char *path, uint64_t *size)
+{
+	char dir[HB_BACKING_PATH_MAX];
+	struct statfs sf;
+	char *slash;
+
+	if (statfs(path, &sf)) {
+		if (errno != ENOENT)
+			return hb_seterr(errno, "backing hugetlbfs:%s: %s",
+					 path, strerror(errno));
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+		if (statfs(dir, &sf))
+			return hb_seterr(errno, "backing hugetlbfs:%s: %s",
+					 path, strerror(errno));
+	}
+	if ((uint32_t)sf.f_type != HB_HUGETLBFS_MAGIC)
+		return hb_seterr(EINVAL, "backing hugetlbfs:%s: %s is not on "
+				 "hugetlbfs: mount one (mount -t hugetlbfs "
+				 "none /dev/hugepages) and give a path there",
+				 path, path);
+	if (!HB_IS_POW2((uint64_t)sf.f_bsize) ||
+	    (uint64_t)sf.f_bsize <= HB_PAGE_SIZE)
+		return hb_seterr(EINVAL, "%s: hugetlbfs reports a page size "
+				 "of %ld bytes", path, (long)sf.f_bsize);
+	*size = sf.f_bsize;
+	return 0;
+}
+
+static int parse_hugetlbfs(const char *path, struct hb_backing *b)
+{
+	size_t n = strlen(path);
+
+	if (n >= sizeof(b->path))
+		return hb_seterr(ENAMETOOLONG, "hugetlbfs path is %zu bytes, "
+				 "at most %zu are allowed: use a shorter one",
+				 n, sizeof(b->path) - 1);
+	b->kind = HB_BACKING_HUGETLBFS;
+	memcpy(b->path, path, n + 1);
+	return hugetlbfs_page_size(path, &b->folio_size);
+}
+
+bool hb_backing_is_hugetlb(const struct hb_backing *b)
+{
+	return b->kind == HB_BACKING_HUGETLB || b->kind == HB_BACKING_MEMFD ||
+	       b->kind == HB_BACKING_LIBHUGETLBFS ||
+	       b->kind == HB_BACKING_HUGETLBFS ||
+	       (b->kind == HB_BACKING_SHM && b->folio_size > HB_PAGE_SIZE);
+}
+
 int hb_backing_parse(const char *s, struct hb_backing *b)
 {
 	char name[32];
@@ -76,10 +150,12 @@ int hb_backing_parse(const char *s, struct hb_backing *b)
 	size_t n;
 	int ret;
 
+	memset(b, 0, sizeof(*b));
 	if (!s || !*s)
 		return hb_seterr(EINVAL, "empty backing: use 4k, thp, "
-				 "mthp:64K, hugetlb[:2M|:1G], memfd[:2M|:1G] "
-				 "or libhugetlbfs");
+				 "mthp:64K, hugetlb[:2M|:1G], memfd[:2M|:1G], "
+				 "shm[:2M|:1G], hugetlbfs:PATH or "
+				 "libhugetlbfs");
 	colon = strchr(s, ':');
 	n = colon ? (size_t)(colon - s) : strlen(s);
 	if (n >= sizeof(name))
@@ -122,6 +198,23 @@ int hb_backing_parse(const char *s, struct hb_backing *b)
 		return parse_backing_size(arg, "memfd", 2ULL << 20,
 					  &b->folio_size);
 	}
+	if (!strcasecmp(name, "shm")) {
+		uint64_t sz;
+
+		/* plain shm is 4 KiB pages (fio's mem=shm) */
+		b->kind = HB_BACKING_SHM;
+		b->folio_size = HB_PAGE_SIZE;
+		if (!arg || (!hb_parse_size(arg, &sz) && sz == HB_PAGE_SIZE))
+			return 0;
+		return parse_backing_size(arg, "shm", 0, &b->folio_size);
+	}
+	if (!strcasecmp(name, "hugetlbfs")) {
+		if (!arg)
+			return hb_seterr(EINVAL, "backing 'hugetlbfs' needs a "
+					 "path: use hugetlbfs:/dev/hugepages "
+					 "or hugetlbfs:/mnt/huge/file");
+		return parse_hugetlbfs(arg, b);
+	}
 	if (!strcasecmp(name, "libhugetlbfs")) {
 		if (arg)
 			goto no_size;
@@ -131,7 +224,8 @@ int hb_backing_parse(const char *s, struct hb_backing *b)
 	}
 unknown:
 	ret = hb_seterr(EINVAL, "unknown backing '%s': use 4k, thp, mthp:64K, "
-			"hugetlb[:2M|:1G], memfd[:2M|:1G] or libhugetlbfs", s);
+			"hugetlb[:2M|:1G], memfd[:2M|:1G], shm[:2M|:1G], "
+			"hugetlbfs:PATH or libhugetlbfs", s);
 	return ret;
 no_size:
 	return hb_seterr(EINVAL, "backing '%s' takes no size: use '%s'", s,
@@ -162,6 +256,15 @@ char *hb_backing_str(const struct hb_backing *b, char *buf, size_t len)
 	case HB_BACKING_LIBHUGETLBFS:
 		snprintf(buf, len, "libhugetlbfs");
 		break;
+	case HB_BACKING_SHM:
+		if (b->folio_size > HB_PAGE_SIZE)
+			snprintf(buf, len, "shm:%s", sz);
+		else
+			snprintf(buf, len, "shm");
+		break;
+	case HB_BACKING_HUGETLBFS:
+		snprintf(buf, len, "hugetlbfs:%s", b->path);
+		break;
 	default:
 		snprintf(buf, len, "unknown");
 	}
@@ -172,7 +275,8 @@ uint64_t hb_backing_align(const struct hb_backing *b)
 {
 	const uint64_t pmd = 2ULL << 20;
 
-	if (b->kind == HB_BACKING_4K && b->folio_size < pmd)
+	if ((b->kind == HB_BACKING_4K || b->kind == HB_BACKING_SHM) &&
+	    b->folio_size < pmd)
 		return pmd;
 	return b->folio_size;
 }
@@ -183,6 +287,7 @@ static void buf_reset(struct hb_buf *buf)
 {
 	memset(buf, 0, sizeof(*buf));
 	buf->memfd = -1;
+	buf->shmid = -1;
 }
 
 /* Write one byte in every 4 KiB page so each is faulted in writable. */
@@ -313,6 +418,153 @@ static void *mmap_aligned(size_t len, size_t align)
 	if (raw + align > start)
 		munmap((void *)(start + len), raw + align - start);
 	return (void *)start;
+}
+
+/*
+ * SysV shared memory as fio's mem=shm / mem=shmhuge allocates it
+ * (shmget(IPC_PRIVATE, IPC_CREAT | 0600 [| SHM_HUGETLB])), with the page
+ * size encoded as for mmap (SHM_HUGE_SHIFT, 3.8, 4da243ac1cd3).  The
+ * segment is attached over an aligned reservation (SHM_REMAP) so the
+ * buffer sits where the other backings put it, then marked for removal
+ * (IPC_RMID): it and its pages go when the last process detaches, even
+ * if this one dies.  SHM_HUGETLB reserves its pages at shmget()
+ * (hugetlb_file_setup), so touching them cannot SIGBUS.
+ */
+static int shm_error(int err, const struct hb_backing *b, size_t len)
+{
+	char knob[128];
+
+	if (b->folio_size <= HB_PAGE_SIZE)
+		return hb_seterr(err, "shmget of %zu bytes failed (%s): raise "
+				 "kernel.shmmax / kernel.shmall (sysctl)", len,
+				 strerror(err));
+	if (err == EPERM)
+		return hb_seterr(err, "shmget(SHM_HUGETLB) of %zu bytes not "
+				 "permitted: it needs CAP_IPC_LOCK or the group "
+				 "in /proc/sys/vm/hugetlb_shm_group", len);
+	hb_pool_knob(b->folio_size, knob, sizeof(knob));
+	return hb_seterr(err, "shmget(SHM_HUGETLB) of %zu bytes of %llukB "
+			 "hugepages failed (%s): the pool ran short (echo N > "
+			 "%s) or the size is over kernel.shmmax", len,
+			 (unsigned long long)(b->folio_size >> 10),
+			 strerror(err), knob);
+}
+
+static int alloc_shm(const struct hb_backing *b, struct hb_buf *buf)
+{
+	int flags = IPC_CREAT | 0600;
+	void *want, *map;
+	int id, err, ret;
+
+	if (b->folio_size > HB_PAGE_SIZE) {
+		ret = alloc_preflight(b, buf->map_len);
+		if (ret)
+			return ret;
+		flags |= SHM_HUGETLB |
+			 (int)hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
+	}
+	id = shmget(IPC_PRIVATE, buf->map_len, flags);
+	if (id < 0)
+		return shm_error(errno, b, buf->map_len);
+	want = mmap_aligned(buf->map_len, hb_backing_align(b));
+	if (!want) {
+		err = errno;
+		shmctl(id, IPC_RMID, NULL);
+		return hb_seterr(err, "mmap of %zu bytes failed: %s",
+				 buf->map_len, strerror(err));
+	}
+	map = shmat(id, want, SHM_REMAP);
+	if (map == (void *)-1) {
+		err = errno;
+		munmap(want, buf->map_len);
+		shmctl(id, IPC_RMID, NULL);
+		return hb_seterr(err, "shmat of %zu bytes failed: %s",
+				 buf->map_len, strerror(err));
+	}
+	shmctl(id, IPC_RMID, NULL);
+	buf->map = map;
+	buf->shmid = id;
+	/* shmem THP would make the 4 KiB baseline large folios */
+	if (b->folio_size <= HB_PAGE_SIZE)
+		madvise(map, buf->map_len, MADV_NOHUGEPAGE);
+	touch_pages(map, buf->map_len);
+	return 0;
+}
+
+/*
+ * A file on hugetlbfs, MAP_SHARED, so another process (a second fio, a
+ * ublk server) can map the same pages.  A directory gets a new file of
+ * our own; a file is created if missing.  hb_free() unlinks only a file
+ * this buffer created.  The pages are allocated with fallocate()
+ * (hugetlbfs_fallocate) so a pool shortage is ENOSPC here, not SIGBUS,
+ * and faulted in by MAP_POPULATE, never written: they may already hold
+ * another process's data.
+ */
+static int open_hugetlbfs(const struct hb_backing *b, struct hb_buf *buf)
+{
+	struct stat st;
+	int fd;
+
+	if (!stat(b->path, &st) && S_ISDIR(st.st_mode)) {
+		snprintf(buf->file, sizeof(buf->file), "%s/hugebuf.XXXXXX",
+			 b->path);
+		fd = mkostemp(buf->file, O_CLOEXEC);
+		buf->unlink_file = fd >= 0;
+		return fd;
+	}
+	snprintf(buf->file, sizeof(buf->file), "%s", b->path);
+	fd = open(buf->file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		buf->unlink_file = true;
+		return fd;
+	}
+	if (errno != EEXIST)
+		return -1;
+	return open(buf->file, O_RDWR | O_CLOEXEC);
+}
+
+static int alloc_hugetlbfs(const struct hb_backing *b, struct hb_buf *buf)
+{
+	uint64_t size;
+	struct stat st;
+	void *map;
+	int fd, ret;
+
+	/* the mount may have changed since the backing was parsed */
+	ret = hugetlbfs_page_size(b->path, &size);
+	if (ret)
+		return ret;
+	if (size != b->folio_size)
+		return hb_seterr(EINVAL, "%s is now on a hugetlbfs of %llukB "
+				 "pages, not %llukB: parse the backing again",
+				 b->path, (unsigned long long)(size >> 10),
+				 (unsigned long long)(b->folio_size >> 10));
+	fd = open_hugetlbfs(b, buf);
+	if (fd < 0)
+		return hb_seterr(errno, "cannot open %s on hugetlbfs: %s",
+				 buf->file, strerror(errno));
+	buf->memfd = fd;
+	if (fstat(fd, &st))
+		return hb_seterr(errno, "fstat %s: %s", buf->file,
+				 strerror(errno));
+	if (buf->unlink_file || (uint64_t)st.st_size < buf->map_len) {
+		ret = alloc_preflight(b, buf->map_len);
+		if (ret)
+			return ret;
+	}
+	if ((uint64_t)st.st_size < buf->map_len &&
+	    ftruncate(fd, buf->map_len))
+		return hb_seterr(errno, "ftruncate of %s to %zu bytes failed: "
+				 "%s", buf->file, buf->map_len,
+				 strerror(errno));
+	if (fallocate(fd, 0, 0, buf->map_len))
+		return hugetlb_mmap_error(errno, b->folio_size, buf->map_len);
+	map = mmap(NULL, buf->map_len, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (map == MAP_FAILED)
+		return hugetlb_mmap_error(errno, b->folio_size, buf->map_len);
+	buf->map = map;
+	return 0;
 }
 
 /* Do the folios the probe sees have @size?  (THP/mTHP verification) */
@@ -540,6 +792,12 @@ int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 	case HB_BACKING_LIBHUGETLBFS:
 		ret = alloc_libhugetlbfs(buf);
 		break;
+	case HB_BACKING_SHM:
+		ret = alloc_shm(b, buf);
+		break;
+	case HB_BACKING_HUGETLBFS:
+		ret = alloc_hugetlbfs(b, buf);
+		break;
 	default:
 		ret = hb_seterr(EINVAL, "unknown backing kind %d", b->kind);
 	}
@@ -549,9 +807,9 @@ int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 		return ret;
 	}
 	buf->addr = (char *)buf->map + head_offset;
-	if (b->kind == HB_BACKING_HUGETLB || b->kind == HB_BACKING_MEMFD ||
-	    b->kind == HB_BACKING_LIBHUGETLBFS || b->kind == HB_BACKING_4K)
-		buf->huge_verified = b->kind != HB_BACKING_4K;
+	/* hugetlb folios are what was asked for; THP/mTHP were probed */
+	if (hb_backing_is_hugetlb(b))
+		buf->huge_verified = true;
 	return 0;
 }
 
@@ -562,10 +820,15 @@ void hb_free(struct hb_buf *buf)
 	if (buf->map) {
 		if (buf->backing.kind == HB_BACKING_LIBHUGETLBFS)
 			free_libhugetlbfs(buf);
+		else if (buf->shmid >= 0)
+			shmdt(buf->map);
 		else
 			munmap(buf->map, buf->map_len);
 	}
 	if (buf->memfd >= 0)
 		close(buf->memfd);
+	/* hugetlbfs: the pages go back once every mapper is gone */
+	if (buf->unlink_file)
+		unlink(buf->file);
 	buf_reset(buf);
 }

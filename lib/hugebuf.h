@@ -107,15 +107,41 @@ struct hb_kmodel {
 	 * address masked to the folio size.
 	 */
 	bool vec_offset_from_bvec;
-	/* human name, e.g. "6.12", "6.1+hugebuf" */
+	/*
+	 * Historical io_import_fixed() quirks of 6.3's hand-coded advance
+	 * (b000ae0ec2d7); lib/kmodel.c names the releases that fixed them.
+	 * An I/O starting exactly at bvec[0]'s end stays in bvec[0] with an
+	 * empty first segment ("offset <= bv_len", fixed by d6fef34ee4d1):
+	 */
+	bool import_offset_le_bvlen;
+	/* nr_segs = bvec[0].bv_len for an I/O inside bvec[0] (a23800f08a60) */
+	bool import_nr_segs_bvlen;
+	/*
+	 * 6.3.0/6.3.1: one bvec for any buffer inside one folio, consecutive
+	 * pages or not (CVE-2023-2598, fixed by 776617db78c6).
+	 */
+	bool coalesce_nonconsecutive;
+	/* the release modelled; sublevel -1 when not known */
+	int kmajor, kminor, ksublevel;
+	/* human name, e.g. "6.12", "6.12.117", "6.1+hugebuf" */
 	char name[24];
 };
 
-/* Model for a kernel release (major, minor). */
+/* Model for a kernel release (major, minor), sublevel not known (.0). */
 void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km);
 /*
+ * Model for major.minor.sublevel (@sublevel < 0: not known, taken as the
+ * .0 release): a stable series that took a fix gets its behaviour from
+ * the sublevel that carried it (6.12.36 and 6.15.5 for 3a3c6d61577d...).
+ */
+void hb_kmodel_for_release(int major, int minor, int sublevel,
+			   struct hb_kmodel *km);
+/* Our series (kernel/patches) on Debian 6.1; @sublevel may be -1. */
+void hb_kmodel_backport(int sublevel, struct hb_kmodel *km);
+/*
  * Parse a --kernel / HUGEBUF_KERNEL value: "6.1", "6.3", "6.12", "6.16",
- * any "X.Y[.Z]", or "6.1+hugebuf" (Debian 6.1 with kernel/patches applied).
+ * any "X.Y[.Z]" (the sublevel counts: "6.12.36" has the 6.16 rules), or
+ * "6.1+hugebuf" (Debian 6.1 with kernel/patches applied).
  */
 int hb_kmodel_parse(const char *s, struct hb_kmodel *km);
 /* The running kernel's model; HUGEBUF_KERNEL in the environment wins. */
@@ -271,20 +297,32 @@ enum hb_backing_kind {
 	HB_BACKING_HUGETLB,	/* MAP_HUGETLB | MAP_HUGE_<size> */
 	HB_BACKING_MEMFD,	/* memfd_create(MFD_HUGETLB), MAP_SHARED */
 	HB_BACKING_LIBHUGETLBFS,/* get_huge_pages(), when built with it */
+	HB_BACKING_SHM,		/* SysV shmget/shmat; SHM_HUGETLB above 4K */
+	HB_BACKING_HUGETLBFS,	/* a file on a hugetlbfs mount, MAP_SHARED */
 };
+
+/* longest hugetlbfs:PATH path kept in a backing */
+#define HB_BACKING_PATH_MAX	256
 
 struct hb_backing {
 	enum hb_backing_kind kind;
 	uint64_t folio_size;	/* expected folio size in bytes */
+	/* hugetlbfs: the file, or a directory to create one in */
+	char path[HB_BACKING_PATH_MAX];
 };
 
 /*
  * Parse "4k", "thp", "mthp:64K", "hugetlb[:2M|:1G]", "memfd[:2M|:1G]",
- * "libhugetlbfs".  Sizes default to 2M (hugetlb, memfd) and the PMD size
- * (thp).
+ * "libhugetlbfs", "shm[:2M|:1G]", "hugetlbfs:PATH".  Sizes default to 2M
+ * (hugetlb, memfd), the PMD size (thp) and 4K (shm: plain shared memory;
+ * a larger size is SHM_HUGETLB).  hugetlbfs takes the page size of the
+ * mount PATH is on; PATH must be on hugetlbfs (statfs magic), checked here.
  */
 int hb_backing_parse(const char *s, struct hb_backing *b);
-/* "hugetlb:2M" etc. into buf; returns buf. */
+/* Backed by the hugetlb pool (hugetlb, memfd, libhugetlbfs, shm:SIZE, hugetlbfs). */
+bool hb_backing_is_hugetlb(const struct hb_backing *b);
+/* "hugetlb:2M" etc. into buf (HB_BACKING_STR_MAX holds any); returns buf. */
+#define HB_BACKING_STR_MAX	(HB_BACKING_PATH_MAX + 16)
 char *hb_backing_str(const struct hb_backing *b, char *buf, size_t len);
 /*
  * Where a buffer of this backing is placed: its mapping starts on this
@@ -301,7 +339,11 @@ struct hb_buf {
 	void *addr;		/* map + head_offset: the I/O buffer */
 	size_t len;
 	size_t head_offset;
-	int memfd;		/* -1 unless memfd backing */
+	int memfd;		/* -1 unless memfd or hugetlbfs backing */
+	int shmid;		/* -1 unless shm backing (removed at attach) */
+	/* hugetlbfs: the file mapped, and whether hb_free() unlinks it */
+	char file[HB_BACKING_PATH_MAX + 32];
+	bool unlink_file;
 	/* THP/mTHP: the probe saw folios of the size asked for */
 	bool huge_verified;
 };

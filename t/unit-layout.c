@@ -12,8 +12,10 @@
 
 static int test_stride(void)
 {
-	static const struct hb_backing h2m = { HB_BACKING_HUGETLB, 2ULL << 20 };
-	static const struct hb_backing k4 = { HB_BACKING_4K, 4096 };
+	static const struct hb_backing h2m = { .kind = HB_BACKING_HUGETLB,
+						 .folio_size = 2ULL << 20 };
+	static const struct hb_backing k4 = { .kind = HB_BACKING_4K,
+						.folio_size = 4096 };
 	static const struct {
 		const struct hb_backing *b;
 		uint64_t bs, stride;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <sys/utsname.h>
 
 #include "helpers.h"
@@ -123,6 +124,39 @@ struct backing_case {
 	uint64_t size;		/* 0: filled in at run time */
 };
 
+/*
+ * hugetlbfs:PATH: the refusal names the path; on a hugetlbfs mount (when
+ * /dev/hugepages is one) a file there takes the mount's page size and
+ * prints back as the same backing.
+ */
+static int test_hugetlbfs_backing(void)
+{
+	const char *mnt = "/dev/hugepages";
+	struct hb_backing b;
+	char str[HB_BACKING_STR_MAX];
+	struct statfs sf;
+	int ret = T_EXIT_PASS;
+
+	if (hb_backing_parse("hugetlbfs:/proc/x", &b) >= 0 ||
+	    !strstr(hb_errmsg(), "/proc/x") || strchr(hb_errmsg(), '\n'))
+		ret = t_fail("hugetlbfs:/proc/x: want a one-line refusal "
+			     "naming the path, got '%s'", hb_errmsg());
+	if (statfs(mnt, &sf) || (uint32_t)sf.f_type != 0x958458f6)
+		return ret;	/* no hugetlbfs mounted there */
+	if (hb_backing_parse("hugetlbfs:/dev/hugepages/hb-unit", &b)) {
+		return t_fail("hugetlbfs:/dev/hugepages/hb-unit refused: %s",
+			      hb_errmsg());
+	}
+	hb_backing_str(&b, str, sizeof(str));
+	if (b.kind != HB_BACKING_HUGETLBFS ||
+	    b.folio_size != (uint64_t)sf.f_bsize ||
+	    strcmp(str, "hugetlbfs:/dev/hugepages/hb-unit"))
+		ret = t_fail("hugetlbfs:/dev/hugepages/hb-unit = kind %d size "
+			     "%llu '%s'", b.kind,
+			     (unsigned long long)b.folio_size, str);
+	return ret;
+}
+
 static int test_backings(void)
 {
 	uint64_t pmd = sysfs_u64("/sys/kernel/mm/transparent_hugepage/"
@@ -141,19 +175,26 @@ static int test_backings(void)
 		{ "memfd:1G", HB_BACKING_MEMFD, 1ULL << 30 },
 		{ "libhugetlbfs", HB_BACKING_LIBHUGETLBFS,
 		  meminfo_hugepagesize() },
+		{ "shm", HB_BACKING_SHM, 4096 },
+		{ "shm:4K", HB_BACKING_SHM, 4096 },
+		{ "shm:2M", HB_BACKING_SHM, 2 << 20 },
+		{ "shm:1G", HB_BACKING_SHM, 1ULL << 30 },
 	};
 	static const char *const bad[] = {
 		"", "bogus", "mthp", "mthp:", "mthp:3K", "mthp:4K", "mthp:0",
 		"hugetlb:abc", "hugetlb:3M", "hugetlb:", "4k:2M", "thp:2M",
 		"hugetlbx", "memfd:-2M", "libhugetlbfs:2M",
 		"averyveryveryverylongbackingname:2M",
+		"shm:3M", "shm:", "shm:abc", "hugetlbfs", "hugetlbfs:",
+		/* not on hugetlbfs (statfs magic): a one-line refusal */
+		"hugetlbfs:/proc", "hugetlbfs:/proc/no-such-file",
 	};
 	int ret = T_EXIT_PASS;
 	unsigned int i;
 
 	for (i = 0; i < T_ARRAY_SIZE(good); i++) {
 		struct hb_backing b, b2;
-		char str[64];
+		char str[HB_BACKING_STR_MAX];
 
 		memset(&b, 0xa5, sizeof(b));
 		if (hb_backing_parse(good[i].s, &b)) {
@@ -194,6 +235,8 @@ static int test_backings(void)
 	}
 	if (hb_backing_parse(NULL, &(struct hb_backing){ 0 }) >= 0)
 		ret = t_fail("hb_backing_parse(NULL) succeeded");
+	if (test_hugetlbfs_backing())
+		ret = T_EXIT_FAIL;
 	return ret;
 }
 

@@ -179,8 +179,8 @@ static int test_memlock(void)
 /* A 4 MiB plan charges what the accounting model says for its pages. */
 static int test_plan_charge(void)
 {
-	struct hb_backing b4k = { HB_BACKING_4K, 4096 };
-	struct hb_backing b2m = { HB_BACKING_HUGETLB, MB2 };
+	struct hb_backing b4k = { .kind = HB_BACKING_4K, .folio_size = 4096 };
+	struct hb_backing b2m = { .kind = HB_BACKING_HUGETLB, .folio_size = MB2 };
 	struct iovec iov[2] = {
 		{ .iov_base = (void *)0, .iov_len = MB2 },
 		{ .iov_base = (void *)MB2, .iov_len = MB2 },

@@ -109,7 +109,7 @@ static void check_size(const char *s)
 static void check_backing(const char *s)
 {
 	struct hb_backing b, b2;
-	char buf[64];
+	char buf[HB_BACKING_STR_MAX];
 
 	if (hb_backing_parse(s, &b)) {
 		one_line(s, "hb_backing_parse");
