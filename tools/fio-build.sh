@@ -4,7 +4,7 @@
 # Build a second fio from a Debian source package, to build and test the
 # engine against it: by default fio 3.39 from Debian 13 (trixie).  The
 # source comes from the mirror this machine already uses (a deb-src entry
-# derived from its apt sources by tools/apt-src.sh, kept in a private apt
+# derived from its apt sources by tools/apt-sources.sh, kept in a private apt
 # state so the system's sources and lists are not touched).
 #
 #   tools/fio-build.sh [VERSION [SUITE]]     (default: 3.39 trixie)
@@ -52,7 +52,7 @@ fetch() {
 		die "dpkg-source not found: apt-get install dpkg-dev (make deps)"
 	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 	[ -n "$codename" ] || die "no VERSION_CODENAME in /etc/os-release"
-	. "$top/tools/apt-src.sh"
+	. "$top/tools/apt-sources.sh"
 	mkdir -p "$apt/sources.list.d" "$apt/lists/partial"
 	src=$(apt_src_deb822 "$codename" "$suite")
 	if [ -n "$src" ]; then
