@@ -70,9 +70,12 @@ fetch() {
 		die "no enabled apt source for $codename to derive a $suite deb-src entry from"
 	apt_private update >"$apt/update.log" 2>&1 ||
 		die "apt-get update of the $suite deb-src entry failed: see $apt/update.log"
-	(cd "$tmp" && apt_private source "fio=$ver-*" >fetch.log 2>&1) ||
-		(cd "$tmp" && apt_private source "fio/$suite" >>fetch.log 2>&1) ||
-		die "apt-get source fio ($suite) failed: see $tmp/fetch.log"
+	(cd "$tmp" && apt_private source "fio/$suite" >"$dir/fetch.log" 2>&1) &&
+		return 0
+	rm -rf "$tmp"
+	grep -q '404' "$dir/fetch.log" &&
+		die "the mirror lists fio's $suite source but does not serve its files (404): see $dir/fetch.log"
+	die "apt-get source fio/$suite failed: see $dir/fetch.log"
 }
 
 if ! built; then
