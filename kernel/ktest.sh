@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # kernel/ktest.sh: build Debian's 6.1 kernel without and with the hugebuf
-# series (kernel/patches/), boot each under qemu (TCG), run the project's
-# static tests, the hugebuf CLI, a short fio run and kernel/probe's
-# measurement in the guest, and print a side-by-side table.
+# series (kernel/patches/) and Debian's linux-source-6.12 (a stable kernel
+# that carries the 2025 coalescing fixes), boot each under qemu (TCG), run
+# the project's static tests, the hugebuf CLI, a short fio run and
+# kernel/probe's measurement in the guest, and print a side-by-side table.
+# No guest sets HUGEBUF_KERNEL: every one must be recognised by its release
+# string and by behaviour (hugebuf info).
 #
 # Usage: kernel/ktest.sh [--build-only] [--checkpatch] [--bisect] [--help]
 #
-#   --build-only   build (or find in the cache) both bzImages and stop
+#   --build-only   build (or find in the cache) the bzImages and stop
 #   --checkpatch   run scripts/checkpatch.pl --strict on every patch, in the
 #                  unpacked source tree, and stop
 #   --bisect       build the tree after each patch of the series and stop
@@ -19,7 +22,8 @@
 #   KTEST_ENGINE        fio engine [<top>/engines/hugebuf.so]
 #   KTEST_FIO_JOB       fio job [<top>/examples/hugepage-randread-8m.fio]
 #   KTEST_EXTRA         extra static binaries to run like the tests [""]
-#   KTEST_KERNELS       which kernels to boot [unpatched patched]
+#   KTEST_KERNELS       which kernels to build and boot
+#                       [unpatched patched 6.12]
 #   KTEST_JOBS          make -j [3]
 #   KTEST_MEM           guest memory [3G]
 #   KTEST_SMP           guest CPUs [2]
@@ -43,7 +47,7 @@ KTEST_BINDIR=${KTEST_BINDIR:-$TOP/t/static}
 KTEST_ENGINE=${KTEST_ENGINE:-$TOP/engines/hugebuf.so}
 KTEST_FIO_JOB=${KTEST_FIO_JOB:-$TOP/examples/hugepage-randread-8m.fio}
 KTEST_EXTRA=${KTEST_EXTRA:-}
-KTEST_KERNELS=${KTEST_KERNELS:-unpatched patched}
+KTEST_KERNELS=${KTEST_KERNELS:-unpatched patched 6.12}
 KTEST_JOBS=${KTEST_JOBS:-3}
 KTEST_MEM=${KTEST_MEM:-3G}
 KTEST_SMP=${KTEST_SMP:-2}
@@ -56,11 +60,18 @@ KTEST_KEEP=${KTEST_KEEP:-0}
 KTEST_MAX_SECTORS_KB=${KTEST_MAX_SECTORS_KB-4096}
 
 TARBALL=/usr/src/linux-source-6.1.tar.xz
+TARBALL_612=/usr/src/linux-source-6.12.tar.xz
 FRAGMENT=$KDIR/hugebuf.config
 PATCHES=$KDIR/patches
 SRC=$KTEST_CACHE/src/linux-source-6.1
 BUILD=$KTEST_CACHE/build
+SRC_612=$KTEST_CACHE/src612/linux-source-6.12
+BUILD_612=$KTEST_CACHE/build-6.12
 IMAGES=$KTEST_CACHE/images
+# the fragment's CONFIG_LOCALVERSION marks a kernel built from our series;
+# the unpatched baseline and 6.12 are built with it emptied, so their
+# release strings are the plain upstream versions
+HB_LOCALVERSION=$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "$FRAGMENT")
 T0=$(date +%s)
 # a kernel BUG, WARN_ON splat, Oops or bad page report, after the printk time
 BAD_RE='\[ *[0-9]+\.[0-9]+\] (.*WARNING: CPU:|.*------------\[ cut here \]|.*kernel BUG at|BUG: |.*Oops|.*Bad page (state|map))'
@@ -83,6 +94,9 @@ ensure_packages() {
 	[ -f /usr/include/liburing.h ] || missing="$missing liburing-dev"
 	[ -f /usr/include/openssl/ssl.h ] || missing="$missing libssl-dev"
 	[ -f "$TARBALL" ] || missing="$missing linux-source-6.1"
+	case " $KTEST_KERNELS " in
+	*" 6.12 "*) [ -f "$TARBALL_612" ] || missing="$missing linux-source-6.12" ;;
+	esac
 	[ -z "$missing" ] && return 0
 	[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root or install them)"
 	log "installing:$missing"
@@ -95,21 +109,28 @@ ensure_packages() {
 		die "busybox has no timeout applet"
 }
 
-# ---- keys: unpatched image = (source, fragment, compiler); patched adds series
+# ---- keys: image = (source package version, fragment, compiler [, series])
 
 sha() { sha256sum | cut -c1-16; }
 
+src_version() {	# $1 = package, $2 = tarball
+	local v
+	v=$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null)
+	[ -n "$v" ] || v=$(stat -c '%s-%Y' "$2" 2>/dev/null)
+	echo "$v"
+}
+
 compute_keys() {
-	local src_id
-	src_id=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)
-	[ -n "$src_id" ] || src_id=$(stat -c '%s-%Y' "$TARBALL")
-	SRC_ID=$src_id
+	SRC_ID=$(src_version linux-source-6.1 "$TARBALL")
+	SRC_ID_612=$(src_version linux-source-6.12 "$TARBALL_612")
 	SERIES=$(cd "$PATCHES" && ls [0-9][0-9][0-9][0-9]-*.patch 2>/dev/null)
 	[ -n "$SERIES" ] || die "no patches in $PATCHES"
 	KEY_U=$( { echo "$SRC_ID"; cat "$FRAGMENT"; gcc --version | head -1; } | sha)
 	KEY_P=$( { echo "$KEY_U"; for p in $SERIES; do cat "$PATCHES/$p"; done; } | sha)
+	KEY_612=$( { echo "$SRC_ID_612"; cat "$FRAGMENT"; gcc --version | head -1; } | sha)
 	IMG_U=$IMAGES/bzImage-unpatched-$KEY_U
 	IMG_P=$IMAGES/bzImage-patched-$KEY_P
+	IMG_612=$IMAGES/bzImage-6.12-$KEY_612
 }
 
 # ---- source tree: unpack once, apply/revert the series by backup ---------
@@ -125,6 +146,20 @@ unpack_source() {
 	tar -C "$KTEST_CACHE/src" -xf "$TARBALL" || die "unpacking $TARBALL failed"
 	[ -d "$SRC" ] || die "$TARBALL did not contain linux-source-6.1/"
 	echo "$SRC_ID" >"$stamp"
+}
+
+unpack_source_612() {
+	local stamp=$KTEST_CACHE/src612/.unpacked
+	if [ -d "$SRC_612" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$SRC_ID_612" ]; then
+		return 0
+	fi
+	log "unpacking $TARBALL_612 ($SRC_ID_612) into $KTEST_CACHE/src612"
+	rm -rf "$KTEST_CACHE/src612" "$BUILD_612"
+	mkdir -p "$KTEST_CACHE/src612"
+	tar -C "$KTEST_CACHE/src612" -xf "$TARBALL_612" ||
+		die "unpacking $TARBALL_612 failed"
+	[ -d "$SRC_612" ] || die "$TARBALL_612 did not contain linux-source-6.12/"
+	echo "$SRC_ID_612" >"$stamp"
 }
 
 # files a patch touches (a/ side and b/ side)
@@ -173,27 +208,36 @@ apply_series() {
 	done
 }
 
-configure_kernel() {
-	local key=$KEY_U l
-	if [ -f "$BUILD/.config" ] && [ "$(cat "$BUILD/.ktest-config" 2>/dev/null)" = "$key" ]; then
-		return 0
+# allnoconfig + the fragment in $2 (build dir) from source $1, keyed by $3;
+# then CONFIG_LOCALVERSION=$4 (the fragment's for our series, "" otherwise),
+# which alone only rebuilds what depends on the release string
+configure_kernel() {	# $1 = src, $2 = build, $3 = key, $4 = localversion
+	local src=${1:-$SRC} build=${2:-$BUILD} key=${3:-$KEY_U} lv=${4-} l
+	if ! [ -f "$build/.config" ] ||
+	   [ "$(head -1 "$build/.ktest-config" 2>/dev/null)" != "$key" ]; then
+		mkdir -p "$build"
+		log "configuring $(basename "$src"): allnoconfig + $(basename "$FRAGMENT")"
+		make -C "$src" O="$build" ARCH=x86_64 allnoconfig \
+			KCONFIG_ALLCONFIG="$FRAGMENT" >"$KTEST_CACHE/config.log" 2>&1 ||
+			die "configuration failed, see $KTEST_CACHE/config.log"
+		for l in $(grep '^CONFIG_[A-Z0-9_]*=' "$FRAGMENT"); do
+			grep -qxF "$l" "$build/.config" ||
+				die "$l from $(basename "$FRAGMENT") did not survive kconfig in $(basename "$src")"
+		done
+		echo "$key" >"$build/.ktest-config"
 	fi
-	mkdir -p "$BUILD"
-	log "configuring: allnoconfig + $(basename "$FRAGMENT")"
-	make -C "$SRC" O="$BUILD" ARCH=x86_64 allnoconfig \
-		KCONFIG_ALLCONFIG="$FRAGMENT" >"$KTEST_CACHE/config.log" 2>&1 ||
-		die "configuration failed, see $KTEST_CACHE/config.log"
-	for l in $(grep '^CONFIG_[A-Z0-9_]*=' "$FRAGMENT"); do
-		grep -qxF "$l" "$BUILD/.config" ||
-			die "$l from $(basename "$FRAGMENT") did not survive kconfig"
-	done
-	echo "$key" >"$BUILD/.ktest-config"
+	[ "$(sed -n 2p "$build/.ktest-config")" = "lv=$lv" ] && return 0
+	"$src/scripts/config" --file "$build/.config" --set-str LOCALVERSION "$lv" &&
+		make -C "$src" O="$build" ARCH=x86_64 olddefconfig \
+			>>"$KTEST_CACHE/config.log" 2>&1 ||
+		die "setting CONFIG_LOCALVERSION failed, see $KTEST_CACHE/config.log"
+	printf '%s\nlv=%s\n' "$key" "$lv" >"$build/.ktest-config"
 }
 
-make_image() {	# $1 = label, $2 = destination
-	local t=$(date +%s)
+make_image() {	# $1 = label, $2 = destination [, $3 = src, $4 = build]
+	local t=$(date +%s) src=${3:-$SRC} build=${4:-$BUILD}
 	log "building $1 bzImage (make -j$KTEST_JOBS, log: $KTEST_CACHE/build-$1.log)"
-	make -C "$SRC" O="$BUILD" ARCH=x86_64 -j"$KTEST_JOBS" bzImage \
+	make -C "$src" O="$build" ARCH=x86_64 -j"$KTEST_JOBS" bzImage \
 		>"$KTEST_CACHE/build-$1.log" 2>&1 ||
 		{ tail -30 "$KTEST_CACHE/build-$1.log" >&2; die "$1 build failed"; }
 	if grep -E '(warning|error):' "$KTEST_CACHE/build-$1.log" | grep -q io_uring/; then
@@ -201,25 +245,38 @@ make_image() {	# $1 = label, $2 = destination
 		die "$1 build has io_uring warnings"
 	fi
 	mkdir -p "$IMAGES"
-	cp "$BUILD/arch/x86/boot/bzImage" "$2.tmp" && mv "$2.tmp" "$2"
+	cp "$build/arch/x86/boot/bzImage" "$2.tmp" && mv "$2.tmp" "$2"
 	log "$1 bzImage built in $(($(date +%s) - t)) s"
 }
 
+wants() { case " $KTEST_KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
+
 build_kernels() {
-	if [ -f "$IMG_U" ] && [ -f "$IMG_P" ]; then
-		log "using cached bzImages ($KEY_U / $KEY_P)"
-		return 0
-	fi
-	unpack_source
-	configure_kernel
-	if [ ! -f "$IMG_U" ]; then
+	local k
+	for k in $KTEST_KERNELS; do
+		case $k in
+		unpatched | patched | 6.12) ;;
+		*) die "KTEST_KERNELS: unknown kernel $k" ;;
+		esac
+	done
+	if wants unpatched && [ ! -f "$IMG_U" ]; then
+		unpack_source
+		configure_kernel "$SRC" "$BUILD" "$KEY_U" ""
 		revert_series
 		make_image unpatched "$IMG_U"
 	fi
-	if [ ! -f "$IMG_P" ]; then
+	if wants patched && [ ! -f "$IMG_P" ]; then
+		unpack_source
+		configure_kernel "$SRC" "$BUILD" "$KEY_U" "$HB_LOCALVERSION"
 		apply_series
 		make_image patched "$IMG_P"
 	fi
+	if wants 6.12 && [ ! -f "$IMG_612" ]; then
+		unpack_source_612
+		configure_kernel "$SRC_612" "$BUILD_612" "$KEY_612" ""
+		make_image 6.12 "$IMG_612" "$SRC_612" "$BUILD_612"
+	fi
+	log "bzImages: $(for k in $KTEST_KERNELS; do printf '%s ' "$k"; done)($KEY_U / $KEY_P / $KEY_612)"
 }
 
 run_checkpatch() {
@@ -239,7 +296,7 @@ run_checkpatch() {
 run_bisect() {
 	local n=0 p
 	unpack_source
-	configure_kernel
+	configure_kernel "$SRC" "$BUILD" "$KEY_U" "$HB_LOCALVERSION"
 	for p in $SERIES; do
 		n=$((n + 1))
 		apply_series $n
@@ -263,9 +320,16 @@ copy_with_libs() {	# $1 = file, $2 = root
 	done
 }
 
+# the probe measures through lib/ (pagemap, VmPin, kernel memory, request
+# counts, hb_kmodel_detect): linked statically against lib/libhugebuf.a
 build_probe() {	# $1 = output
-	gcc -static -O2 -Wall -Wextra -o "$1" "$KDIR/probe/regbuf-probe.c" -luring \
-		>"$WORK/probe-build.log" 2>&1 ||
+	[ -f "$TOP/lib/libhugebuf.a" ] ||
+		make -C "$TOP" lib >"$WORK/probe-build.log" 2>&1 ||
+		{ cat "$WORK/probe-build.log" >&2; die "building lib/ failed"; }
+	gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -I"$TOP/lib" \
+		-include "$TOP/config-host.h" -o "$1" \
+		"$KDIR/probe/regbuf-probe.c" "$TOP/lib/libhugebuf.a" -luring \
+		>>"$WORK/probe-build.log" 2>&1 ||
 		{ cat "$WORK/probe-build.log" >&2; die "building regbuf-probe failed"; }
 }
 
@@ -345,8 +409,13 @@ for t in /hugebuf/tests/*; do
 done
 run probe /hugebuf/bin/regbuf-probe -d /mnt/probe
 if [ -x /hugebuf/bin/hugebuf ]; then
-	run check /hugebuf/bin/hugebuf check --backing=hugetlb:2M --size=8M \
-		--file=/mnt/hugebuf-check.dat
+	# no HUGEBUF_KERNEL anywhere: the generation comes from the release
+	# string and the behaviour check
+	run info /hugebuf/bin/hugebuf info
+	for b in hugetlb:2M memfd:2M thp 4k; do
+		run "check:$b" /hugebuf/bin/hugebuf check --backing=$b \
+			--size=8M --file=/mnt/hugebuf-check.dat
+	done
 	run check-json /hugebuf/bin/hugebuf check --backing=hugetlb:2M \
 		--size=8M --file=/mnt/hugebuf-check.dat --json
 fi
@@ -463,6 +532,12 @@ collect() {	# $1 = label, $2 = qemu exit status
 	R[$k,reqs4k]=$(grep -a -o 'PROBE reqs_4k=-\?[0-9]*' "$log" | tail -1 | cut -d= -f2)
 	R[$k,kmem]=$(grep -a -o 'PROBE kmem_per_512m_kb=-\?[0-9]*' "$log" | tail -1 | cut -d= -f2)
 	R[$k,bw]=$(grep -a -o 'READ: bw=[^ ,]*' "$log" | head -1 | cut -d= -f2)
+	R[$k,release]=$(grep -a -o '^@@KTEST BEGIN [^ ]*' "$log" | head -1 | cut -d' ' -f3)
+	R[$k,kver]=$(grep -a -o 'PROBE kdetect_version=[^ ]*' "$log" | tail -1 | cut -d= -f2)
+	R[$k,kbeh]=$(grep -a -o 'PROBE kdetect_behaviour=[^ ]*' "$log" | tail -1 | cut -d= -f2)
+	R[$k,kagreed]=$(grep -a -o 'PROBE kdetect_agreed=[^ ]*' "$log" | tail -1 | cut -d= -f2)
+	R[$k,kchosen]=$(grep -a -o 'PROBE kdetect_chosen=[^ ]*' "$log" | tail -1 | cut -d= -f2)
+	R[$k,kms]=$(grep -a -o 'PROBE kdetect_usec=[^ ]*' "$log" | tail -1 | cut -d= -f2)
 	# kernel messages carry a [ timestamp ]; the guest also greps dmesg
 	bad=$( { grep -a -E "^$BAD_RE" "$log";
 		 grep -a '^@@KTEST DMESG ' "$log" | sed -e 's/^@@KTEST DMESG //'; } |
@@ -488,6 +563,12 @@ print_table() {
 		for k in $KTEST_KERNELS; do printf '%14s' "${R[$k,$2]:-n/a}"; done
 		printf '\n'
 	}
+	row "uname -r" release
+	row "model from the version" kver
+	row "model from behaviour" kbeh
+	row "version and behaviour agree" kagreed
+	row "model used (no HUGEBUF_KERNEL)" kchosen
+	row "behaviour check, microseconds" kms
 	row "requests / 8 MiB READ_FIXED, 2M hugetlb" reqs
 	row "requests / 8 MiB READ_FIXED, 4 KiB pages" reqs4k
 	row "kernel memory kB / 512 MiB registration" kmem
@@ -551,7 +632,8 @@ main() {
 	for k in $KTEST_KERNELS; do
 		case $k in
 		unpatched) img=$IMG_U hk="" ;;
-		patched) img=$IMG_P hk="6.1+hugebuf" ;;
+		patched) img=$IMG_P hk="" ;;
+		6.12) img=$IMG_612 hk="" ;;
 		*) die "KTEST_KERNELS: unknown kernel $k" ;;
 		esac
 		build_initramfs "$k" "$hk" "$WORK/initramfs-$k.cpio"

@@ -144,7 +144,42 @@ void hb_kmodel_backport(int sublevel, struct hb_kmodel *km);
  * "6.1+hugebuf" (Debian 6.1 with kernel/patches applied).
  */
 int hb_kmodel_parse(const char *s, struct hb_kmodel *km);
-/* The running kernel's model; HUGEBUF_KERNEL in the environment wins. */
+/*
+ * What the running kernel is (lib/kdetect.c): the model its version gives
+ * (the distribution's upstream version from /proc/version where it puts
+ * one; a "-hugebuf" release is our series), the model its behaviour gives
+ * (experiments of a few ms: where a READ_FIXED lands in an mremap'd THP,
+ * kernel memory of coalesced registrations, VmPin of one batch), and the
+ * one to use: HUGEBUF_KERNEL when set, else the behaviour when it ran,
+ * else the version.
+ */
+struct hb_kdetect {
+	char release[65];		/* uname -r */
+	char upstream[32];		/* e.g. "6.1.119" (Debian's /proc/version) */
+	struct hb_kmodel version_km;	/* from the version alone */
+	bool behaviour_ok;		/* at least one experiment ran */
+	struct hb_kmodel behaviour_km;	/* version model + what was seen */
+	/* observations: 1 yes, 0 no, -1 not measured */
+	int first_bvec_vaddr;		/* bvec[0] offset from the vaddr */
+	int coalesce_single;		/* buffer inside one hugepage: 1 bvec */
+	int coalesce_multi;		/* two hugepages: one bvec each */
+	int batch_dedup;		/* a hugepage charged once per batch */
+	bool agreed;			/* version and behaviour give one model */
+	struct hb_kmodel chosen;	/* what hb_kmodel_running() returns */
+	const char *source;		/* "HUGEBUF_KERNEL", "behaviour", "version" */
+	/* "version 6.12.117 says 6.12.117, behaviour says 6.12.117" */
+	char summary[160];
+	/* one line when they disagree, else "" */
+	char warning[200];
+	char note[200];			/* experiments skipped or degraded, why */
+	unsigned int usec;		/* time the detection took */
+};
+
+/* Detect now (runs the experiments every call). */
+int hb_kmodel_detect(struct hb_kdetect *out);
+/* The process's detection, run once on first use; NULL when it failed. */
+const struct hb_kdetect *hb_kdetect_cached(void);
+/* The running kernel's model: HUGEBUF_KERNEL, else hb_kdetect_cached(). */
 int hb_kmodel_running(struct hb_kmodel *km);
 const char *hb_kgen_name(enum hb_kgen gen);
 

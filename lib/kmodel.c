@@ -8,9 +8,30 @@
  *   6.12 - 6.15  a8edbb424b13: one bvec per folio, first offset taken from
  *                the user address (uaddr & (folio_size - 1))
  *   6.16+        3a3c6d61577d: first offset from the first page's index
- *                inside its folio; also in stable 6.12.y/6.15.y releases,
- *                which a version number alone cannot tell apart: use
- *                HUGEBUF_KERNEL=6.16 for such a kernel.
+ *                inside its folio.
+ *
+ * Stable series that took a fix behave like mainline from the sublevel
+ * that carried it.  Where each threshold comes from:
+ *   3a3c6d61577d, 5afb4bf9fc62, e1c75831f682 (6.16-rc4):
+ *     6.12.36  Debian's changelog of linux 6.12.37-1 lists all three
+ *              under the 6.12.36 stable update;
+ *     6.15.5   in the 6.15.5-rc1 stable review (2025-07-03), with
+ *              e1d7727b73a1 for the vectored import.
+ *     6.1.y and 6.6.y have no multi-folio coalescing: nothing to fix.
+ *   d6fef34ee4d1 (6.7-rc3), "offset < bv_len" in io_import_fixed():
+ *     the bug needs 6.3's hand-coded advance (b000ae0ec2d7); 6.1 used
+ *     iov_iter_advance(), which already steps over a whole bvec (6.1.65
+ *     took the fix anyway: Debian linux 6.1.66-1).  6.6.y: queued for
+ *     stable with 5.4.263 and 6.1.65 (2023-11-30), but the 6.6.y release
+ *     that carried it was NOT established; the model keeps the quirk for
+ *     every 6.6.y and the behaviour check (lib/kdetect.c) decides.
+ *   a23800f08a60 (6.10-rc5), nr_segs = bv_len:
+ *     6.9.7 (its release announcement lists it) and 6.6.36 (the
+ *     v6.6.36-rt35 stable merge carries it).
+ *   776617db78c6 (6.4-rc1), CVE-2023-2598: 6.3.2.
+ *   111a12b422a8 (7.0-rc), a zero-length import at the buffer's end: the
+ *     kernel read past its bvec table; userspace sees an empty I/O before
+ *     and after, so the model returns an empty import on every kernel.
  * Independent of the generation: io_import_fixed() computes an exact
  * nr_segs since 6.15 (80c7378f94cf and friends), and struct io_mapped_ubuf
  * grew from 32 to 56 bytes of header with the kernel-buffer (ublk) fields,
@@ -37,22 +58,81 @@ static bool version_before(int major, int minor, int vmaj, int vmin)
 	return major < vmaj || (major == vmaj && minor < vmin);
 }
 
-void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
+/*
+ * A fix merged in mainline @fix_major.@fix_minor and taken by the stable
+ * series @fix_major.@stable_minor at @stable_sub: does @major.@minor.@sub
+ * have it?  An unknown sublevel (< 0) is the .0 release.
+ */
+static bool has_fix(int major, int minor, int sub, int fix_major,
+		    int fix_minor, int stable_minor, int stable_sub)
+{
+	if (!version_before(major, minor, fix_major, fix_minor))
+		return true;
+	return major == fix_major && minor == stable_minor &&
+	       sub >= stable_sub;
+}
+
+/*
+ * The import quirks below are modelled only for an exact release: a bare
+ * "6.3" (HUGEBUF_KERNEL, --kernel) names the 6.3 generation as its stable
+ * series ships it today, without the bugs its early point releases had.
+ */
+static bool quirk(int sub, bool present)
+{
+	return sub >= 0 && present;
+}
+
+/* 3a3c6d61577d "don't rely on user vaddr alignment": 6.16, 6.15.5, 6.12.36 */
+static bool has_vaddr_fix(int major, int minor, int sub)
+{
+	return has_fix(major, minor, sub, 6, 16, 15, 5) ||
+	       has_fix(major, minor, sub, 6, 16, 12, 36);
+}
+
+static enum hb_kgen gen_of(int major, int minor, int sub)
+{
+	if (version_before(major, minor, 6, 3))
+		return HB_KGEN_NONE;
+	if (version_before(major, minor, 6, 12))
+		return HB_KGEN_SINGLE;
+	if (!has_vaddr_fix(major, minor, sub))
+		return HB_KGEN_MULTI;
+	return HB_KGEN_MULTI_FIXED;
+}
+
+/* The hand-coded advance of b000ae0ec2d7 (6.3) and its stable fixes. */
+static void import_quirks(int major, int minor, int sub, struct hb_kmodel *km)
+{
+	bool advance_6_3 = !version_before(major, minor, 6, 3);
+
+	/* d6fef34ee4d1: 6.7; the 6.6.y release is not known (see above) */
+	km->import_offset_le_bvlen =
+		quirk(sub, advance_6_3 && version_before(major, minor, 6, 7));
+	/* a23800f08a60: 6.10, 6.9.7, 6.6.36 */
+	km->import_nr_segs_bvlen =
+		quirk(sub, advance_6_3 &&
+			   !has_fix(major, minor, sub, 6, 10, 9, 7) &&
+			   !has_fix(major, minor, sub, 6, 10, 6, 36));
+	/* 776617db78c6: 6.4, 6.3.2 */
+	km->coalesce_nonconsecutive =
+		quirk(sub, advance_6_3 &&
+			   !has_fix(major, minor, sub, 6, 4, 3, 2));
+}
+
+void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 {
 	memset(km, 0, sizeof(*km));
-	if (version_before(major, minor, 6, 3))
-		km->gen = HB_KGEN_NONE;
-	else if (version_before(major, minor, 6, 12))
-		km->gen = HB_KGEN_SINGLE;
-	else if (version_before(major, minor, 6, 16))
-		km->gen = HB_KGEN_MULTI;
-	else
-		km->gen = HB_KGEN_MULTI_FIXED;
-
+	km->kmajor = major;
+	km->kminor = minor;
+	km->ksublevel = sub < 0 ? -1 : sub;
+	km->gen = gen_of(major, minor, sub);
+	import_quirks(major, minor, sub, km);
 	km->pin_checks_vmas = version_before(major, minor, 6, 5);
 	km->acct_batch_dedup = version_before(major, minor, 6, 13);
 	km->vec_fixed = !version_before(major, minor, 6, 15);
-	km->vec_offset_from_bvec = !version_before(major, minor, 6, 16);
+	/* e1d7727b73a1 went to 6.15.5 together with 3a3c6d61577d */
+	km->vec_offset_from_bvec = km->vec_fixed &&
+				   has_vaddr_fix(major, minor, sub);
 	if (version_before(major, minor, 6, 15)) {
 		km->imu_header = IMU_HEADER_OLD;
 	} else {
@@ -60,7 +140,16 @@ void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
 		km->exact_nr_segs = true;
 		km->imu_cache_bvecs = IMU_CACHE_BVECS;
 	}
-	snprintf(km->name, sizeof(km->name), "%d.%d", major, minor);
+	if (sub >= 0)
+		snprintf(km->name, sizeof(km->name), "%d.%d.%d", major, minor,
+			 sub);
+	else
+		snprintf(km->name, sizeof(km->name), "%d.%d", major, minor);
+}
+
+void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
+{
+	hb_kmodel_for_release(major, minor, -1, km);
 }
 
 /*
@@ -68,9 +157,9 @@ void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
  * header (folio_shift sits in the padding after nr_bvecs), the 6.1
  * nr_segs over-estimate in io_import_fixed(), and bvec[0] on the page
  * pinned for the first byte (6.1 has no unpin_user_folio(); see
- * kernel/patches/0003).
+ * kernel/patches/0003).  6.1 fills the buffer table in its loop.
  */
-static void kmodel_backport(struct hb_kmodel *km)
+void hb_kmodel_backport(int sub, struct hb_kmodel *km)
 {
 	memset(km, 0, sizeof(*km));
 	km->gen = HB_KGEN_MULTI_FIXED;
@@ -78,13 +167,16 @@ static void kmodel_backport(struct hb_kmodel *km)
 	km->pin_checks_vmas = true;
 	km->first_bvec_pinned_page = true;
 	km->acct_batch_dedup = true;
+	km->kmajor = 6;
+	km->kminor = 1;
+	km->ksublevel = sub < 0 ? -1 : sub;
 	snprintf(km->name, sizeof(km->name), "6.1+hugebuf");
 }
 
-static int parse_version(const char *s, int *major, int *minor)
+static int parse_version(const char *s, int *major, int *minor, int *sub)
 {
 	char *end;
-	long a, b;
+	long a, b, c;
 
 	/* strtol() would take blanks and a sign: a version starts "N." */
 	if (*s < '0' || *s > '9')
@@ -108,6 +200,13 @@ static int parse_version(const char *s, int *major, int *minor)
 		return -1;
 	*major = (int)a;
 	*minor = (int)b;
+	/* the sublevel, when digits follow the second dot */
+	*sub = -1;
+	if (*end == '.' && end[1] >= '0' && end[1] <= '9') {
+		c = strtol(end + 1, NULL, 10);
+		if (c >= 0 && c < 100000)
+			*sub = (int)c;
+	}
 	return 0;
 }
 
@@ -128,17 +227,18 @@ static bool is_backport(const char *s)
 
 int hb_kmodel_parse(const char *s, struct hb_kmodel *km)
 {
-	int major, minor;
+	int major, minor, sub;
 
 	if (s && is_backport(s)) {
-		kmodel_backport(km);
+		/* "6.1.192+hugebuf": the digits after "6.1." */
+		hb_kmodel_backport(s[3] == '.' ? atoi(s + 4) : -1, km);
 		return 0;
 	}
-	if (!s || parse_version(s, &major, &minor))
+	if (!s || parse_version(s, &major, &minor, &sub))
 		return hb_seterr(EINVAL, "unknown kernel '%s': use a version "
-				 "such as 6.1, 6.3, 6.12, 6.16, or 6.1+hugebuf",
-				 s ? s : "");
-	hb_kmodel_for_version(major, minor, km);
+				 "such as 6.1, 6.3, 6.12, 6.12.36, 6.16, or "
+				 "6.1+hugebuf", s ? s : "");
+	hb_kmodel_for_release(major, minor, sub, km);
 	return 0;
 }
 

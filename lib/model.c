@@ -118,16 +118,24 @@ static bool check_coalesce(const struct hb_page *pages, uint64_t nr,
 }
 
 /*
- * 57bebf807e2a (6.3) with 776617db78c6: coalesce only when every page is
- * a consecutive page of the first page's folio.
+ * 57bebf807e2a (6.3) with 776617db78c6 (6.3.2, 6.4): coalesce only when
+ * every page is a consecutive page of the first page's folio.  6.3.0 and
+ * 6.3.1 compared page_folio() only, so the same page mapped again and
+ * again (CVE-2023-2598) became one bvec over bytes past the folio.
  */
-static bool all_in_first_folio(const struct hb_page *pages, uint64_t nr)
+static bool all_in_first_folio(const struct hb_kmodel *km,
+			       const struct hb_page *pages, uint64_t nr)
 {
 	uint64_t i;
 
-	for (i = 1; i < nr; i++)
-		if (!page_follows(&pages[i - 1], &pages[i]))
+	for (i = 1; i < nr; i++) {
+		if (km->coalesce_nonconsecutive) {
+			if (pages[i].folio != pages[0].folio)
+				return false;
+		} else if (!page_follows(&pages[i - 1], &pages[i])) {
 			return false;
+		}
+	}
 	return true;
 }
 
@@ -292,7 +300,7 @@ int hb_model_register(const struct hb_kmodel *km, const struct hb_page *pages,
 		build_uncoalesced(pages, nr, imu);
 		break;
 	case HB_KGEN_SINGLE:
-		if (nr > 1 && all_in_first_folio(pages, nr))
+		if (nr > 1 && all_in_first_folio(km, pages, nr))
 			build_single(pages, imu);
 		else
 			build_uncoalesced(pages, nr, imu);
@@ -363,29 +371,64 @@ static int count_segments(const struct hb_imu *imu, unsigned int idx,
 }
 
 /*
- * io_import_fixed(): an offset inside bvec[0] stays there (the "<" is
- * d6fef34ee4d1, 6.7 and stable: offset == bv_len must not produce an
- * empty first segment); otherwise every later bvec is a whole folio, so
- * the index is 1 + (rest >> folio_shift) and the offset rest & mask.
- * Before 6.15 nr_segs is "every bvec from there to the end"; since 6.15
- * it is (offset + len + bv_offset + mask) >> folio_shift, which must
- * never undercount (80c7378f94cf).
+ * 6.3 - 6.6.y (b000ae0ec2d7 until d6fef34ee4d1): "offset <= bv_len" kept
+ * an I/O that starts exactly at bvec[0]'s end in bvec[0], with an empty
+ * first segment.  Everywhere else such an I/O starts in the next bvec.
+ */
+static bool stays_in_first_bvec(const struct hb_kmodel *km,
+				const struct hb_imu *imu, uint64_t offset)
+{
+	if (km->import_offset_le_bvlen)
+		return offset <= imu->bvec[0].len;
+	return offset < imu->bvec[0].len;
+}
+
+/*
+ * What nr_segs the modelled kernel stores.  Since 6.15 it is
+ * (offset + len + bv_offset + mask) >> folio_shift, which must never
+ * undercount (80c7378f94cf); before, "every bvec from there to the end",
+ * except that 6.3 - 6.10-rc4 (6.9.7, 6.6.36 in stable) stored bvec[0]'s
+ * bv_len, a byte count, for an I/O that starts inside bvec[0] at a
+ * non-zero offset (a23800f08a60).
+ */
+static unsigned int kernel_nr_segs(const struct hb_kmodel *km,
+				   const struct hb_imu *imu, uint64_t start,
+				   const struct hb_import *im, uint64_t len)
+{
+	uint64_t mask = (1ULL << imu->folio_shift) - 1;
+	const struct hb_bvec *bv = &imu->bvec[im->bvec_idx];
+
+	if (km->exact_nr_segs)
+		return (unsigned int)((im->iov_offset + len + bv->offset +
+				       mask) >> imu->folio_shift);
+	if (km->import_nr_segs_bvlen && start && !im->bvec_idx)
+		return imu->bvec[0].len;
+	return imu->nr_bvecs - im->bvec_idx;
+}
+
+/*
+ * io_import_fixed(): an offset inside bvec[0] stays there; otherwise every
+ * later bvec is a whole folio, so the index is 1 + (rest >> folio_shift)
+ * and the offset rest & mask.  A zero-length I/O is an empty import on
+ * every kernel: at exactly the end of the buffer the index would be one
+ * past the table, which the kernel read until 111a12b422a8 (KASAN).
  */
 int hb_model_import(const struct hb_kmodel *km, const struct hb_imu *imu,
 		    uint64_t addr, uint64_t len, struct hb_import *out)
 {
-	uint64_t offset, mask = (1ULL << imu->folio_shift) - 1;
-	const struct hb_bvec *bv;
+	uint64_t offset, start, mask = (1ULL << imu->folio_shift) - 1;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	ret = validate_io_range(imu, addr, len);
 	if (ret)
 		return ret;
+	if (!len)
+		return 0;
 	if (!imu->nr_bvecs)
 		return hb_seterr(EINVAL, "empty bvec table");
-	offset = addr - imu->ubuf;
-	if (offset >= imu->bvec[0].len) {
+	start = offset = addr - imu->ubuf;
+	if (!stays_in_first_bvec(km, imu, offset)) {
 		offset -= imu->bvec[0].len;
 		out->bvec_idx = 1 + (unsigned int)(offset >> imu->folio_shift);
 		offset &= mask;
@@ -395,13 +438,7 @@ int hb_model_import(const struct hb_kmodel *km, const struct hb_imu *imu,
 			     &out->nr_segs_exact);
 	if (ret)
 		return ret;
-	bv = &imu->bvec[out->bvec_idx];
-	if (km->exact_nr_segs)
-		out->nr_segs_kernel = (unsigned int)((offset + len +
-						      bv->offset + mask) >>
-						     imu->folio_shift);
-	else
-		out->nr_segs_kernel = imu->nr_bvecs - out->bvec_idx;
+	out->nr_segs_kernel = kernel_nr_segs(km, imu, start, out, len);
 	return 0;
 }
 

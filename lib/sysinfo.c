@@ -30,29 +30,7 @@ static int parse_release(const char *rel, int *maj, int *min, int *patch)
 	return 0;
 }
 
-int hb_kmodel_running(struct hb_kmodel *km)
-{
-	const char *env = getenv("HUGEBUF_KERNEL");
-	struct utsname u;
-	int maj, min, patch, ret;
-
-	if (env && *env) {
-		ret = hb_kmodel_parse(env, km);
-		if (ret)
-			return hb_seterr(ret, "HUGEBUF_KERNEL='%s' is not a kernel "
-					 "version: use e.g. 6.1, 6.12, 6.16 or "
-					 "6.1+hugebuf, or unset it", env);
-		return 0;
-	}
-	if (uname(&u))
-		return hb_seterr(errno, "uname failed: %s", strerror(errno));
-	if (parse_release(u.release, &maj, &min, &patch))
-		return hb_seterr(EINVAL, "cannot parse kernel release '%s': set "
-				 "HUGEBUF_KERNEL=X.Y to name the kernel model",
-				 u.release);
-	hb_kmodel_for_version(maj, min, km);
-	return 0;
-}
+/* hb_kmodel_running() is in lib/kdetect.c */
 
 /* The bracketed word of a sysfs choice file: "always [madvise] never". */
 static int read_bracketed(const char *path, char *out, size_t len)

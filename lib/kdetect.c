@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Which kernel generation is running: the version says one thing, small
+ * experiments say what the kernel really does, and the behaviour wins.
+ *
+ * The version: the distribution's upstream version where it puts one in
+ * /proc/version (Debian: "... #1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1",
+ * while uname -r says 6.1.0-28-amd64) or /proc/version_signature (Ubuntu:
+ * "Ubuntu 6.8.0-45.45-generic 6.8.12"), else uname -r.  A release ending
+ * in "-hugebuf" is our series (kernel/hugebuf.config CONFIG_LOCALVERSION).
+ *
+ * The behaviour, each experiment a few milliseconds:
+ *  - first bvec (exact, data): a 2 MiB THP moved by mremap() to an address
+ *    1 MiB past a 2 MiB boundary, [addr, addr + 1 MiB) registered, and one
+ *    4 KiB READ_FIXED from a pipe at the buffer's start.  6.12 - 6.15
+ *    without 3a3c6d61577d take bvec[0]'s offset from the address
+ *    (uaddr & (folio_size - 1) = 1 MiB), so the bytes land 1 MiB further
+ *    into the folio, still inside our mapping; every other kernel puts them
+ *    at the buffer's start.
+ *  - coalescing (kernel memory): the same buffer registered K times in one
+ *    call, SUnreclaim + VmallocUsed before and after.  510 pages inside
+ *    one hugepage cost 8 KiB of imu each without coalescing and 48 bytes
+ *    with it (57bebf807e2a, 6.3); 512 pages over two hugepages 16 KiB vs
+ *    64 bytes (a8edbb424b13, 6.12).
+ *  - accounting (exact, VmPin): buffers on hugepages H1, H2, H1 in one
+ *    call charge 2 hugepages while the table is filled in the loop (up to
+ *    6.12 and our 6.1 series), 3 since 6.13 (lib/account.c).
+ * Without CAP_IPC_LOCK, RLIMIT_MEMLOCK bounds K (degraded: fewer copies,
+ * the two-hugepage count is skipped when K < 8); without hugepages or THP
+ * the experiment is skipped and said so in the note.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "internal.h"
+
+#define SZ_1M		(1ULL << 20)
+#define SZ_2M		(2ULL << 20)
+/* kernel memory threshold per copy: half of an uncoalesced 8 KiB imu */
+#define KMEM_COPIES	32
+#define KMEM_MIN_COPIES	8
+
+/* ---- the version ------------------------------------------------------ */
+
+/* "X.Y.Z" at @s into @out (digits and dots only). */
+static void copy_version(const char *s, char *out, size_t len)
+{
+	size_t n = strspn(s, "0123456789.");
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	while (n && out[n - 1] == '.')
+		out[--n] = '\0';
+}
+
+/*
+ * Debian's build puts "Debian <upstream>-<abi>" after the "#<build>"
+ * token of /proc/version; the compiler's "(Debian 12.2.0-14)" comes
+ * before it and must not be taken.
+ */
+static bool version_from_proc_version(char *out, size_t len)
+{
+	char buf[512], *hash, *deb;
+
+	if (hb_read_file("/proc/version", buf, sizeof(buf)))
+		return false;
+	hash = strstr(buf, " #");
+	deb = hash ? strstr(hash, " Debian ") : NULL;
+	if (!deb)
+		return false;
+	copy_version(deb + 8, out, len);
+	return strchr(out, '.') != NULL;
+}
+
+/* Ubuntu: "Ubuntu 6.8.0-45.45-generic 6.8.12": the last word. */
+static bool version_from_signature(char *out, size_t len)
+{
+	char buf[256], *sp;
+
+	if (hb_read_file("/proc/version_signature", buf, sizeof(buf)))
+		return false;
+	buf[strcspn(buf, "\n")] = '\0';
+	sp = strrchr(buf, ' ');
+	if (!sp)
+		return false;
+	copy_version(sp + 1, out, len);
+	return strchr(out, '.') != NULL;
+}
+
+static bool release_is_ours(const char *release)
+{
+	return strstr(release, "-hugebuf") != NULL;
+}
+
+/* The version model: upstream version, our suffix, or the release. */
+static int detect_version(struct hb_kdetect *d)
+{
+	int major = 0, minor = 0, sub = -1;
+	struct utsname u;
+
+	if (uname(&u))
+		return hb_seterr(errno, "uname failed: %s", strerror(errno));
+	snprintf(d->release, sizeof(d->release), "%s", u.release);
+	if (!version_from_proc_version(d->upstream, sizeof(d->upstream)) &&
+	    !version_from_signature(d->upstream, sizeof(d->upstream)))
+		copy_version(u.release, d->upstream, sizeof(d->upstream));
+	if (sscanf(d->upstream, "%d.%d.%d", &major, &minor, &sub) < 2)
+		return hb_seterr(EINVAL, "cannot parse kernel release '%s': "
+				 "set HUGEBUF_KERNEL=X.Y to name the kernel "
+				 "model", u.release);
+	if (release_is_ours(u.release) && major == 6 && minor == 1)
+		hb_kmodel_backport(sub, &d->version_km);
+	else
+		hb_kmodel_for_release(major, minor, sub, &d->version_km);
+	return 0;
+}
+
+/* ---- experiments -------------------------------------------------------- */
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void note(struct hb_kdetect *d, const char *what)
+{
+	size_t n = strlen(d->note);
+
+	snprintf(d->note + n, sizeof(d->note) - n, "%s%s", n ? "; " : "",
+		 what);
+}
+
+/* "AnonHugePages: 2048 kB" in the smaps entry of the VMA starting at @a */
+static bool thp_mapped(const void *a)
+{
+	char line[256], start[32];
+	bool in = false;
+	FILE *f;
+	long kb;
+
+	f = fopen("/proc/self/smaps", "re");
+	if (!f)
+		return false;
+	snprintf(start, sizeof(start), "%lx-", (unsigned long)a);
+	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '-') && strchr(line, ' ') &&
+		    line[0] != ' ' && strcspn(line, ":") > strcspn(line, " "))
+			in = !strncmp(line, start, strlen(start));
+		if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) {
+			fclose(f);
+			return kb >= (long)(SZ_2M >> 10);
+		}
+	}
+	fclose(f);
+	return false;
+}
+
+/* A PMD-mapped 2 MiB THP at a 2 MiB boundary inside a 4 MiB mapping. */
+static char *thp_at_boundary(void **map)
+{
+	char *a;
+
+	*map = mmap(NULL, 2 * SZ_2M, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*map == MAP_FAILED)
+		return NULL;
+	a = (char *)HB_ALIGN_UP((uintptr_t)*map, SZ_2M);
+	madvise(a, SZ_2M, MADV_HUGEPAGE);
+	memset(a, 0, SZ_2M);
+	/* MADV_COLLAPSE (6.1) when the fault did not get a THP */
+	if (!thp_mapped(a))
+		madvise(a, SZ_2M, 25);
+	if (!thp_mapped(a)) {
+		munmap(*map, 2 * SZ_2M);
+		return NULL;
+	}
+	return a;
+}
+
+/* One READ_FIXED of @len bytes from @fd into registered buffer 0. */
+static int read_fixed(struct io_uring *ring, int fd, void *addr,
+		      unsigned int len)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	io_uring_prep_read_fixed(sqe, fd, addr, len, 0, 0);
+	io_uring_submit(ring);
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+/*
+ * The mremap'd THP experiment: 1 when bvec[0]'s offset comes from the
+ * address (6.12 - 6.15 without 3a3c6d61577d), 0 when from the page, -1
+ * when it could not run.
+ */
+static int probe_first_bvec(struct hb_kdetect *d, struct io_uring *ring)
+{
+	void *src_map, *dst_map;
+	int res = -1, p[2] = { -1, -1 };
+	struct iovec iov;
+	char *a, *dst, chunk[4096];
+
+	a = thp_at_boundary(&src_map);
+	if (!a) {
+		note(d, "no THP for the mremap experiment");
+		return -1;
+	}
+	dst_map = mmap(NULL, 3 * SZ_2M, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (dst_map == MAP_FAILED)
+		goto out_src;
+	dst = (char *)HB_ALIGN_UP((uintptr_t)dst_map, SZ_2M) + SZ_1M;
+	if (mremap(a, SZ_2M, SZ_2M, MREMAP_MAYMOVE | MREMAP_FIXED, dst) !=
+	    dst) {
+		note(d, "mremap failed");
+		goto out_dst;
+	}
+	memset(dst, 0xaa, SZ_2M);
+	memset(chunk, 0x5c, sizeof(chunk));
+	iov.iov_base = dst;
+	iov.iov_len = SZ_1M;
+	if (pipe(p) || write(p[1], chunk, sizeof(chunk)) != sizeof(chunk) ||
+	    io_uring_register_buffers(ring, &iov, 1)) {
+		note(d, "mremap experiment: pipe or registration failed");
+		goto out_moved;
+	}
+	if (read_fixed(ring, p[0], dst, sizeof(chunk)) == sizeof(chunk)) {
+		if (!memcmp(dst, chunk, sizeof(chunk)))
+			res = 0;
+		else if (!memcmp(dst + SZ_1M, chunk, sizeof(chunk)))
+			res = 1;
+		else
+			note(d, "mremap experiment: the bytes landed nowhere "
+			     "expected");
+	}
+	io_uring_unregister_buffers(ring);
+out_moved:
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+out_dst:
+	munmap(dst_map, 3 * SZ_2M);
+out_src:
+	munmap(src_map, 2 * SZ_2M);
+	return res;
+}
+
+/* Two hugepages H1, H2: hugetlb when the pool has them, else THP. */
+static int two_hugepages(struct hb_buf *buf)
+{
+	struct hb_backing b;
+
+	memset(&b, 0, sizeof(b));
+	b.kind = HB_BACKING_HUGETLB;
+	b.folio_size = SZ_2M;
+
+	if (!hb_alloc(&b, 2 * SZ_2M, 0, buf))
+		return 0;
+	b.kind = HB_BACKING_THP;
+	if (!hb_alloc(&b, 2 * SZ_2M, 0, buf) && buf->huge_verified)
+		return 0;
+	if (buf->map)
+		hb_free(buf);
+	return -1;
+}
+
+/* CAP_IPC_LOCK (bit 14) in CapEff of /proc/self/status */
+static bool have_ipc_lock(void)
+{
+	char line[128];
+	unsigned long long caps;
+	bool yes = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			yes = caps & (1ULL << 14);
+	fclose(f);
+	return yes;
+}
+
+/*
+ * How many registrations charging @bytes each fit RLIMIT_MEMLOCK (at most
+ * @want); the limit is only checked without CAP_IPC_LOCK.
+ */
+static unsigned int copies_allowed(uint64_t bytes, unsigned int want)
+{
+	struct rlimit rl;
+	uint64_t n;
+
+	if (have_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
+	    rl.rlim_cur == RLIM_INFINITY)
+		return want;
+	n = rl.rlim_cur / bytes;
+	return n < want ? (unsigned int)n : want;
+}
+
+/* 1: coalesced, 0: one bvec per page, -1: not measured. */
+static int probe_kmem(struct hb_kdetect *d, struct io_uring *ring, void *addr,
+		      uint64_t len, uint64_t charge, uint64_t uncoalesced)
+{
+	/*
+	 * Copies of one buffer inside one hugepage are charged once
+	 * (last_hpage, every version): @charge is then the whole charge.
+	 */
+	unsigned int k = len < SZ_2M ?
+			 (copies_allowed(charge, 1) ? KMEM_COPIES : 0) :
+			 copies_allowed(charge, KMEM_COPIES);
+	long delta;
+
+	if (k < KMEM_MIN_COPIES) {
+		note(d, "RLIMIT_MEMLOCK too small for a kernel memory count");
+		return -1;
+	}
+	if (hb_measure_reg_kmem(ring, addr, len, k, &delta)) {
+		note(d, "kernel memory count failed");
+		return -1;
+	}
+	/* half of what k uncoalesced imus cost, in KiB */
+	return delta < (long)((k * uncoalesced) >> 11) ? 1 : 0;
+}
+
+/*
+ * VmPin after registering [H1], [H2], [H1] in one call: 2 hugepages when
+ * headpage_already_acct() sees the earlier buffers (up to 6.12), 3 since
+ * the 6.13 table rework.  1 / 0 / -1 (not measured).
+ */
+static int probe_batch_dedup(struct hb_kdetect *d, struct io_uring *ring,
+			     char *h)
+{
+	struct iovec iov[3] = {
+		{ h, HB_PAGE_SIZE },
+		{ h + SZ_2M, HB_PAGE_SIZE },
+		{ h + HB_PAGE_SIZE, HB_PAGE_SIZE },
+	};
+	long before, after;
+
+	if (copies_allowed(3 * SZ_2M, 1) < 1) {
+		note(d, "RLIMIT_MEMLOCK too small for the accounting check");
+		return -1;
+	}
+	before = hb_vmpin_kb();
+	if (before < 0 || io_uring_register_buffers(ring, iov, 3))
+		return -1;
+	after = hb_vmpin_kb();
+	io_uring_unregister_buffers(ring);
+	if (after < 0)
+		return -1;
+	return after - before < (long)((5 * SZ_1M) >> 10) ? 1 : 0;
+}
+
+static void run_experiments(struct hb_kdetect *d)
+{
+	struct hb_buf buf = { .memfd = -1 };
+	struct io_uring ring;
+	char *h;
+
+	d->first_bvec_vaddr = d->coalesce_single = d->coalesce_multi = -1;
+	d->batch_dedup = -1;
+	if (io_uring_queue_init(4, &ring, 0)) {
+		note(d, "io_uring unavailable");
+		return;
+	}
+	d->first_bvec_vaddr = probe_first_bvec(d, &ring);
+	if (two_hugepages(&buf)) {
+		note(d, "no hugetlb pages or THP for the coalescing checks");
+		goto out;
+	}
+	h = buf.addr;
+	/* 510 pages inside H1: 8 KiB imu each when not coalesced */
+	d->coalesce_single = probe_kmem(d, &ring, h + HB_PAGE_SIZE,
+					SZ_2M - 2 * HB_PAGE_SIZE, SZ_2M,
+					8192);
+	/* 512 pages over H1 and H2: 16 KiB each (kmalloc_large order 2) */
+	d->coalesce_multi = probe_kmem(d, &ring, h + SZ_1M, SZ_2M, 2 * SZ_2M,
+				       16384);
+	d->batch_dedup = probe_batch_dedup(d, &ring, h);
+	hb_free(&buf);
+out:
+	io_uring_queue_exit(&ring);
+}
+
+/* ---- combining ---------------------------------------------------------- */
+
+static enum hb_kgen behaviour_gen(const struct hb_kdetect *d,
+				  enum hb_kgen version_gen)
+{
+	if (d->first_bvec_vaddr == 1)
+		return HB_KGEN_MULTI;
+	if (d->coalesce_multi == 1)
+		return d->first_bvec_vaddr == 0 ? HB_KGEN_MULTI_FIXED :
+		       version_gen >= HB_KGEN_MULTI ? version_gen :
+						      HB_KGEN_MULTI_FIXED;
+	if (d->coalesce_single == 1 && d->coalesce_multi == 0)
+		return HB_KGEN_SINGLE;
+	if (d->coalesce_single == 0)
+		return HB_KGEN_NONE;
+	return version_gen;
+}
+
+/* The version's model with what the experiments showed. */
+static void behaviour_model(struct hb_kdetect *d)
+{
+	const struct hb_kmodel *v = &d->version_km;
+	struct hb_kmodel *b = &d->behaviour_km;
+	enum hb_kgen gen;
+
+	d->behaviour_ok = d->first_bvec_vaddr >= 0 ||
+			  d->coalesce_single >= 0 || d->coalesce_multi >= 0;
+	*b = *v;
+	if (!d->behaviour_ok)
+		return;
+	gen = behaviour_gen(d, v->gen);
+	if (v->kmajor == 6 && v->kminor == 1 && gen == HB_KGEN_MULTI_FIXED) {
+		/* only our series coalesces on 6.1 */
+		hb_kmodel_backport(v->ksublevel, b);
+	} else if (gen != v->gen) {
+		b->gen = gen;
+		b->vec_offset_from_bvec = b->vec_fixed &&
+					  gen == HB_KGEN_MULTI_FIXED;
+		/* "6.12.9*": the version, behaving otherwise */
+		snprintf(b->name, sizeof(b->name), "%.22s*", v->name);
+	}
+	if (d->batch_dedup >= 0)
+		b->acct_batch_dedup = d->batch_dedup;
+}
+
+static bool same_model(const struct hb_kmodel *a, const struct hb_kmodel *b)
+{
+	return a->gen == b->gen &&
+	       a->first_bvec_pinned_page == b->first_bvec_pinned_page &&
+	       a->acct_batch_dedup == b->acct_batch_dedup;
+}
+
+static void summarize(struct hb_kdetect *d)
+{
+	const char *env = getenv("HUGEBUF_KERNEL");
+
+	d->agreed = !d->behaviour_ok ||
+		    same_model(&d->version_km, &d->behaviour_km);
+	d->chosen = d->behaviour_km;
+	d->source = d->behaviour_ok ? "behaviour" : "version";
+	snprintf(d->summary, sizeof(d->summary),
+		 "version %s says %s, behaviour says %s", d->upstream,
+		 d->version_km.name,
+		 d->behaviour_ok ? d->behaviour_km.name : "nothing (not run)");
+	if (!d->agreed)
+		snprintf(d->warning, sizeof(d->warning),
+			 "warning: kernel %s behaves as %s, not as its version "
+			 "%s says (%s): using the behaviour",
+			 d->release, hb_kgen_name(d->behaviour_km.gen),
+			 d->upstream, hb_kgen_name(d->version_km.gen));
+	if (env && *env && !hb_kmodel_parse(env, &d->chosen))
+		d->source = "HUGEBUF_KERNEL";
+}
+
+int hb_kmodel_detect(struct hb_kdetect *d)
+{
+	uint64_t t0 = now_usec();
+	const char *env = getenv("HUGEBUF_KERNEL");
+	struct hb_kmodel tmp;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	if (env && *env && hb_kmodel_parse(env, &tmp))
+		return hb_seterr(EINVAL, "HUGEBUF_KERNEL='%s' is not a kernel "
+				 "version: use e.g. 6.1, 6.12, 6.16 or "
+				 "6.1+hugebuf, or unset it", env);
+	ret = detect_version(d);
+	if (ret)
+		return ret;
+	run_experiments(d);
+	behaviour_model(d);
+	summarize(d);
+	d->usec = (unsigned int)(now_usec() - t0);
+	return 0;
+}
+
+/*
+ * One detection per process: the experiments cost a few milliseconds.
+ * While they run (hb_alloc() reads the system information, which asks for
+ * the running model), the version's model answers.
+ */
+static struct hb_kdetect cached;
+static int cached_ret;
+static bool cached_done, detecting;
+
+const struct hb_kdetect *hb_kdetect_cached(void)
+{
+	if (!cached_done && !detecting) {
+		detecting = true;
+		cached_ret = hb_kmodel_detect(&cached);
+		detecting = false;
+		cached_done = true;
+	}
+	return cached_done && !cached_ret ? &cached : NULL;
+}
+
+int hb_kmodel_running(struct hb_kmodel *km)
+{
+	const char *env = getenv("HUGEBUF_KERNEL");
+	const struct hb_kdetect *d;
+
+	/* the override needs no experiments */
+	if (env && *env) {
+		if (hb_kmodel_parse(env, km))
+			return hb_seterr(EINVAL, "HUGEBUF_KERNEL='%s' is not a "
+					 "kernel version: use e.g. 6.1, 6.12, "
+					 "6.16 or 6.1+hugebuf, or unset it",
+					 env);
+		return 0;
+	}
+	if (detecting) {
+		struct hb_kdetect v;
+
+		memset(&v, 0, sizeof(v));
+		if (detect_version(&v))
+			return -EINVAL;
+		*km = v.version_km;
+		return 0;
+	}
+	d = hb_kdetect_cached();
+	if (!d)
+		return -EINVAL;
+	*km = d->chosen;
+	return 0;
+}
