@@ -578,6 +578,27 @@ print_table() {
 	printf '\n'
 }
 
+# every guest is recognised without HUGEBUF_KERNEL: the model chosen and
+# whether the version and the behaviour agree
+check_detection() {
+	local k want
+	for k in $KTEST_KERNELS; do
+		case $k in
+		unpatched) want="6.1.*" ;;
+		patched) want="6.1+hugebuf" ;;
+		6.12) want="6.12.*" ;;
+		esac
+		# shellcheck disable=SC2053
+		if [[ ${R[$k,kchosen]:-none} != $want ]]; then
+			count fail "$k: model ${R[$k,kchosen]:-none}, expected $want"
+		elif [ "${R[$k,kagreed]:-}" != yes ]; then
+			count fail "$k: version ${R[$k,kver]} and behaviour ${R[$k,kbeh]} disagree"
+		else
+			count pass "$k recognised as ${R[$k,kchosen]}"
+		fi
+	done
+}
+
 # the patched kernel must coalesce where the unpatched one cannot
 check_coalescing() {
 	local ru=${R[unpatched,reqs]:-} rp=${R[patched,reqs]:-} kp=${R[patched,kmem]:-}
@@ -643,6 +664,7 @@ main() {
 		log "$k done after $(elapsed) s"
 	done
 	check_coalescing
+	check_detection
 	print_table
 	log "console logs: $WORK (total $(elapsed) s)"
 	if [ "$KTEST_KEEP" = 0 ] && [ $NFAIL = 0 ]; then

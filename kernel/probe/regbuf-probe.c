@@ -29,7 +29,9 @@
  *   DIR defaults to $HUGEBUF_TEST_DIR, then ".". Needs root for
  *   /proc/self/pagemap PFNs (THP cases are skipped without them).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -40,9 +42,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
+
+#include "hugebuf.h"
 
 #ifndef MAP_HUGETLB
 #define MAP_HUGETLB 0x40000
@@ -79,56 +82,15 @@ static void report(const char *name, int res)
 		nr_skip++;
 }
 
-/* value of "Name:   123 kB" from a /proc file, or -1 */
-static long proc_kb(const char *path, const char *name)
-{
-	char line[256];
-	size_t n = strlen(name);
-	long val = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, name, n) && line[n] == ':') {
-			val = strtol(line + n + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return val;
-}
-
-static long kmem_kb(void)
-{
-	return proc_kb("/proc/meminfo", "SUnreclaim") +
-	       proc_kb("/proc/meminfo", "VmallocUsed");
-}
-
+/*
+ * Measurements come from lib/ (linked statically): hb_vmpin_kb(),
+ * hb_kernel_mem_kb() (SUnreclaim + VmallocUsed), hb_measure_reg_kmem(),
+ * hb_count_read_requests() over /sys/block/<dev>/stat, hb_pfn_of() (the
+ * one pagemap decoder) and hb_kmodel_detect().
+ */
 static long vmpin_kb(void)
 {
-	return proc_kb("/proc/self/status", "VmPin");
-}
-
-/* reads completed on the block device holding fd, or -1 */
-static long dev_reads(int fd)
-{
-	char path[128];
-	struct stat st;
-	long val = -1;
-	FILE *f;
-
-	if (fstat(fd, &st))
-		return -1;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat",
-		 major(st.st_dev), minor(st.st_dev));
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &val) != 1)
-		val = -1;
-	fclose(f);
-	return val;
+	return hb_vmpin_kb();
 }
 
 /* the pattern byte stored at file offset off */
@@ -244,26 +206,10 @@ static void region_free(struct region *r)
 	r->map = NULL;
 }
 
-/* PFN of the page at addr (root only), 0 if unknown */
-static uint64_t pfn_of(const void *addr)
-{
-	uint64_t ent = 0;
-	int fd = open("/proc/self/pagemap", O_RDONLY);
-
-	if (fd < 0)
-		return 0;
-	if (pread(fd, &ent, 8, ((uintptr_t)addr / PAGE) * 8) != 8)
-		ent = 0;
-	close(fd);
-	if (!(ent & (1ULL << 63)))
-		return 0;
-	return ent & ((1ULL << 55) - 1);
-}
-
 /* 1 if the page at addr belongs to a THP (kpageflags bit 22) */
 static int is_thp(const void *addr)
 {
-	uint64_t pfn = pfn_of(addr), flags = 0;
+	uint64_t pfn = hb_pfn_of(addr), flags = 0;
 	int fd;
 
 	if (!pfn)
@@ -283,72 +229,83 @@ static long measure_reqs(struct io_uring *ring, enum backing kind, int nreads)
 {
 	struct region r;
 	struct iovec iov;
-	long best = -1;
-	int fd;
+	uint64_t best = 0;
+	char dev[64];
+	long res = -1;
+	int fd, ret;
 
 	if (region_alloc(&r, kind, 8 * MiB))
 		return -2;
 	fd = open(data_path, O_RDONLY | O_DIRECT);
 	if (fd < 0)
 		goto out_free;
+	if (hb_blkdev_of_path(data_path, dev, sizeof(dev))) {
+		fprintf(stderr, "reqs: %s\n", hb_errmsg());
+		goto out_close;
+	}
 	iov.iov_base = r.base;
 	iov.iov_len = 8 * MiB;
 	if (io_uring_register_buffers(ring, &iov, 1))
 		goto out_close;
-	for (int i = 0; i < nreads; i++) {
-		long r0 = dev_reads(fd), r1;
-		int ret = rw_fixed(ring, 0, fd, r.base, 8 * MiB, 0, 0);
-
-		r1 = dev_reads(fd);
-		if (ret != (int)(8 * MiB) || r0 < 0 || r1 < 0) {
-			fprintf(stderr, "reqs: read_fixed %d\n", ret);
-			best = -1;
-			break;
-		}
-		if (pat_check(r.base, 0, 8 * MiB) >= 0) {
-			fprintf(stderr, "reqs: data mismatch\n");
-			best = -1;
-			break;
-		}
-		if (best < 0 || r1 - r0 < best)
-			best = r1 - r0;
-	}
+	ret = hb_count_read_requests(ring, fd, true, 0, r.base, 8 * MiB, 0,
+				     dev, (unsigned int)nreads, &best);
+	if (ret)
+		fprintf(stderr, "reqs: %s\n", hb_errmsg());
+	else if (pat_check(r.base, 0, 8 * MiB) >= 0)
+		fprintf(stderr, "reqs: data mismatch\n");
+	else
+		res = (long)best;
 	io_uring_unregister_buffers(ring);
 out_close:
 	close(fd);
 out_free:
 	region_free(&r);
-	return best;
+	return res;
 }
 
 /* ---- measurement: kernel memory per 512 MiB registration -------------- */
 
 static long measure_kmem(struct io_uring *ring, int k)
 {
-	struct iovec *iov = calloc(k, sizeof(*iov));
 	struct region r;
-	long before, after, res = -1;
+	long delta, res = -1;
 
-	if (!iov)
-		return -1;
-	if (region_alloc(&r, B_HUGETLB, 512 * MiB)) {
-		free(iov);
+	if (region_alloc(&r, B_HUGETLB, 512 * MiB))
 		return -2;
-	}
-	for (int i = 0; i < k; i++) {
-		iov[i].iov_base = r.base;
-		iov[i].iov_len = 512 * MiB;
-	}
-	before = kmem_kb();
-	if (io_uring_register_buffers(ring, iov, k) == 0) {
-		after = kmem_kb();
-		res = (after - before) / k;
-		printf("PROBE kmem_total_kb=%ld k=%d\n", after - before, k);
-		io_uring_unregister_buffers(ring);
+	if (!hb_measure_reg_kmem(ring, r.base, 512 * MiB, (unsigned int)k,
+				 &delta)) {
+		res = delta / k;
+		printf("PROBE kmem_total_kb=%ld k=%d\n", delta, k);
 	}
 	region_free(&r);
-	free(iov);
 	return res;
+}
+
+/* ---- which kernel this is, without HUGEBUF_KERNEL --------------------- */
+
+static void print_kdetect(void)
+{
+	struct hb_kdetect d;
+
+	if (hb_kmodel_detect(&d)) {
+		printf("PROBE kdetect_error=%s\n", hb_errmsg());
+		return;
+	}
+	printf("PROBE kdetect_release=%s\n", d.release);
+	printf("PROBE kdetect_version=%s\n", d.version_km.name);
+	printf("PROBE kdetect_behaviour=%s\n",
+	       d.behaviour_ok ? d.behaviour_km.name : "not-run");
+	printf("PROBE kdetect_agreed=%s\n", d.agreed ? "yes" : "NO");
+	printf("PROBE kdetect_chosen=%s\n", d.chosen.name);
+	printf("PROBE kdetect_usec=%u\n", d.usec);
+	printf("PROBE kdetect_seen vaddr=%d single=%d multi=%d dedup=%d\n",
+	       d.first_bvec_vaddr, d.coalesce_single, d.coalesce_multi,
+	       d.batch_dedup);
+	printf("PROBE kdetect_summary %s\n", d.summary);
+	if (*d.warning)
+		printf("PROBE kdetect_warning %s\n", d.warning);
+	if (*d.note)
+		printf("PROBE kdetect_note %s\n", d.note);
 }
 
 /* ---- data checks ------------------------------------------------------ */
@@ -628,6 +585,7 @@ int main(int argc, char **argv)
 		perror("data file");
 		return 1;
 	}
+	print_kdetect();
 	vmpin_base = vmpin_kb();
 	printf("PROBE vmpin_base_kb=%lu\n", vmpin_base);
 
