@@ -11,7 +11,8 @@
  * request count of one O_DIRECT READ_FIXED of the whole buffer (on 6.18
  * and vda: 2 requests for 2 MiB folios, 9 for 4 KiB pages).  Backings that
  * are not available are skipped with the reason; the test passes if at
- * least one ran and none failed.
+ * least one ran and none failed.  The rules: docs/kernel-rules.md §2 (the
+ * generations of §1) and §9.1; docs/regression-matrix.md.
  */
 #include <stdio.h>
 #include <string.h>

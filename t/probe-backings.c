@@ -13,7 +13,8 @@
  *
  * A backing the machine does not offer (no 1G pool, mTHP disabled, no
  * libhugetlbfs) is skipped with the reason; the test skips only if none
- * could be tried.
+ * could be tried.  How the probe sees folios: docs/kernel-rules.md §10;
+ * docs/regression-matrix.md.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * 1 GiB hugetlb registered buffers (kernel.md §6 case 14).
+ * 1 GiB hugetlb registered buffers (docs/kernel-rules.md §2.2, §7.3; the
+ * regbuf-1g row of docs/regression-matrix.md).
  *
  * A whole 1 GiB folio is one bvec with folio_shift 30 on a coalescing
  * kernel (a8edbb424b13); bv_len and bv_offset are unsigned int, which a
- * 1 GiB folio still fits (a >= 4 GiB folio would not: kernel.md §3.2).
+ * 1 GiB folio still fits (a >= 4 GiB folio would not: docs/kernel-rules.md
+ * §7.3).
  * A buffer of 512 MiB starting at +0x1234 inside the folio is also one
  * bvec with bv_offset 0x1234.  The buffer is limited to SZ_1G per
  * registration.  Skips unless the 1 GiB pool has a free page (none on the

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * How registered hugepage buffers are charged to VmPin (mm->pinned_vm)
- * (kernel.md §6 case 12, §1.4, §3.3).
+ * (docs/kernel-rules.md §6; upstream 3597f2786b68 reworked the table in 6.13,
+ * and the memlock hole of §6.4 is open; docs/regression-matrix.md).
  *
  * io_buffer_account_pin() charges a compound page whole, once per head
  * (headpage_already_acct() looks through the buffer's own pages and the
@@ -224,7 +225,7 @@ static int shared_hugepage(struct t_file *f)
 		if (v == FOLIO_KB)
 			t_info("cleared A while B pins both folios: VmPin +%ld "
 			       "kB for %ld kB pinned: the RLIMIT_MEMLOCK "
-			       "bypass (kernel.md 1.4) is present",
+			       "bypass (docs/kernel-rules.md §6.4) is present",
 			       v, once);
 		else if (v == once)
 			t_info("cleared A while B pins both folios: VmPin +%ld "

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Aligned 2 MiB hugetlb registered buffers of 1, 4 and 256 folios (kernel.md
- * §6 case 1), plus an 8 MiB 4 KiB-page control.
+ * Aligned 2 MiB hugetlb registered buffers of 1, 4 and 256 folios, plus an
+ * 8 MiB 4 KiB-page control (docs/kernel-rules.md §2.2, §9.1;
+ * docs/regression-matrix.md).
  *
  * Guards the multi-folio coalescing of a8edbb424b13 / 3d6106aee473 (6.12):
  * one bvec per folio, bvec i = folio i from offset 0, so io_import_fixed()

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Every kind of consumer of a registered hugepage buffer (kernel.md §6
- * case 13).
+ * Every kind of consumer of a registered hugepage buffer
+ * (docs/kernel-rules.md §5.4: the importers of 6.1 and later;
+ * docs/regression-matrix.md).
  *
  * The imu's bvec table is handed on as is: to the block layer for
  * O_DIRECT (bio_iov_bvec_set()), copied from/to the page cache for

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * 1000 register/unregister cycles of a multi-folio buffer leak nothing
- * (kernel.md §6; the unpin and accounting paths of io_sqe_buffer_register()
- * and io_buffer_unmap(), e.g. 5afb4bf9fc62 and e1c75831f682).
+ * (docs/kernel-rules.md §4, §8; the unpin and accounting paths of
+ * io_sqe_buffer_register() and io_buffer_unmap(): guards 5afb4bf9fc62 and
+ * e1c75831f682; docs/regression-matrix.md).
  *
  * An 8 MiB buffer of four 2 MiB hugetlb folios is registered and
  * unregistered 1000 times on one ring: VmPin must be back at its baseline

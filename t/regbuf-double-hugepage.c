@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The same 2 MiB hugepage mapped twice back to back (kernel.md §6 case 7).
+ * The same 2 MiB hugepage mapped twice back to back (docs/kernel-rules.md
+ * §2.2; docs/regression-matrix.md).
  *
  * A memfd hugetlb page mapped at R and again at R + 2 MiB gives the pinned
  * page array "folio F pages 0..511, then F pages 0..511 again".  The
  * coalescing rules accept that (the head folio runs to its end, the next
  * run starts at page 0 and has the same size), so a coalescing kernel
- * builds two 2 MiB bvecs that point at the same folio (kernel.md §1.8);
+ * builds two 2 MiB bvecs that point at the same folio (a8edbb424b13);
  * 776617db78c6 only forbids non-consecutive pages inside one run.  The
  * folio is pinned 1024 times and must be unpinned 1024 times: after
  * unregistering, unmapping and closing the memfd the hugepage must be back

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Registration error paths (kernel.md §6 case 11, §3.2).
+ * Registration error paths (docs/kernel-rules.md §7, §4;
+ * docs/regression-matrix.md).
  *
  * Validation (io_buffer_validate() in 6.1, io_validate_user_buf_range()
  * in mainline): a length of 0 or over SZ_1G is -EFAULT, a NULL base with a

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Buffers that mix folio sizes (kernel.md §6 case 8; liburing
- * test/fixed-hugepage.c test_page_mixture).
+ * Buffers that mix folio sizes (docs/kernel-rules.md §2.2, §7.2;
+ * docs/regression-matrix.md; liburing test/fixed-hugepage.c
+ * test_page_mixture).
  *
  * io_check_coalesce_buffer() (a8edbb424b13, 6.12) coalesces only when
  * every folio after the first has the first one's size and starts at its

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Registered hugepage buffers whose last folio is only partly covered
- * (kernel.md §6 case 9).
+ * (docs/kernel-rules.md §2.2, §5.3; docs/regression-matrix.md).
  *
  * io_check_coalesce_buffer() (a8edbb424b13, 6.12) lets the last folio end
  * anywhere: it is the only folio whose page count is not checked, and the

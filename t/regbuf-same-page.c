@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * One small page mapped many times back to back (kernel.md §6 case 6).
+ * One small page mapped many times back to back (docs/kernel-rules.md
+ * §2.1; docs/regression-matrix.md).
  *
  * Guards CVE-2023-2598, fixed by 776617db78c6 "io_uring/rsrc: check for
  * nonconsecutive pages" (6.4-rc1, 6.3.2): 57bebf807e2a coalesced a buffer

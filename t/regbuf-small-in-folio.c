@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A registered buffer smaller than the one folio it lives in, starting at
- * a tail page (kernel.md §6 case 10).
+ * a tail page (docs/kernel-rules.md §2.1, §3; docs/regression-matrix.md).
  *
  * Single-folio coalescing (57bebf807e2a, 6.3; multi-folio rules of
  * a8edbb424b13 in 6.12) turns such a buffer into one bvec whose bv_offset

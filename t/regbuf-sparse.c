@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Hugepage buffers in a sparse table, filled, replaced and cleared through
- * IORING_REGISTER_BUFFERS_UPDATE (kernel.md §3.2: {NULL, 0} is an empty
- * slot; liburing test/regbuf-clone.c test_merge shows the same pattern).
+ * IORING_REGISTER_BUFFERS_UPDATE (docs/kernel-rules.md §7.1: {NULL, 0} is
+ * an empty slot; docs/regression-matrix.md; liburing test/regbuf-clone.c
+ * test_merge shows the same pattern).
  *
  * Each update runs io_sqe_buffer_register() for one slot, so coalescing,
  * accounting and import work per slot exactly as for a plain

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * THPs mapped at a virtual address that is not congruent with the pages'
- * position in their folio (kernel.md §6 case 4; the PARTIAL_MREMAP pattern
- * of tools/testing/selftests/mm/cow.c).
+ * position in their folio (docs/kernel-rules.md §3;
+ * docs/regression-matrix.md; the PARTIAL_MREMAP pattern of
+ * tools/testing/selftests/mm/cow.c).
  *
  * Guards 3a3c6d61577d "io_uring/rsrc: don't rely on user vaddr alignment"
  * (6.16, stable): the 6.12 coalescing took bvec[0].bv_offset from

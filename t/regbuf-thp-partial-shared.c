@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A partially shared THP (kernel.md §6 case 5; the PARTIAL_SHARED pattern
- * of tools/testing/selftests/mm/cow.c, David Hildenbrand's reproducer for
- * the head-page unpin bug).
+ * A partially shared THP (docs/kernel-rules.md §4; guards 5afb4bf9fc62;
+ * docs/regression-matrix.md; the PARTIAL_SHARED pattern of
+ * tools/testing/selftests/mm/cow.c, David Hildenbrand's reproducer for the
+ * head-page unpin bug).
  *
  * Only the first page of a PMD THP is shared with a child through fork
  * (the rest is MADV_DONTFORK), so page 0 lost PageAnonExclusive while the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A registered buffer that starts at a tail page of a PMD THP (kernel.md
- * §6 case 3).
+ * A registered buffer that starts at a tail page of a PMD THP
+ * (docs/kernel-rules.md §4; docs/regression-matrix.md).
  *
  * Guards 5afb4bf9fc62 "io_uring/rsrc: fix folio unpinning" (6.16, stable):
  * after coalescing, bvec pages are folio heads, and unregistering unpinned

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Registered buffers that start inside their first folio (kernel.md §6
- * case 2): 3 x 2 MiB hugetlb registered from +0x1234 (not page aligned) and
- * from +0x1000 (page aligned, a tail page), and 4 KiB pages.
+ * Registered buffers that start inside their first folio
+ * (docs/kernel-rules.md §3, §5.2; docs/regression-matrix.md): 3 x 2 MiB
+ * hugetlb registered from +0x1234 (not page aligned), from +0x200 (sector
+ * aligned: O_DIRECT at the device's logical block size, hb_dio_align(),
+ * not at 4 KiB) and from +0x1000 (page aligned, a tail page), and 4 KiB
+ * pages.
  *
  * Guards d6fef34ee4d1 "io_uring: fix off-by one bvec index" (6.7-rc3, in
  * 5.10/5.15/6.1 stable; liburing issue #994, test/fixed-buf-merge.c):
