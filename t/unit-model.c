@@ -334,8 +334,6 @@ static int check_vaddr_bug(void)
 
 int main(int argc, char **argv)
 {
-	static const char *const kernels[] = { "6.1", "6.3", "6.12", "6.16",
-					       "6.1+hugebuf" };
 	unsigned long iters = 20000;
 	const char *env = getenv("HB_UNIT_ITERS");
 	struct hb_kmodel km;
@@ -347,8 +345,10 @@ int main(int argc, char **argv)
 		return T_EXIT_SKIP;
 	if (env)
 		iters = strtoul(env, NULL, 0);
-	for (k = 0; k < T_ARRAY_SIZE(kernels); k++) {
-		hb_kmodel_parse(kernels[k], &km);
+	for (k = 0; k < T_REF_NR_KERNELS; k++) {
+		if (hb_kmodel_parse(t_ref_kernels[k], &km))
+			return t_fail("kernel model %s: %s", t_ref_kernels[k],
+				      hb_errmsg());
 		exhaustive(&km);
 		randomized(&km, iters);
 	}
