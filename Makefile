@@ -77,8 +77,12 @@ t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 $(CLI): cli/hugebuf.c $(LIB_A) lib/hugebuf.h
 	$(CC) $(HB_CFLAGS) -o $@ $< $(LIB_A) $(HB_LDLIBS)
 
-$(ENGINE): engines/hugebuf.c $(LIB_A) lib/hugebuf.h config-host.mak
-	$(CC) $(ENGINE_CFLAGS) -shared -o $@ $< $(LIB_A) $(HB_LDLIBS)
+ENGINE_SRCS := engines/hugebuf.c engines/options.c
+
+$(ENGINE): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) lib/hugebuf.h \
+		config-host.mak
+	$(CC) $(ENGINE_CFLAGS) -shared -o $@ $(ENGINE_SRCS) $(LIB_A) \
+		$(HB_LDLIBS)
 
 # Static programs for a minimal initramfs on another kernel (kernel/ktest.sh)
 static: need-config $(STATIC_PROGS)

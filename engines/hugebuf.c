@@ -27,13 +27,10 @@
 
 #include <liburing.h>
 
-#include "fio.h"
-#include "optgroup.h"
+#include "hugebuf-engine.h"
+
 #include "verify.h"
 
-#include "hugebuf.h"
-
-#define HBE_LOG_PREFIX	"hugebuf: "
 /* most SQEs one io_u may be split into by chunk_size */
 #define HBE_MAX_PIECES	4096
 
@@ -49,17 +46,6 @@
 #define HBE_ENGINE_DATA_FREE	0
 #endif
 
-enum hbe_layout {
-	HBE_LAYOUT_PER_IO = 0,	/* one registered buffer per io_u */
-	HBE_LAYOUT_REGION,	/* io_us carved from <= 1 GiB regions */
-};
-
-enum hbe_check {
-	HBE_CHECK_OFF = 0,
-	HBE_CHECK_WARN,
-	HBE_CHECK_REQUIRE,
-};
-
 struct hbe_slot;
 
 /* One SQE's worth of an io_u: what is left to transfer. */
@@ -68,6 +54,7 @@ struct hbe_piece {
 	unsigned long long off;	/* file offset */
 	char *addr;
 	unsigned long long len;
+	struct iovec iov;	/* nonvectored=0: READV/WRITEV of one */
 };
 
 /* Engine state of one io_u, found by io_u->index. */
@@ -86,9 +73,14 @@ struct hbe_data {
 	bool ring_ok;
 	bool reported;
 	struct hb_backing backing;
+	uint64_t head_offset;	/* head_offset= or iomem_align */
 	struct hb_buf buf;
 	bool buf_ok;
 	struct hb_kmodel km;
+	struct hbe_uring_opts u;
+	unsigned int prepped;	/* SQEs since the last IOSQE_ASYNC */
+	struct cmdprio cmdprio;
+	bool cmdprio_ok;
 
 	unsigned long long max_bs;
 	unsigned long long stride;	/* distance between io_u buffers */
@@ -110,7 +102,8 @@ struct hbe_data {
 
 	/* report */
 	struct hb_bufstats st;
-	bool coalesces;		/* one bvec per folio (hb_analysis_coalesces) */
+	/* one bvec per folio (hb_analysis_coalesces) */
+	bool coalesces;
 	double register_usec;
 	long vmpin_kb;
 	bool defer_taskrun;
@@ -118,194 +111,6 @@ struct hbe_data {
 	bool dev_ok;
 	uint64_t dev_r0, dev_w0;
 	uint64_t ios[2];
-};
-
-struct hbe_options {
-	void *pad;		/* fio stores the thread_data pointer here */
-	char *backing;
-	char *hugepage_size;
-	unsigned int layout;
-	unsigned long long head_offset;
-	unsigned int fixedbufs;
-	unsigned int registerfiles;
-	unsigned int sqpoll;
-	unsigned int sqpoll_cpu;
-	unsigned int sqpoll_cpu_set;
-	unsigned int hipri;
-	unsigned int defer_taskrun;
-	unsigned long long chunk_size;
-	unsigned int coalesce_check;
-	unsigned int report;
-	char *report_json;
-};
-
-static int hbe_sqpoll_cpu_cb(void *data, unsigned long long *val)
-{
-	struct hbe_options *o = data;
-
-	o->sqpoll_cpu = *val;
-	o->sqpoll_cpu_set = 1;
-	return 0;
-}
-
-static struct fio_option options[] = {
-	{
-		.name	= "backing",
-		.lname	= "hugebuf buffer backing",
-		.type	= FIO_OPT_STR_STORE,
-		.off1	= offsetof(struct hbe_options, backing),
-		.def	= "hugetlb",
-		.help	= "Buffer memory: hugetlb|memfd|thp|mthp|4k|libhugetlbfs",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "hugepage_size",
-		.lname	= "hugebuf folio size",
-		.type	= FIO_OPT_STR_STORE,
-		.off1	= offsetof(struct hbe_options, hugepage_size),
-		.help	= "Page/folio size of the backing: 2M|1G (hugetlb, memfd) or an mTHP size (mthp)",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "layout",
-		.lname	= "hugebuf buffer layout",
-		.type	= FIO_OPT_STR,
-		.off1	= offsetof(struct hbe_options, layout),
-		.def	= "per-io",
-		.help	= "per-io: one registered buffer per io_u; region: io_us inside few <= 1 GiB registered regions",
-		.posval	= {
-			{ .ival = "per-io", .oval = HBE_LAYOUT_PER_IO,
-			  .help = "one registered buffer per io_u" },
-			{ .ival = "region", .oval = HBE_LAYOUT_REGION,
-			  .help = "few registered regions, io_us inside" },
-		},
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "head_offset",
-		.lname	= "hugebuf head offset",
-		.type	= FIO_OPT_STR_VAL,
-		.off1	= offsetof(struct hbe_options, head_offset),
-		.def	= "0",
-		.help	= "Start every buffer this many bytes into its first folio",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "fixedbufs",
-		.lname	= "hugebuf fixed buffers",
-		.type	= FIO_OPT_BOOL,
-		.off1	= offsetof(struct hbe_options, fixedbufs),
-		.def	= "1",
-		.help	= "1: register the buffers (READ/WRITE_FIXED); 0: same buffers through plain READ/WRITE",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "registerfiles",
-		.lname	= "hugebuf register files",
-		.type	= FIO_OPT_STR_SET,
-		.off1	= offsetof(struct hbe_options, registerfiles),
-		.help	= "Register the job's files with io_uring (IOSQE_FIXED_FILE)",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "sqpoll",
-		.lname	= "hugebuf SQ polling",
-		.type	= FIO_OPT_STR_SET,
-		.off1	= offsetof(struct hbe_options, sqpoll),
-		.help	= "Submit through a kernel SQ polling thread (IORING_SETUP_SQPOLL)",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "sqpoll_cpu",
-		.lname	= "hugebuf SQ poll CPU",
-		.type	= FIO_OPT_INT,
-		.cb	= hbe_sqpoll_cpu_cb,
-		.help	= "CPU the SQ polling thread is bound to (IORING_SETUP_SQ_AFF)",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "hipri",
-		.lname	= "hugebuf polled completions",
-		.type	= FIO_OPT_STR_SET,
-		.off1	= offsetof(struct hbe_options, hipri),
-		.help	= "Poll for completions (IORING_SETUP_IOPOLL, needs direct=1)",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "defer_taskrun",
-		.lname	= "hugebuf deferred task work",
-		.type	= FIO_OPT_BOOL,
-		.off1	= offsetof(struct hbe_options, defer_taskrun),
-		.def	= "1",
-		.help	= "SINGLE_ISSUER + DEFER_TASKRUN where the kernel has them (falls back on EINVAL)",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "chunk_size",
-		.lname	= "hugebuf chunk size",
-		.type	= FIO_OPT_STR_VAL,
-		.off1	= offsetof(struct hbe_options, chunk_size),
-		.def	= "0",
-		.help	= "Split every I/O larger than this into pieces submitted together (0: off)",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "coalesce_check",
-		.lname	= "hugebuf coalescing check",
-		.type	= FIO_OPT_STR,
-		.off1	= offsetof(struct hbe_options, coalesce_check),
-		.def	= "warn",
-		.help	= "off|warn|require: require fails the job before any I/O if the kernel would not coalesce the buffers",
-		.posval	= {
-			{ .ival = "off", .oval = HBE_CHECK_OFF,
-			  .help = "do not check" },
-			{ .ival = "warn", .oval = HBE_CHECK_WARN,
-			  .help = "print a warning" },
-			{ .ival = "require", .oval = HBE_CHECK_REQUIRE,
-			  .help = "fail the job" },
-		},
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "report",
-		.lname	= "hugebuf report",
-		.type	= FIO_OPT_STR,
-		.off1	= offsetof(struct hbe_options, report),
-		.def	= "on",
-		.help	= "on|off: print the buffer/coalescing report at job end",
-		.posval	= {
-			{ .ival = "on", .oval = 1, .help = "print it" },
-			{ .ival = "off", .oval = 0, .help = "do not" },
-			{ .ival = "1", .oval = 1, .help = "print it" },
-			{ .ival = "0", .oval = 0, .help = "do not" },
-		},
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "report_json",
-		.lname	= "hugebuf JSON report",
-		.type	= FIO_OPT_STR_STORE,
-		.off1	= offsetof(struct hbe_options, report_json),
-		.help	= "Append the report as one JSON line per job to this file (default: $HUGEBUF_REPORT_JSON)",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= NULL,
-	},
 };
 
 static struct hbe_slot *hbe_slot_of(struct hbe_data *hd, struct io_u *io_u)
@@ -317,50 +122,6 @@ static struct hbe_slot *hbe_slot_of(struct hbe_data *hd, struct io_u *io_u)
 /* option checks (init): every failure is one line naming the fix      */
 /* ------------------------------------------------------------------ */
 
-static int hbe_parse_backing(struct hbe_options *o, struct hb_backing *b)
-{
-	const char *kind = o->backing ? o->backing : "hugetlb";
-	const char *size = o->hugepage_size;
-	char spec[96];
-
-	if (strchr(kind, ':') && size && *size) {
-		log_err(HBE_LOG_PREFIX "backing=%s already names its page size: "
-			"drop hugepage_size=%s, or write backing=%.*s "
-			"hugepage_size=%s\n", kind, size,
-			(int)(strchr(kind, ':') - kind), kind, size);
-		return -EINVAL;
-	}
-	if (strchr(kind, ':') || !size || !*size)
-		snprintf(spec, sizeof(spec), "%s", kind);
-	else if (!strcmp(kind, "hugetlb") || !strcmp(kind, "memfd") ||
-		 !strcmp(kind, "mthp"))
-		snprintf(spec, sizeof(spec), "%s:%s", kind, size);
-	else
-		snprintf(spec, sizeof(spec), "%s", kind);
-
-	if (!strcmp(spec, "mthp")) {
-		log_err(HBE_LOG_PREFIX "backing=mthp needs hugepage_size=<mTHP "
-			"size>, e.g. hugepage_size=64K\n");
-		return -EINVAL;
-	}
-	if (hb_backing_parse(spec, b)) {
-		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
-		return -EINVAL;
-	}
-	if (size && *size && (!strcmp(kind, "thp") || !strcmp(kind, "4k"))) {
-		uint64_t sz;
-
-		if (hb_parse_size(size, &sz) || sz != b->folio_size) {
-			log_err(HBE_LOG_PREFIX "hugepage_size=%s does not apply "
-				"to backing=%s (its folio size is %llu): drop "
-				"hugepage_size or use backing=mthp\n", size,
-				kind, (unsigned long long)b->folio_size);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 /*
  * Everything the plan needs (pool, THP/mTHP, memlock as the kernel will
  * charge it) comes from lib's one preflight, over the same slot layout
@@ -371,18 +132,18 @@ static int hbe_check_resources(struct hbe_data *hd, struct hbe_options *o,
 {
 	struct hb_plan plan = {
 		.backing = hd->backing,
-		.map_len = hb_map_len(&hd->backing, len, o->head_offset),
+		.map_len = hb_map_len(&hd->backing, len, hd->head_offset),
 		.registered = o->fixedbufs,
 	};
 	struct iovec *iov = NULL;
 	struct hb_sysinfo si;
 	unsigned int nr = 0;
-	char bk[48];
+	char bk[HB_BACKING_STR_MAX];
 	int ret;
 
 	ret = hb_sysinfo_read(&si);
 	if (!ret)
-		ret = hb_slot_iovecs(o->head_offset, hd->depth, hd->stride,
+		ret = hb_slot_iovecs(hd->head_offset, hd->depth, hd->stride,
 				     hd->max_bs, hd->slots_per_region, &iov,
 				     &nr);
 	if (!ret) {
@@ -439,21 +200,21 @@ static int hbe_plan_layout(struct thread_data *td, struct hbe_data *hd,
 	 * hb_backing_align() (the folio, or 2M for the 4k baseline): an
 	 * offset past it would be a different layout from the one asked for.
 	 */
-	if (o->head_offset > HB_MAX_BUF_LEN * 1024ULL) {
+	if (hd->head_offset > HB_MAX_BUF_LEN * 1024ULL) {
 		log_err(HBE_LOG_PREFIX "head_offset=%lld is negative or too large: "
 			"use a value below %llu for this backing\n",
-			(long long)o->head_offset,
+			(long long)hd->head_offset,
 			(unsigned long long)hb_backing_align(&hd->backing));
 		return -EINVAL;
 	}
-	if (o->head_offset >= hb_backing_align(&hd->backing)) {
+	if (hd->head_offset >= hb_backing_align(&hd->backing)) {
 		log_err(HBE_LOG_PREFIX "head_offset=%llu is not inside the first "
 			"folio: use a value below %llu for this backing\n",
-			o->head_offset,
+			(unsigned long long)hd->head_offset,
 			(unsigned long long)hb_backing_align(&hd->backing));
 		return -EINVAL;
 	}
-	if (hb_check_dio_multiple("head_offset", o->head_offset,
+	if (hb_check_dio_multiple("head_offset", hd->head_offset,
 				  dio_align)) {
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
 		return -EINVAL;
@@ -497,18 +258,23 @@ static int hbe_plan_layout(struct thread_data *td, struct hbe_data *hd,
 }
 
 /*
- * Bytes to map: our layout, and at least what fio's own carving writes to
- * before post_init moves the buffers (init_io_u_buffers(): iodepth *
- * max_bs from a page aligned base plus iomem_align, plus alignment slack).
+ * Bytes to map: our layout, and at least what fio asks the iomem_alloc
+ * hook for before post_init moves the buffers: iodepth * max_bs, plus a
+ * page and iomem_align of alignment slack, rounded up to hugepage-size for
+ * mem=shmhuge/mmaphuge (init_io_u_buffers()), plus another page and
+ * iomem_align (allocate_io_mem()).
  */
-static uint64_t hbe_alloc_len(struct thread_data *td, struct hbe_data *hd,
-			     struct hbe_options *o)
+static uint64_t hbe_alloc_len(struct thread_data *td, struct hbe_data *hd)
 {
 	uint64_t ours = (uint64_t)(hd->depth - 1) * hd->stride + hd->max_bs;
-	uint64_t fios = (uint64_t)hd->depth * hd->max_bs + td->o.mem_align +
-			4 * HB_PAGE_SIZE;
+	uint64_t slack = HB_PAGE_SIZE + td->o.mem_align;
+	uint64_t fios = (uint64_t)hd->depth * hd->max_bs + slack;
+	uint64_t hps = td->o.hugepage_size;
 
-	(void)o;
+	if ((td->o.mem_type == MEM_SHMHUGE ||
+	     td->o.mem_type == MEM_MMAPHUGE) && hps)
+		fios = (fios + hps - 1) / hps * hps;
+	fios += slack;
 	return ours > fios ? ours : fios;
 }
 
@@ -522,6 +288,8 @@ static void hbe_free_data(struct hbe_data *hd)
 		io_uring_queue_exit(&hd->ring);
 	if (hd->buf_ok)
 		hb_free(&hd->buf);
+	if (hd->cmdprio_ok)
+		fio_cmdprio_cleanup(&hd->cmdprio);
 	if (hd->slots) {
 		for (i = 0; i < hd->depth; i++)
 			free(hd->slots[i].pieces);
@@ -533,6 +301,25 @@ static void hbe_free_data(struct hbe_data *hd)
 	free(hd);
 }
 
+/*
+ * experimental_verify keeps no log: do_verify() replays the job's I/O
+ * sequence and checks every write's seed at its offset, in order, so a
+ * block written twice (norandommap) holds the later write and fails.  fio
+ * 3.33's io_uring engine passes such a job only because it builds its SQE
+ * in ->prep, before the replay turns the write into a read, and writes the
+ * expected data instead of reading it (fio master preps again after the
+ * flip).
+ */
+static void hbe_warn_replay(struct thread_data *td)
+{
+	if (!td->o.experimental_verify || !td->o.norandommap ||
+	    !td_write(td) || !td->o.do_verify || td->o.verify == VERIFY_NONE)
+		return;
+	log_info(HBE_LOG_PREFIX "warning: experimental_verify replays writes "
+		 "in order and a block norandommap writes twice fails the "
+		 "check: drop norandommap or experimental_verify\n");
+}
+
 static int hbe_init(struct thread_data *td)
 {
 	struct hbe_options *o = td->eo;
@@ -541,19 +328,9 @@ static int hbe_init(struct thread_data *td)
 	unsigned int i;
 	int ret;
 
-	if (fio_option_is_set(&td->o, mem_type)) {
-		log_err(HBE_LOG_PREFIX "mem=/iomem= cannot be used with this "
-			"engine, it allocates the buffers itself: remove mem= "
-			"and choose backing=\n");
-		td_verror(td, EINVAL, "hugebuf init");
-		return 1;
-	}
-	if (td->o.mem_align) {
-		log_err(HBE_LOG_PREFIX "iomem_align= is not used by this engine: "
-			"remove it and use head_offset=\n");
-		td_verror(td, EINVAL, "hugebuf init");
-		return 1;
-	}
+	/* as fio's io_uring: SQPOLL before 5.11 needed registered files */
+	if (o->sqpoll)
+		o->registerfiles = 1;
 	if (o->registerfiles && td->o.nr_files != td->o.open_files) {
 		log_err(HBE_LOG_PREFIX "registerfiles needs open_files equal to "
 			"nr_files (%u): drop open_files or registerfiles\n",
@@ -572,13 +349,15 @@ static int hbe_init(struct thread_data *td)
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
 		goto fail;
 	}
-	ret = hbe_parse_backing(o, &hd->backing);
+	ret = hbe_options_plan(td, o, &hd->backing, &hd->head_offset);
+	if (!ret)
+		ret = hbe_options_uring(td, o, &hd->u);
 	if (!ret)
 		ret = hbe_plan_layout(td, hd, o);
 	if (ret)
 		goto fail;
 
-	len = hbe_alloc_len(td, hd, o);
+	len = hbe_alloc_len(td, hd);
 	ret = hbe_check_resources(hd, o, len);
 	if (ret)
 		goto fail;
@@ -595,12 +374,18 @@ static int hbe_init(struct thread_data *td)
 			goto nomem;
 	}
 
-	ret = hb_alloc(&hd->backing, len, o->head_offset, &hd->buf);
+	ret = hb_alloc(&hd->backing, len, hd->head_offset, &hd->buf);
 	if (ret) {
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
 		goto fail;
 	}
 	hd->buf_ok = true;
+	if (fio_cmdprio_init(td, &hd->cmdprio, &o->cmdprio_options)) {
+		ret = -EINVAL;
+		goto fail;
+	}
+	hd->cmdprio_ok = true;
+	hbe_warn_replay(td);
 	return 0;
 nomem:
 	log_err(HBE_LOG_PREFIX "out of memory for the engine's tables\n");
@@ -770,6 +555,12 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	}
 	hd->ring_ok = true;
 	hd->defer_taskrun = p.flags & IORING_SETUP_DEFER_TASKRUN;
+	/*
+	 * As fio master's io_uring engine: io_uring_enter() by registered
+	 * ring index, no fdget per call (5.18, e7a6c00dc77a); older kernels
+	 * say EINVAL and keep the plain fd.
+	 */
+	io_uring_register_ring_fd(&hd->ring);
 
 	if (o->registerfiles) {
 		ret = io_uring_register_files_sparse(&hd->ring,
@@ -810,7 +601,7 @@ static int hbe_post_init(struct thread_data *td)
 {
 	struct hbe_data *hd = td->io_ops_data;
 	struct hbe_options *o = td->eo;
-	char bk[48];
+	char bk[HB_BACKING_STR_MAX];
 	int ret;
 
 	if (!hd || !hd->buf_ok || td->error)
@@ -928,6 +719,41 @@ static int hbe_close_file(struct thread_data *td, struct fio_file *f)
 /* I/O                                                                 */
 /* ------------------------------------------------------------------ */
 
+static void hbe_prep_rw(struct hbe_data *hd, struct io_uring_sqe *sqe,
+			int fd, struct hbe_piece *pc, bool fixed)
+{
+	struct io_u *io_u = pc->slot->io_u;
+	bool rd = io_u->ddir == DDIR_READ;
+
+	if (fixed) {
+		if (rd)
+			io_uring_prep_read_fixed(sqe, fd, pc->addr, pc->len,
+						 pc->off,
+						 hbe_buf_index(hd, io_u));
+		else
+			io_uring_prep_write_fixed(sqe, fd, pc->addr, pc->len,
+						  pc->off,
+						  hbe_buf_index(hd, io_u));
+	} else if (hd->u.vectored) {
+		pc->iov.iov_base = pc->addr;
+		pc->iov.iov_len = pc->len;
+		if (rd)
+			io_uring_prep_readv(sqe, fd, &pc->iov, 1, pc->off);
+		else
+			io_uring_prep_writev(sqe, fd, &pc->iov, 1, pc->off);
+	} else if (rd) {
+		io_uring_prep_read(sqe, fd, pc->addr, pc->len, pc->off);
+	} else {
+		io_uring_prep_write(sqe, fd, pc->addr, pc->len, pc->off);
+	}
+	sqe->rw_flags = hd->u.rw_flags;
+	/*
+	 * As fio's io_uring: the submitter may be an SQPOLL thread, so the
+	 * priority goes in every SQE (cmdprio* may raise it per I/O).
+	 */
+	sqe->ioprio = io_u->ioprio;
+}
+
 static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
 			  struct io_uring_sqe *sqe, struct hbe_piece *pc)
 {
@@ -936,28 +762,17 @@ static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
 	struct fio_file *f = io_u->file;
 	int fd = o->registerfiles ? f->fileno : f->fd;
 
-	if (io_u->ddir == DDIR_READ) {
-		if (o->fixedbufs)
-			io_uring_prep_read_fixed(sqe, fd, pc->addr, pc->len,
-						 pc->off,
-						 hbe_buf_index(hd, io_u));
-		else
-			io_uring_prep_read(sqe, fd, pc->addr, pc->len,
-					   pc->off);
-	} else if (io_u->ddir == DDIR_WRITE) {
-		if (o->fixedbufs)
-			io_uring_prep_write_fixed(sqe, fd, pc->addr, pc->len,
-						  pc->off,
-						  hbe_buf_index(hd, io_u));
-		else
-			io_uring_prep_write(sqe, fd, pc->addr, pc->len,
-					    pc->off);
-	} else {
+	if (ddir_rw(io_u->ddir))
+		hbe_prep_rw(hd, sqe, fd, pc, o->fixedbufs);
+	else
 		io_uring_prep_fsync(sqe, fd, io_u->ddir == DDIR_DATASYNC ?
 					     IORING_FSYNC_DATASYNC : 0);
-	}
 	if (o->registerfiles)
 		sqe->flags |= IOSQE_FIXED_FILE;
+	if (hd->u.force_async && ++hd->prepped >= hd->u.force_async) {
+		hd->prepped = 0;
+		sqe->flags |= IOSQE_ASYNC;
+	}
 	io_uring_sqe_set_data(sqe, pc);
 }
 
@@ -1008,6 +823,9 @@ static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
 	if (io_uring_sq_space_left(&hd->ring) < n && hd->nr_queued)
 		return FIO_Q_BUSY;
 
+	io_u->ioprio = td->ioprio;
+	if (hd->cmdprio.mode != CMDPRIO_MODE_NONE)
+		fio_cmdprio_set_ioprio(td, &hd->cmdprio, io_u);
 	s->io_u = io_u;
 	s->pending = 0;
 	s->nr_pieces = n;
@@ -1133,7 +951,9 @@ static int hbe_complete_piece(struct thread_data *td, struct hbe_data *hd,
 	bool rw = ddir_rw(s->io_u->ddir);
 
 	s->pending--;
-	if (res == -EAGAIN || res == -EINTR)
+	/* RWF_NOWAIT: -EAGAIN is the answer, as in fio's io_uring */
+	if (res == -EINTR || (res == -EAGAIN && !(hd->u.rw_flags &
+						   RWF_NOWAIT)))
 		goto resubmit;
 	if (res < 0) {
 		if (!s->error)
@@ -1226,6 +1046,28 @@ static struct io_u *hbe_event(struct thread_data *td, int event)
 /* report                                                              */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Where the text report goes.  fio's stdout (or --output) carries its own
+ * report: with a json or terse format in output_format (--output-format,
+ * any combination) it must stay machine readable, so ours goes to stderr.
+ * Under fio --server everything log_info() prints is sent to the client,
+ * which writes it into its own output whatever its format (client.c
+ * handle_text()); the server cannot know that format, so its report stays
+ * on the server's stderr (and report_json, written where the job runs).
+ */
+static void hbe_report_out(const char *text)
+{
+	if (is_backend ||
+	    (output_format & (FIO_OUTPUT_JSON | FIO_OUTPUT_TERSE))) {
+		fputs(text, stderr);
+		fflush(stderr);
+		return;
+	}
+	log_info("%s", text);
+	/* a forked job may leave without flushing stdio */
+	log_info_flush();
+}
+
 static void hbe_report(struct thread_data *td, struct hbe_data *hd)
 {
 	struct hbe_options *o = td->eo;
@@ -1234,7 +1076,7 @@ static void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		.subjob = td->subjob_number,
 		.backing = hd->backing,
 		.layout = o->layout == HBE_LAYOUT_REGION ? "region" : "per-io",
-		.head_offset = o->head_offset,
+		.head_offset = hd->head_offset,
 		.fixedbufs = o->fixedbufs,
 		.kernel_model = hd->km.name,
 		.nr_buffers = hd->nr_iovecs,
@@ -1262,10 +1104,8 @@ static void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		hb_str_init(&text);
 		hb_report_text(&r, "hugebuf: ", &text);
 		if (text.s)
-			log_info("%s", text.s);
+			hbe_report_out(text.s);
 		hb_str_free(&text);
-		/* a forked job may leave without flushing stdio */
-		log_info_flush();
 	}
 	path = o->report_json && *o->report_json ? o->report_json :
 	       getenv("HUGEBUF_REPORT_JSON");
@@ -1305,6 +1145,6 @@ struct ioengine_ops ioengine = {
 	.get_file_size		= generic_get_file_size,
 	.iomem_alloc		= hbe_iomem_alloc,
 	.iomem_free		= hbe_iomem_free,
-	.options		= options,
+	.options		= hbe_option_table,
 	.option_struct_size	= sizeof(struct hbe_options),
 };
