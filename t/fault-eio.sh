@@ -11,55 +11,55 @@
 # remount every byte fio says it wrote reads back right (crc32c headers
 # through the engine; the file held zeros before, so unwritten blocks
 # would not verify).
-. "$(dirname "$0")/_reliability-lib.sh"
+. "$(dirname "$0")/_fio-lib.sh"
 
-r_need_root "it mounts a loop device and shuts its file system down"
-r_need_engine
-r_need_cmd python3
-r_tmpdir
-r_loop_ext4 64
-data=$R_MNT/data
+t_need_root "it mounts a loop device and shuts its file system down"
+t_need_engine
+t_need_cmd python3
+t_tmpdir cd
+t_loop_ext4 64
+data=$T_MNT/data
 "$FIO" --name=layout --filename="$data" --size=32M --rw=write --bs=1M \
-	--zero_buffers --output=/dev/null >/dev/null 2>&1 || r_fail_now "cannot create $data"
+	--zero_buffers --output=/dev/null >/dev/null 2>&1 || t_fail_now "cannot create $data"
 sync
-r_baseline
+t_baseline
 
-out=$R_DIR/write.out
+out=$T_DIR/write.out
 timeout -k 5 60 "$FIO" --name=eio --ioengine=external:"$HUGEBUF_ENGINE" \
 	--filename="$data" --size=32M --bs=256K --iodepth=1 --direct=1 \
 	--rw=write --rate=8m --verify=crc32c --do_verify=0 \
 	--output-format=json --output="$out" >"$out.err" 2>&1 &
 pid=$!
-r_atexit "kill $pid"
+t_atexit "kill $pid"
 sleep 1
 # EXT4_IOC_SHUTDOWN = _IOR('X', 125, __u32), EXT4_GOING_FLAGS_NOLOGFLUSH = 2
 python3 -c '
 import fcntl, os, struct, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
-fcntl.ioctl(fd, 0x8004587d, struct.pack("I", 2))' "$R_MNT" ||
-	r_skip "EXT4_IOC_SHUTDOWN is not supported here"
-r_info "file system shut down while the job writes"
+fcntl.ioctl(fd, 0x8004587d, struct.pack("I", 2))' "$T_MNT" ||
+	skip "EXT4_IOC_SHUTDOWN is not supported here"
+t_info "file system shut down while the job writes"
 wait $pid
 rc=$?
-set -- $(r_fio_result "$out")
+set -- $(t_fio_result "$out")
 written=${3:-0}
-r_expect_fio_error $rc "${1:-}" 5 EIO "$written" \
+t_expect_fio_error $rc "${1:-}" 5 EIO "$written" \
 	"write job on a shut-down file system"
-r_check_baseline "after the I/O errors"
+t_check_baseline "after the I/O errors"
 
-umount "$R_MNT" || r_fail_now "cannot unmount the shut-down file system"
-mount "$R_LOOP" "$R_MNT" || r_fail_now "cannot mount $R_LOOP again"
+umount "$T_MNT" || t_fail_now "cannot unmount the shut-down file system"
+mount "$T_LOOP" "$T_MNT" || t_fail_now "cannot mount $T_LOOP again"
 if [ "$written" -gt 0 ]; then
-	out=$R_DIR/verify.out
+	out=$T_DIR/verify.out
 	timeout -k 5 60 "$FIO" --name=verify --ioengine=external:"$HUGEBUF_ENGINE" \
 		--filename="$data" --size="$written" --bs=256K --iodepth=4 \
 		--direct=1 --rw=read --verify=crc32c --verify_fatal=1 \
 		--output-format=json --output="$out" >"$out.err" 2>&1
 	rc=$?
-	r_expect_read "$out" $rc "$written" \
+	t_expect_read "$out" $rc "$written" \
 		"the $written acknowledged bytes after remount" &&
-		r_info "after remount the $written acknowledged bytes verify (crc32c)"
+		t_info "after remount the $written acknowledged bytes verify (crc32c)"
 else
-	r_fail "nothing was written before the shutdown"
+	fail "nothing was written before the shutdown"
 fi
-r_done
+t_done

@@ -11,76 +11,77 @@
 # started while the pool is empty fails at init with one line naming
 # nr_hugepages, and once the hog is gone HugePages_Free is back to its
 # value before the test.
-. "$(dirname "$0")/_reliability-lib.sh"
+. "$(dirname "$0")/_fio-lib.sh"
 
-r_need_root "it takes every free hugepage of the pool"
-r_need_engine
-r_need_cmd python3 pgrep
-r_tmpdir
-data=$R_DIR/data
+t_need_root "it takes every free hugepage of the pool"
+t_need_engine
+t_need_cmd python3 pgrep
+t_tmpdir cd
+data=$T_DIR/data
 "$FIO" --name=layout --filename="$data" --size=64M --rw=write --bs=1M \
 	--verify=crc32c --do_verify=0 --output=/dev/null >/dev/null 2>&1 ||
-	r_fail_now "cannot create $data"
-[ "$(r_hp_free)" -ge 16 ] || r_skip "needs 16 free 2M hugepages, $(r_hp_free) free"
-r_baseline
+	t_fail_now "cannot create $data"
+[ "$(t_free_hugepages)" -ge 16 ] || skip "needs 16 free 2M hugepages, $(t_free_hugepages) free"
+t_baseline
 
-out=$R_DIR/job.out
+out=$T_DIR/job.out
 timeout -k 5 120 "$FIO" --name=running --ioengine=external:"$HUGEBUF_ENGINE" \
 	--filename="$data" --size=64M --bs=1M --iodepth=4 --direct=1 \
 	--rw=randread --time_based --runtime=4 \
 	--backing=hugetlb --output-format=json --output="$out" \
 	>"$out.err" 2>&1 &
 fio_pid=$!
-r_atexit "kill $fio_pid"
-main=$(r_child_of $fio_pid) || r_fail_now "fio did not start"
-job=$(r_pinned_child "$main") ||
-	r_fail_now "no job registered its buffers (VmPin 0): $(cat "$out.err")"
-pinned=$(r_vmpin "$job")
-r_info "job $job registered, VmPin $pinned kB, $(r_hp_free) pages free"
+t_atexit "kill $fio_pid"
+main=$(t_child_of $fio_pid) || t_fail_now "fio did not start"
+job=$(t_pinned_child "$main") ||
+	t_fail_now "no job registered its buffers (VmPin 0): $(cat "$out.err")"
+pinned=$(t_vmpin "$job")
+t_info "job $job registered, VmPin $pinned kB, $(t_free_hugepages) pages free"
 
-grab=$(r_hp_free)
-r_hog "$grab" || r_fail_now "could not hold $grab hugepages: $(cat "$R_DIR/hog.out")"
-r_info "hog $R_HOG holds the $grab free pages; free now $(r_hp_free)"
+# the hog takes every free page and keeps taking the pages other processes
+# free meanwhile (the pool is shared), so the late job finds none
+t_hog all || t_fail_now "could not hold the free hugepages: $(cat "$T_DIR/hog.out")"
+t_info "hog $T_HOG: $(cat "$T_DIR/hog.out"); free now $(t_free_hugepages)"
 
 # a new job cannot get buffers now
-out2=$R_DIR/late.out
+out2=$T_DIR/late.out
 timeout -k 5 60 "$FIO" --name=late --ioengine=external:"$HUGEBUF_ENGINE" \
 	--filename="$data" --size=64M --bs=1M --iodepth=4 --direct=1 \
 	--rw=randread --backing=hugetlb --output="$out2.fio" >"$out2" 2>&1
 rc=$?
 if [ $rc = 0 ] || [ $rc -ge 124 ]; then
-	r_fail "a job started with the pool exhausted: exit $rc, wanted 1"
-elif ! r_one_engine_error "$out2" nr_hugepages; then
-	r_fail "a job started with the pool exhausted: wanted one line naming nr_hugepages: $R_ERRS"
+	fail "a job started with the pool exhausted: exit $rc, wanted 1"
+elif ! t_one_engine_error "$out2" nr_hugepages; then
+	fail "a job started with the pool exhausted: wanted one line naming nr_hugepages: $T_ERRS"
 else
-	r_info "late job: exit $rc: $R_ERRS"
+	t_info "late job: exit $rc: $T_ERRS"
 fi
 
-[ "$(r_vmpin "$job")" = "$pinned" ] ||
-	r_fail "the running job's VmPin changed from $pinned to $(r_vmpin "$job") kB"
+[ "$(t_vmpin "$job")" = "$pinned" ] ||
+	fail "the running job's VmPin changed from $pinned to $(t_vmpin "$job") kB"
 wait $fio_pid
 rc=$?
-res=$(r_fio_result "$out")
+res=$(t_fio_result "$out")
 set -- $res
 if [ $rc != 0 ] || [ "$1" != 0 ]; then
-	r_fail "the running job: exit $rc, fio error ${1:-?}: $(tail -n 5 "$out.err")"
+	fail "the running job: exit $rc, fio error ${1:-?}: $(tail -n 5 "$out.err")"
 elif [ "$2" -le 0 ]; then
-	r_fail "the running job read nothing"
+	fail "the running job read nothing"
 else
-	r_info "running job: exit 0, error 0, $2 bytes read in $4 I/Os"
+	t_info "running job: exit 0, error 0, $2 bytes read in $4 I/Os"
 fi
 # the data path still delivers the right bytes (fio's crc32c headers),
 # with the pool still held: the verify job needs its own pages, so it runs
 # after the hog lets go of one folio's worth
-kill $R_HOG 2>/dev/null
-r_wait_gone $R_HOG 10
-out3=$R_DIR/verify.out
+kill $T_HOG 2>/dev/null
+t_wait_gone $T_HOG 10
+out3=$T_DIR/verify.out
 timeout -k 5 120 "$FIO" --name=verify --ioengine=external:"$HUGEBUF_ENGINE" \
 	--filename="$data" --size=64M --bs=1M --iodepth=4 --direct=1 \
 	--rw=read --verify=crc32c --verify_fatal=1 --backing=hugetlb \
 	--output-format=json --output="$out3" >"$out3.err" 2>&1
 rc=$?
-r_expect_read "$out3" $rc $((64 << 20)) "verify pass after the fault" &&
-	r_info "verify pass: 64 MiB read back, crc32c headers all good"
-r_check_baseline "after the job and the hog"
-r_done
+t_expect_read "$out3" $rc $((64 << 20)) "verify pass after the fault" &&
+	t_info "verify pass: 64 MiB read back, crc32c headers all good"
+t_check_baseline "after the job and the hog"
+t_done

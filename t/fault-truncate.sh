@@ -14,19 +14,19 @@
 #     is back to its baseline.  What fio made of it is printed: fio 3.33
 #     counts reads past the new end as done, with no error and no short
 #     I/O, for its built-in io_uring engine (fixedbufs) as for this one.
-. "$(dirname "$0")/_reliability-lib.sh"
+. "$(dirname "$0")/_fio-lib.sh"
 
-r_need_engine
-r_need_cmd python3 pgrep truncate
-r_tmpdir
-r_baseline
-data=$R_DIR/data
+t_need_engine
+t_need_cmd python3 pgrep truncate
+t_tmpdir cd
+t_baseline
+data=$T_DIR/data
 
 # --- 1. short read at EOF ---
 "$FIO" --name=layout --filename="$data" --size=6M --rw=write --bs=1M \
 	--verify=crc32c --do_verify=0 --output=/dev/null >/dev/null 2>&1 ||
-	r_fail_now "cannot create $data"
-out=$R_DIR/eof.out
+	t_fail_now "cannot create $data"
+out=$T_DIR/eof.out
 timeout -k 5 60 "$FIO" --name=eof --ioengine=external:"$HUGEBUF_ENGINE" \
 	--filename="$data" --size=6M --bs=1M --iodepth=2 --direct=1 \
 	--rw=read --verify=crc32c --verify_fatal=1 --startdelay=2 \
@@ -36,44 +36,44 @@ sleep 1
 truncate -s $((5 * 1048576 + 102400)) "$data"
 wait $pid
 rc=$?
-set -- $(r_fio_result "$out")
+set -- $(t_fio_result "$out")
 if [ $rc -ge 124 ]; then
-	r_fail "short read at EOF: the job hung (exit $rc)"
+	fail "short read at EOF: the job hung (exit $rc)"
 elif [ $rc != 0 ] || [ "$1" != 0 ]; then
-	r_fail "short read at EOF: exit $rc, fio error ${1:-none}: $(tail -n 3 "$out.err")"
+	fail "short read at EOF: exit $rc, fio error ${1:-none}: $(tail -n 3 "$out.err")"
 elif [ "${6:-0}" -lt 1 ]; then
-	r_fail "short read at EOF: fio counted no short read (result $*)"
+	fail "short read at EOF: fio counted no short read (result $*)"
 elif [ "$2" -lt $((5 << 20)) ] || [ "$2" -gt $((5 * 1048576 + 102400)) ]; then
-	r_fail "short read at EOF: $2 bytes read, wanted 5 MiB .. 5 MiB + 100 KiB"
+	fail "short read at EOF: $2 bytes read, wanted 5 MiB .. 5 MiB + 100 KiB"
 else
-	r_info "EOF: exit 0, $4 reads, $6 short, $2 bytes read, whole blocks verified"
+	t_info "EOF: exit 0, $4 reads, $6 short, $2 bytes read, whole blocks verified"
 fi
 
 # --- 2. truncated under a running job ---
 "$FIO" --name=layout --filename="$data" --size=64M --rw=write --bs=1M \
-	--output=/dev/null >/dev/null 2>&1 || r_fail_now "cannot create $data"
-out=$R_DIR/trunc.out
+	--output=/dev/null >/dev/null 2>&1 || t_fail_now "cannot create $data"
+out=$T_DIR/trunc.out
 timeout -k 5 60 "$FIO" --name=trunc --ioengine=external:"$HUGEBUF_ENGINE" \
 	--filename="$data" --size=64M --bs=1M --iodepth=4 --direct=1 \
 	--rw=randread --time_based --runtime=3 --output-format=json \
 	--output="$out" >"$out.err" 2>&1 &
 pid=$!
-r_atexit "kill $pid"
-main=$(r_child_of $pid) || r_fail_now "fio did not start"
-r_pinned_child "$main" >/dev/null ||
-	r_fail_now "the job never registered its buffers: $(cat "$out.err")"
+t_atexit "kill $pid"
+main=$(t_child_of $pid) || t_fail_now "fio did not start"
+t_pinned_child "$main" >/dev/null ||
+	t_fail_now "the job never registered its buffers: $(cat "$out.err")"
 sleep 0.5
 truncate -s 4M "$data"
 wait $pid
 rc=$?
-set -- $(r_fio_result "$out")
+set -- $(t_fio_result "$out")
 if [ $rc -ge 124 ]; then
-	r_fail "truncated under the job: it hung (exit $rc)"
+	fail "truncated under the job: it hung (exit $rc)"
 elif [ "$1" = none ]; then
-	r_fail "truncated under the job: no fio result (exit $rc): $(tail -n 3 "$out.err")"
+	fail "truncated under the job: no fio result (exit $rc): $(tail -n 3 "$out.err")"
 else
-	r_info "truncated to 4 MiB mid-job: exit $rc, fio error $1, $4 reads ($6 short), $2 bytes"
+	t_info "truncated to 4 MiB mid-job: exit $rc, fio error $1, $4 reads ($6 short), $2 bytes"
 	[ $rc = 0 ] || grep -m1 -E 'err=|error' "$out.err" | sed 's/^/    fio: /'
 fi
-r_check_baseline "after the truncation"
-r_done
+t_check_baseline "after the truncation"
+t_done

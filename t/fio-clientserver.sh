@@ -16,37 +16,37 @@
 # with them the veths) and the servers are removed on every exit path.
 # Checks: fio's JSON has a result for each host, each with error 0 and
 # bytes read, and the "All clients" sum equals the two.
-. "$(dirname "$0")/_reliability-lib.sh"
+. "$(dirname "$0")/_fio-lib.sh"
 
-r_need_root "it creates network namespaces"
-r_need_engine
-r_need_cmd ip python3 ss
-[ -f "$T_TOP/examples/hugepage-randread-8m.fio" ] || r_skip "examples/hugepage-randread-8m.fio is missing"
-[ "$(r_hp_free)" -ge 64 ] || r_skip "needs 64 free 2M hugepages, $(r_hp_free) free"
-r_tmpdir
-chmod 0755 "$R_DIR"
+t_need_root "it creates network namespaces"
+t_need_engine
+t_need_cmd ip python3 ss
+[ -f "$T_TOP/examples/hugepage-randread-8m.fio" ] || skip "examples/hugepage-randread-8m.fio is missing"
+[ "$(t_free_hugepages)" -ge 64 ] || skip "needs 64 free 2M hugepages, $(t_free_hugepages) free"
+t_tmpdir cd
+chmod 0755 "$T_DIR"
 
 tag=hbcs$$
 ns_c=$tag-c
 port=8765
-ip netns add "$ns_c" 2>/dev/null || r_skip "cannot create network namespaces (ip netns add failed)"
-r_atexit "ip netns del $ns_c"
+ip netns add "$ns_c" 2>/dev/null || skip "cannot create network namespaces (ip netns add failed)"
+t_atexit "ip netns del $ns_c"
 ip -n "$ns_c" link set lo up
 servers=
 for i in 1 2; do
 	ns=$tag-s$i
-	ip netns add "$ns" || r_fail_now "ip netns add $ns failed"
-	r_atexit "ip netns del $ns"
+	ip netns add "$ns" || t_fail_now "ip netns add $ns failed"
+	t_atexit "ip netns del $ns"
 	ip link add "$tag-c$i" netns "$ns_c" type veth peer name "$tag-s$i" netns "$ns" ||
-		r_fail_now "cannot create a veth pair into $ns"
+		t_fail_now "cannot create a veth pair into $ns"
 	ip -n "$ns_c" addr add "10.231.$i.1/24" dev "$tag-c$i"
 	ip -n "$ns" addr add "10.231.$i.2/24" dev "$tag-s$i"
 	ip -n "$ns_c" link set "$tag-c$i" up
 	ip -n "$ns" link set "$tag-s$i" up
 	ip -n "$ns" link set lo up
 	ip netns exec "$ns" "$FIO" --server="ip:10.231.$i.2,$port" \
-		>"$R_DIR/server$i.log" 2>&1 &
-	r_atexit "kill $!"
+		>"$T_DIR/server$i.log" 2>&1 &
+	t_atexit "kill $!"
 	servers="$servers 10.231.$i.2"
 done
 for i in 1 2; do
@@ -55,28 +55,28 @@ for i in 1 2; do
 		sleep 0.1
 	done
 	ip netns exec "$tag-s$i" ss -ltn | grep -q "10.231.$i.2:$port" ||
-		r_fail_now "fio server $i does not listen: $(cat "$R_DIR/server$i.log")"
+		t_fail_now "fio server $i does not listen: $(cat "$T_DIR/server$i.log")"
 done
-r_info "fio servers listening on$servers (port $port), client in $ns_c"
+t_info "fio servers listening on$servers (port $port), client in $ns_c"
 
-data=$R_DIR/data
+data=$T_DIR/data
 "$FIO" --name=layout --filename="$data" --size=64M --rw=write --bs=1M \
-	--output=/dev/null >/dev/null 2>&1 || r_fail_now "cannot create $data"
-job=$R_DIR/hugepage-randread-8m.fio
+	--output=/dev/null >/dev/null 2>&1 || t_fail_now "cannot create $data"
+job=$T_DIR/hugepage-randread-8m.fio
 sed -e "s|\${HUGEBUF_ENGINE}|$HUGEBUF_ENGINE|" -e "s|\${HUGEBUF_FILE}|$data|" \
 	-e 's|\${HUGEBUF_SIZE}|64M|' -e 's|\${HUGEBUF_RUNTIME}|2|' \
 	-e 's|^iodepth=.*|iodepth=4|' \
 	"$T_TOP/examples/hugepage-randread-8m.fio" >"$job"
-grep -v '^#' "$job" | grep -q '\${' && r_fail_now "unexpanded variables left in $job"
-r_baseline
+grep -v '^#' "$job" | grep -q '\${' && t_fail_now "unexpanded variables left in $job"
+t_baseline
 
-out=$R_DIR/client.json
+out=$T_DIR/client.json
 # shellcheck disable=SC2046
 timeout -k 5 120 ip netns exec "$ns_c" "$FIO" $(printf -- '--client=%s ' $servers) \
 	--output-format=json --output="$out" "$job" >"$out.err" 2>&1
 rc=$?
-[ $rc -lt 124 ] || r_fail_now "fio --client hung (exit $rc)"
-python3 - "$out" $servers <<'PY' || R_FAILED=1
+[ $rc -lt 124 ] || t_fail_now "fio --client hung (exit $rc)"
+python3 - "$out" $servers <<'PY' || T_FAILED=1
 import json, sys
 path, hosts = sys.argv[1], sys.argv[2:]
 text = open(path, errors="replace").read()
@@ -113,6 +113,6 @@ if agg:
         ok = False
 sys.exit(0 if ok else 1)
 PY
-[ $rc = 0 ] || r_fail "fio --client exit $rc: $(tail -n 5 "$out.err")"
-r_check_baseline "after the client/server run"
-r_done
+[ $rc = 0 ] || fail "fio --client exit $rc: $(tail -n 5 "$out.err")"
+t_check_baseline "after the client/server run"
+t_done

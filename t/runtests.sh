@@ -62,7 +62,7 @@ setup_env() {
 		export HUGEBUF_TEST_DIR=$own_dir
 	fi
 	export HUGEBUF_ENGINE=${HUGEBUF_ENGINE:-$top/engines/hugebuf.so}
-	export HUGEBUF_CLI=${HUGEBUF_CLI:-$top/t/hugebuf}
+	export HUGEBUF_CLI=${HUGEBUF_CLI:-$top/cli/hugebuf}
 	export FIO=${FIO:-$(command -v fio)}
 }
 
