@@ -21,7 +21,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 export HUGEBUF_ENGINE=${HUGEBUF_ENGINE:-$top/engines/hugebuf.so}
-export HUGEBUF_CLI=${HUGEBUF_CLI:-$top/t/hugebuf}
+export HUGEBUF_CLI=${HUGEBUF_CLI:-$top/cli/hugebuf}
 export HUGEBUF_BENCH_FILE=${HUGEBUF_BENCH_FILE:-/var/tmp/hugebuf-bench.dat}
 export HUGEBUF_BENCH_SIZE=${HUGEBUF_BENCH_SIZE:-2G}
 export FIO=${FIO:-fio}
