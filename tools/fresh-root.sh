@@ -176,6 +176,9 @@ cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 
 # ---- mounts (this machine's kernel) and the clone ------------------------
 
+# the root is a mount point of its own, as / is on a machine: "ip netns
+# exec" (t/fio-clientserver.sh) runs "mount --make-rslave /"
+mount --bind "$root" "$root" || die "mount --bind $root on itself failed"
 mkdir -p "$root/proc" "$root/sys"
 mount -t proc proc "$root/proc" || die "mounting proc failed"
 bind /sys
