@@ -61,6 +61,9 @@ struct hbe_uring_opts {
 
 extern struct fio_option hbe_option_table[];
 
+/* An info line: stdout as log_info(), stderr when stdout must stay JSON. */
+void hbe_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /*
  * The backing and head offset the job asks for: backing=/hugepage_size=
  * (ours) or fio's mem=, hugepage-size and iomem_align, which map onto the

@@ -315,7 +315,7 @@ static void hbe_warn_replay(struct thread_data *td)
 	if (!td->o.experimental_verify || !td->o.norandommap ||
 	    !td_write(td) || !td->o.do_verify || td->o.verify == VERIFY_NONE)
 		return;
-	log_info(HBE_LOG_PREFIX "warning: experimental_verify replays writes "
+	hbe_note(HBE_LOG_PREFIX "warning: experimental_verify replays writes "
 		 "in order and a block norandommap writes twice fails the "
 		 "check: drop norandommap or experimental_verify\n");
 }
@@ -621,7 +621,7 @@ static int hbe_post_init(struct thread_data *td)
 	hb_backing_str(&hd->backing, bk, sizeof(bk));
 	if (hd->st.min_folio != hd->backing.folio_size ||
 	    hd->st.max_folio != hd->backing.folio_size)
-		log_info(HBE_LOG_PREFIX "warning: backing=%s asked for %llu-byte "
+		hbe_note(HBE_LOG_PREFIX "warning: backing=%s asked for %llu-byte "
 			 "folios, the probe saw %llu..%llu (THP/mTHP are best "
 			 "effort: for mTHP echo never > /sys/kernel/mm/"
 			 "transparent_hugepage/hugepages-2048kB/enabled "
@@ -629,21 +629,27 @@ static int hbe_post_init(struct thread_data *td)
 			 bk, (unsigned long long)hd->backing.folio_size,
 			 (unsigned long long)hd->st.min_folio,
 			 (unsigned long long)hd->st.max_folio);
-	if (o->coalesce_check != HBE_CHECK_OFF && !hd->coalesces) {
+	/* 4 KiB pages have nothing to coalesce: no warning for them */
+	if (o->coalesce_check != HBE_CHECK_OFF && !hd->coalesces &&
+	    (hd->backing.folio_size > HB_PAGE_SIZE ||
+	     o->coalesce_check == HBE_CHECK_REQUIRE)) {
 		bool req = o->coalesce_check == HBE_CHECK_REQUIRE;
+		char msg[640];
 
-		(req ? log_err : log_info)(HBE_LOG_PREFIX "%s: kernel %s "
-			"would not coalesce these buffers (backing=%s, "
-			"%u-%u bvecs for %u-%u folios per buffer)%s\n",
-			req ? "error" : "warning", hd->km.name, bk,
-			hd->st.min_bvecs, hd->st.max_bvecs,
-			hd->st.min_folios, hd->st.max_folios,
-			req ? ": use hugepage backing with head_offset "
-			      "0, or coalesce_check=warn" : "");
+		snprintf(msg, sizeof(msg), HBE_LOG_PREFIX "%s: kernel %s "
+			 "would not coalesce these buffers (backing=%s, "
+			 "%u-%u bvecs for %u-%u folios per buffer)%s\n",
+			 req ? "error" : "warning", hd->km.name, bk,
+			 hd->st.min_bvecs, hd->st.max_bvecs,
+			 hd->st.min_folios, hd->st.max_folios,
+			 req ? ": use hugepage backing with head_offset "
+			       "0, or coalesce_check=warn" : "");
 		if (req) {
+			log_err("%s", msg);
 			td_verror(td, EINVAL, "coalesce_check=require");
 			return 1;
 		}
+		hbe_note("%s", msg);
 	}
 
 	if (hbe_queue_init(td, hd, o))
@@ -1046,28 +1052,6 @@ static struct io_u *hbe_event(struct thread_data *td, int event)
 /* report                                                              */
 /* ------------------------------------------------------------------ */
 
-/*
- * Where the text report goes.  fio's stdout (or --output) carries its own
- * report: with a json or terse format in output_format (--output-format,
- * any combination) it must stay machine readable, so ours goes to stderr.
- * Under fio --server everything log_info() prints is sent to the client,
- * which writes it into its own output whatever its format (client.c
- * handle_text()); the server cannot know that format, so its report stays
- * on the server's stderr (and report_json, written where the job runs).
- */
-static void hbe_report_out(const char *text)
-{
-	if (is_backend ||
-	    (output_format & (FIO_OUTPUT_JSON | FIO_OUTPUT_TERSE))) {
-		fputs(text, stderr);
-		fflush(stderr);
-		return;
-	}
-	log_info("%s", text);
-	/* a forked job may leave without flushing stdio */
-	log_info_flush();
-}
-
 static void hbe_report(struct thread_data *td, struct hbe_data *hd)
 {
 	struct hbe_options *o = td->eo;
@@ -1104,7 +1088,7 @@ static void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		hb_str_init(&text);
 		hb_report_text(&r, "hugebuf: ", &text);
 		if (text.s)
-			hbe_report_out(text.s);
+			hbe_note("%s", text.s);
 		hb_str_free(&text);
 	}
 	path = o->report_json && *o->report_json ? o->report_json :

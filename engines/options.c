@@ -7,6 +7,7 @@
  * onto lib backings and the head offset here.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -436,6 +437,33 @@ int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
 /* per-SQE options for the running kernel                              */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Where the engine's notes and text report go.  fio's stdout (or --output)
+ * carries its own report: with json or terse in output_format
+ * (--output-format, any combination) it must stay machine readable, so
+ * ours goes to stderr.  Under fio --server everything log_info() prints is
+ * sent to the client, which writes it into its own output whatever its
+ * format (client.c handle_text()); the server cannot know that format, so
+ * its notes stay on the server's stderr (report_json is written where the
+ * job runs).
+ */
+void hbe_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (is_backend ||
+	    (output_format & (FIO_OUTPUT_JSON | FIO_OUTPUT_TERSE))) {
+		vfprintf(stderr, fmt, ap);
+		fflush(stderr);
+	} else {
+		log_valist(fmt, ap);
+		/* a forked job may leave without flushing stdio */
+		log_info_flush();
+	}
+	va_end(ap);
+}
+
 static bool hbe_kernel_at_least(int major, int minor)
 {
 	struct utsname u;
@@ -460,17 +488,17 @@ static int hbe_uncached_flags(struct thread_data *td, struct hbe_options *o)
 		return 0;
 	uname(&u);
 	if (td->o.odirect) {
-		log_info(HBE_LOG_PREFIX "uncached=%u: direct=1 bypasses the "
+		hbe_note(HBE_LOG_PREFIX "uncached=%u: direct=1 bypasses the "
 			 "page cache already: no RWF_DONTCACHE\n", o->uncached);
 		return 0;
 	}
 	if (!hbe_kernel_at_least(6, 14)) {
-		log_info(HBE_LOG_PREFIX "uncached=%u: kernel %s has no "
+		hbe_note(HBE_LOG_PREFIX "uncached=%u: kernel %s has no "
 			 "RWF_DONTCACHE (6.14+): buffered I/O goes through the "
 			 "page cache as usual\n", o->uncached, u.release);
 		return 0;
 	}
-	log_info(HBE_LOG_PREFIX "uncached=%u: RWF_DONTCACHE (kernel %s; not "
+	hbe_note(HBE_LOG_PREFIX "uncached=%u: RWF_DONTCACHE (kernel %s; not "
 		 "fio 3.33's 0x40, which this kernel reads as RWF_ATOMIC)\n",
 		 o->uncached, u.release);
 	return HBE_RWF_DONTCACHE;
