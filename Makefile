@@ -4,6 +4,7 @@
 #
 #   make            lib/, the fio engine, the hugebuf CLI and all tests
 #   make test       run the test suite (t/runtests.sh)
+#   make unit       lib/ + unit tests without ./configure or fio (build-unit/)
 #   make static     statically linked tests + CLI in t/static/ (for qemu)
 #   make deps       (root, Debian) install build/test dependencies and the
 #                   fio source matching the installed fio
@@ -46,7 +47,7 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 
 .PHONY: all lib engine cli tests static test check install uninstall clean \
 	distclean deps kernel-test bench bench-full check-asan fuzz \
-	need-config format
+	need-config format unit
 
 all: need-config lib engine cli tests
 
@@ -83,6 +84,46 @@ $(ENGINE): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) lib/hugebuf.h \
 		config-host.mak
 	$(CC) $(ENGINE_CFLAGS) -shared -o $@ $(ENGINE_SRCS) $(LIB_A) \
 		$(HB_LDLIBS)
+
+# make unit: lib/ and its unit tests (t/unit-*.c, with the t/helpers/
+# objects) built in build-unit/ and run, needing only gcc and liburing-dev:
+# no ./configure, no fio source tree (a newcomer can run it before make
+# deps).  Unconfigured, so without the libhugetlbfs backing.
+UNIT_DIR := build-unit
+UNIT_CFLAGS := -std=gnu11 $(HB_WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+	-Ilib $(LIBURING_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+UNIT_LDLIBS := $(if $(LIBURING_LIBS),$(LIBURING_LIBS),-luring) -ldl \
+	$(EXTRA_LDLIBS)
+UNIT_PROGS := $(patsubst t/%.c,$(UNIT_DIR)/t/%.t,$(sort $(wildcard t/unit-*.c)))
+UNIT_LIB_OBJS := $(patsubst %.c,$(UNIT_DIR)/%.o,$(LIB_SRCS))
+UNIT_HELPERS := $(patsubst %.c,$(UNIT_DIR)/%.o,$(T_HELPER_SRCS))
+.SECONDARY: $(UNIT_LIB_OBJS) $(UNIT_HELPERS)
+
+unit: $(UNIT_PROGS)
+	@p=0; f=0; s=0; for t in $(UNIT_PROGS); do \
+		HUGEBUF_TEST_DIR=$${HUGEBUF_TEST_DIR:-/tmp} ./$$t \
+			>$$t.log 2>&1; rc=$$?; \
+		case $$rc in \
+		0) p=$$((p + 1)); echo "PASS  $$t" ;; \
+		77) s=$$((s + 1)); echo "SKIP  $$t: $$(tail -n 1 $$t.log)" ;; \
+		*) f=$$((f + 1)); echo "FAIL  $$t (exit $$rc)"; \
+			tail -n 20 $$t.log | sed 's/^/      | /' ;; \
+		esac; \
+	done; echo "$$p passed, $$f failed, $$s skipped"; [ $$f = 0 ]
+
+$(UNIT_DIR)/lib/%.o: lib/%.c lib/hugebuf.h lib/internal.h
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
+
+$(UNIT_DIR)/t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) lib/hugebuf.h
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
+
+$(UNIT_DIR)/t/%.t: t/%.c $(UNIT_HELPERS) $(UNIT_LIB_OBJS) $(T_HELPER_HDRS) \
+		lib/hugebuf.h
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_HELPERS) $(UNIT_LIB_OBJS) \
+		$(UNIT_LDLIBS)
 
 # Static programs for a minimal initramfs on another kernel (kernel/ktest.sh)
 static: need-config $(STATIC_PROGS)
@@ -137,7 +178,7 @@ format:
 
 clean:
 	rm -f lib/*.o $(LIB_A) t/*.o t/helpers/*.o t/*.t $(CLI) $(ENGINE)
-	rm -rf t/static
+	rm -rf t/static $(UNIT_DIR)
 
 distclean: clean
 	rm -f config-host.mak config-host.h
