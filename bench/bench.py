@@ -187,24 +187,35 @@ def io_window(samples, write, runtime, bw):
     return i0, i1
 
 
-POOL = "/sys/kernel/mm/hugepages/hugepages-2048kB/"
+def cli_json(*args):
+    """`hugebuf ARGS --json` (the CLI of this tree, $HUGEBUF_CLI): the
+    pool and queue facts come from lib/, not from a copy here."""
+    cmd = [CLI] + list(args) + ["--json"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        return json.loads(p.stdout)
+    except ValueError:
+        raise FioError("%s failed (exit %d): %s" % (
+            " ".join(cmd), p.returncode,
+            p.stderr.decode(errors="replace").strip()))
 
 
 def pool_settle(limit=5.0):
     """Wait for the 2M pool to settle after the previous run.  When a
     process with hugetlb buffers registered in io_uring exits, the ring
     is torn down later (io_ring_exit_work) and its pages come back after
-    the process is gone; meanwhile resv_hugepages reads as a negative
-    number (2^64 - N, seen on 6.18), and a hugetlb allocation that checks
-    the pool first refuses with 'have 0'."""
+    the process is gone; meanwhile resv_hugepages reads as a wrapped
+    negative number (2^64 - N, seen on 6.18).  lib's pool check ignores
+    such a resv (lib/preflight.c), but the pages are not free yet either:
+    wait while `hugebuf info --json` shows the default pool that way."""
     t_end = time.monotonic() + limit
     while time.monotonic() < t_end:
         try:
-            nr = int(open(POOL + "nr_hugepages").read())
-            resv = int(open(POOL + "resv_hugepages").read())
-        except (OSError, ValueError):
+            pools = cli_json("info")["pools"]
+            p = next(x for x in pools if x.get("default"))
+        except (FioError, KeyError, StopIteration):
             return
-        if resv <= nr:
+        if p["resv"] <= p["nr"] + p["surplus"]:
             return
         time.sleep(0.02)
 
@@ -405,16 +416,12 @@ def run_cli(ctx, backing, size):
 
 
 def queue_limits(dev):
-    q = "/sys/block/%s/queue/" % dev
-
-    def rd(n, d):
-        try:
-            return int(open(q + n).read())
-        except (OSError, ValueError):
-            return d
-    return {"max_sectors": rd("max_sectors_kb", 1024) * KIB,
-            "max_segments": rd("max_segments", 128),
-            "max_segment_size": rd("max_segment_size", 65536)}
+    """The queue limits of /sys/block/DEV as lib reads them for its
+    split model (`hugebuf plan --dev=DEV --json`)."""
+    j = cli_json("plan", "--backing=4k", "--size=4K", "--dev=" + dev)
+    return {"max_sectors": j["max_sectors_bytes"],
+            "max_segments": j["max_segments"],
+            "max_segment_size": j["max_segment_size"]}
 
 
 def retried(what, fn, *args):
@@ -539,6 +546,9 @@ def log(msg):
     print("bench: " + msg, file=sys.stderr, flush=True)
 
 
+CLI = env("HUGEBUF_CLI", os.path.join(TOP, "cli", "hugebuf"))
+
+
 def main():
     full = "--full" in sys.argv[1:]
     report_only = "--report-only" in sys.argv[1:]
@@ -551,7 +561,7 @@ def main():
         ctx = {
             "fio": env("FIO", "fio"),
             "engine": os.environ["HUGEBUF_ENGINE"],
-            "cli": env("HUGEBUF_CLI", os.path.join(TOP, "t", "hugebuf")),
+            "cli": CLI,
             "path": os.environ["HUGEBUF_BENCH_FILE"],
             "size": env("HUGEBUF_BENCH_SIZE", "2G"),
             "plan": plan,

@@ -375,13 +375,59 @@ def md_table(head, rows):
     return "\n".join(out) + "\n"
 
 
+# the split model is lib's hb_predict_requests(), asked through the CLI
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODEL_KERNEL = None     # major.minor of the measured kernel (main())
+_predicted = {}
+
+
+def hugebuf_cli():
+    """$HUGEBUF_CLI, else the tree's cli/hugebuf, else an installed
+    hugebuf."""
+    for c in (os.environ.get("HUGEBUF_CLI"),
+              os.path.join(TOP, "cli", "hugebuf"), shutil.which("hugebuf")):
+        if c and os.access(c, os.X_OK):
+            return c
+    sys.exit("bench: no hugebuf CLI (run make, or set HUGEBUF_CLI): the "
+             "request predictions come from 'hugebuf plan --json'")
+
+
+def size_arg(n):
+    for unit, suf in ((GIB, "G"), (MIB, "M"), (KIB, "K")):
+        if n % unit == 0:
+            return "%d%s" % (n // unit, suf)
+    return str(n)
+
+
 def predicted_requests(size, seg, lim):
-    """Requests for one I/O of @size bytes over bvecs of @seg bytes: a
-    request ends at max_sectors or after max_segments bvecs (each bvec is
-    at least one segment; one is cut at max_segment_size)."""
-    seg = min(seg, lim["max_segment_size"])
-    per = min(lim["max_sectors"], lim["max_segments"] * seg)
-    return int(math.ceil(size / float(per)))
+    """Device requests of one READ_FIXED of @size bytes from folios of
+    @seg bytes under the queue limits @lim: `hugebuf plan
+    --queue-limits=... --json` ("predicted_requests"), i.e. lib's
+    hb_predict_requests() over the model's bvec table for the kernel the
+    results were measured on."""
+    if seg <= 4096:
+        backing = "4k"
+    elif seg in (2 * MIB, GIB):
+        backing = "hugetlb:" + size_arg(seg)
+    else:
+        backing = "mthp:" + size_arg(seg)
+    ql = "%d,%d,%d" % (lim["max_sectors"], lim["max_segments"],
+                       lim["max_segment_size"])
+    key = (size, backing, ql, MODEL_KERNEL)
+    if key not in _predicted:
+        cmd = [hugebuf_cli(), "plan", "--backing=" + backing,
+               "--size=" + size_arg(size), "--queue-limits=" + ql, "--json"]
+        if MODEL_KERNEL:
+            cmd.append("--kernel=" + MODEL_KERNEL)
+        p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        try:
+            _predicted[key] = int(json.loads(p.stdout)["predicted_requests"])
+        except (ValueError, KeyError):
+            sys.exit("bench: %s failed (exit %d): %s" % (
+                " ".join(cmd), p.returncode,
+                p.stderr.decode(errors="replace").strip()))
+    return _predicted[key]
 
 
 def key_rows(d):
@@ -830,6 +876,9 @@ def main(results, outdir):
     d.path = results
     if not d.meta:
         sys.exit("bench: no results in %s: run make bench first" % results)
+    global MODEL_KERNEL
+    rel = str(d.meta.get("kernel", ""))
+    MODEL_KERNEL = ".".join(rel.split("-")[0].split(".")[:2]) or None
     console(d)
     plots = []
     for metric, ylabel, title, logy in (
