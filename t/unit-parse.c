@@ -254,7 +254,7 @@ static int test_kmodel_env(void)
 		{ "6.3", HB_KGEN_SINGLE, "6.3", 32 },
 		{ "6.11", HB_KGEN_SINGLE, "6.11", 32 },
 		{ "6.12", HB_KGEN_MULTI, "6.12", 32 },
-		{ "6.12.117", HB_KGEN_MULTI, "6.12", 32 },
+		{ "6.12.117", HB_KGEN_MULTI_FIXED, "6.12.117", 32 },
 		{ "6.16", HB_KGEN_MULTI_FIXED, "6.16", 56 },
 		{ "5.10", HB_KGEN_NONE, "5.10", 32 },
 		{ "6.1+hugebuf", HB_KGEN_MULTI_FIXED, "6.1+hugebuf", 32 },
@@ -262,7 +262,7 @@ static int test_kmodel_env(void)
 	static const char *const bad[] = { "banana", "6", "6.", "six.one",
 					   "x6.1" };
 	struct hb_kmodel km, want;
-	int ret = T_EXIT_PASS, maj, min;
+	int ret = T_EXIT_PASS, maj, min, sub;
 	struct utsname u;
 	unsigned int i;
 
@@ -295,15 +295,21 @@ static int test_kmodel_env(void)
 				     "name the variable", bad[i], hb_errmsg());
 	}
 
-	/* unset (and empty): the uname release decides */
+	/*
+	 * unset (and empty): the release decides, confirmed by behaviour
+	 * (lib/kdetect.c); on the kernels we test the two agree, so the
+	 * generation is that of uname's X.Y.Z.
+	 */
 	if (uname(&u) || sscanf(u.release, "%d.%d", &maj, &min) != 2)
 		return t_worst(ret, t_skip("cannot parse uname release"));
-	hb_kmodel_for_version(maj, min, &want);
+	if (sscanf(u.release, "%*d.%*d.%d", &sub) != 1)
+		sub = 0;
+	hb_kmodel_for_release(maj, min, sub, &want);
 	unsetenv("HUGEBUF_KERNEL");
-	if (hb_kmodel_running(&km) || km.gen != want.gen ||
-	    strcmp(km.name, want.name))
-		ret = t_fail("without HUGEBUF_KERNEL the model is '%s', "
-			     "expected '%s' from uname %s", km.name, want.name,
+	if (hb_kmodel_running(&km) || km.gen != want.gen)
+		ret = t_fail("without HUGEBUF_KERNEL the model is '%s' (%s), "
+			     "expected %s from uname %s", km.name,
+			     hb_kgen_name(km.gen), hb_kgen_name(want.gen),
 			     u.release);
 	setenv("HUGEBUF_KERNEL", "", 1);
 	if (hb_kmodel_running(&km) || km.gen != want.gen)

@@ -150,7 +150,11 @@ static int ref_version(const char *s, int *major, int *minor)
 	return 0;
 }
 
-static enum hb_kgen ref_gen(int major, int minor)
+/*
+ * The generation of X.Y.Z: 3a3c6d61577d (6.16) reached 6.12.36 and
+ * 6.15.5, so those sublevels have the fixed first-bvec offset.
+ */
+static enum hb_kgen ref_gen(int major, int minor, int sub)
 {
 	int v = major * 1000 + minor;
 
@@ -158,9 +162,34 @@ static enum hb_kgen ref_gen(int major, int minor)
 		return HB_KGEN_NONE;
 	if (v < 6012)
 		return HB_KGEN_SINGLE;
+	if ((v == 6012 && sub >= 36) || (v == 6015 && sub >= 5))
+		return HB_KGEN_MULTI_FIXED;
 	if (v < 6016)
 		return HB_KGEN_MULTI;
 	return HB_KGEN_MULTI_FIXED;
+}
+
+/*
+ * The sublevel of "X.Y.Z...": the number after the second dot; none, or
+ * one of 100000 or more (no kernel has one), counts as 0.
+ */
+static int ref_sublevel(const char *s)
+{
+	const char *p = s;
+	long v = 0;
+
+	/* "X.Y.Z": the dot must follow the minor's digits directly */
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p++ != '.')
+		return 0;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p++ != '.' || !isdigit((unsigned char)*p))
+		return 0;
+	for (; isdigit((unsigned char)*p) && v < 100000; p++)
+		v = v * 10 + (*p - '0');
+	return v < 100000 && !isdigit((unsigned char)*p) ? (int)v : 0;
 }
 
 /* "6.1.<digits>+hugebuf" also names the backport */
@@ -196,11 +225,11 @@ static void check_kernel(const char *s)
 	if (!w && r)
 		fz_finding("hb_kmodel_parse('%s') refuses kernel %d.%d: %s", s,
 			   major, minor, hb_errmsg());
-	if (!w && (km.gen != ref_gen(major, minor) ||
+	if (!w && (km.gen != ref_gen(major, minor, ref_sublevel(s)) ||
 		   km.exact_nr_segs != (major * 1000 + minor >= 6015)))
 		fz_finding("kernel '%s': generation %d exact %d, reference "
 			   "%d", s, (int)km.gen, km.exact_nr_segs,
-			   (int)ref_gen(major, minor));
+			   (int)ref_gen(major, minor, ref_sublevel(s)));
 	if (w && !r && !lax)
 		fz_finding("hb_kmodel_parse('%s') accepts it as %s", s,
 			   km.name);
