@@ -64,8 +64,9 @@ build() {
 	done
 	for t in $targets; do
 		# shellcheck disable=SC2086
-		$cc $cflags -fsanitize=fuzzer -o "$out/$t" "t/fuzz/$t.c" \
-			$objs $libs || return 1
+		# the shared reference model of t/helpers/ (fuzz-model)
+		$cc $cflags -It -fsanitize=fuzzer -o "$out/$t" "t/fuzz/$t.c" \
+			t/helpers/refmodel.c $objs $libs || return 1
 	done
 }
 
