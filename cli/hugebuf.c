@@ -343,6 +343,53 @@ static void fmt_limit(uint64_t v, char *buf, size_t len)
 		snprintf(buf, len, "%llu KiB", (unsigned long long)(v >> 10));
 }
 
+/*
+ * The kernel's generation by version and by behaviour (lib/kdetect.c);
+ * behaviour wins where they disagree, and the warning says so.
+ */
+static void info_detect_text(const struct hb_kdetect *d)
+{
+	if (!d) {
+		printf("detection:       failed: %s\n", hb_errmsg());
+		return;
+	}
+	printf("detection:       %s (chosen: %s, from %s, %u us)\n",
+	       d->summary, d->chosen.name, d->source, d->usec);
+	if (d->note[0])
+		printf("                 %s\n", d->note);
+	if (d->warning[0])
+		fprintf(stderr, "%s: %s\n", prog, d->warning);
+}
+
+static const char *tri_json(int v)
+{
+	return v < 0 ? "null" : v ? "true" : "false";
+}
+
+static void info_detect_json(const struct hb_kdetect *d)
+{
+	if (!d) {
+		printf(" \"kernel_detect\": null,\n");
+		return;
+	}
+	printf(" \"kernel_detect\": {");
+	json_kv_str("upstream", d->upstream, true);
+	json_kv_str("version", d->version_km.name, true);
+	json_kv_str("behaviour", d->behaviour_ok ? d->behaviour_km.name : "",
+		    true);
+	json_kv_str("chosen", d->chosen.name, true);
+	json_kv_str("source", d->source, true);
+	printf(" \"agreed\": %s, \"first_bvec_vaddr\": %s, "
+	       "\"coalesce_single\": %s, \"coalesce_multi\": %s, "
+	       "\"batch_dedup\": %s, \"usec\": %u, ", json_bool(d->agreed),
+	       tri_json(d->first_bvec_vaddr), tri_json(d->coalesce_single),
+	       tri_json(d->coalesce_multi), tri_json(d->batch_dedup), d->usec);
+	json_kv_str("summary", d->summary, true);
+	json_kv_str("warning", d->warning, true);
+	json_kv_str("note", d->note, false);
+	printf("},\n");
+}
+
 static void info_text(const struct hb_sysinfo *si)
 {
 	char a[32], b[32];
@@ -353,6 +400,7 @@ static void info_text(const struct hb_sysinfo *si)
 	       si->kmodel.name, hb_kgen_name(si->kmodel.gen),
 	       si->kmodel.imu_header,
 	       getenv("HUGEBUF_KERNEL") ? ", from HUGEBUF_KERNEL" : "");
+	info_detect_text(hb_kdetect_cached());
 	if (!si->nr_pools)
 		printf("hugetlb pools:   none (no /sys/kernel/mm/hugepages)\n");
 	for (i = 0; i < si->nr_pools; i++) {
@@ -402,6 +450,7 @@ static void info_json(const struct hb_sysinfo *si)
 	       "\"imu_cache_bvecs\": %u},\n", si->kmodel.imu_header,
 	       json_bool(si->kmodel.exact_nr_segs),
 	       si->kmodel.imu_cache_bvecs);
+	info_detect_json(hb_kdetect_cached());
 	printf(" \"pools\": [");
 	for (i = 0; i < si->nr_pools; i++) {
 		const struct hb_pool *p = &si->pools[i];
