@@ -51,8 +51,9 @@ t_as_nobody keep "$FIO" --name=nobody --ioengine=external:"$T_NB_ENGINE" \
 rc=$?
 if ! t_expect_read "$out" $rc $((16 << 20)) "engine job as nobody"; then
 	:
-elif ! grep -q '^hugebuf: nobody: .*probe degraded' "$out"; then
-	fail "engine report as nobody does not say the probe is degraded: $(grep probe "$out")"
+# under --output-format=json the engine's report goes to stderr (1a1b350)
+elif ! cat "$out" "$out.err" | grep -q '^hugebuf: nobody: .*probe degraded'; then
+	fail "engine report as nobody does not say the probe is degraded: $(cat "$out" "$out.err" | grep probe)"
 else
 	t_info "engine as nobody: 16 MiB read and verified, probe degraded"
 fi
