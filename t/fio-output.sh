@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# What scripts read from fio with the engine swapped in:
+#  - every --output-format combination: the JSON object parses (found at
+#    the first line that is "{", as fio prints normal text around it in
+#    the combined formats) and no engine text is on stdout unless the
+#    format is normal alone;
+#  - report_json lines parse and carry the job name when it has quotes,
+#    backslashes and UTF-8;
+#  - mem=mmaphuge:FILE on hugetlbfs is shared: a second process (a second
+#    fio, and a plain mmap) sees each other's writes, and the pages go back
+#    to the pool after both exit;
+#  - bad input: each a one-line message and a failed job.
+. "$(dirname "$0")/_fio-lib.sh"
+t_require
+[ "$(id -u)" = 0 ] || skip "needs root (hugetlbfs mount)"
+free=$(t_free_hugepages)
+[ "$free" -ge 64 ] ||
+	skip "needs 64 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+E="external:$HUGEBUF_ENGINE"
+F=$T_DIR/data
+"$FIO" --name=lay --filename="$F" --size=8M --rw=write --bs=1M \
+	--output=/dev/null >/dev/null 2>&1 || skip "cannot write $F"
+JOB="--filename=$F --size=8M --rw=randread --bs=128k --iodepth=4 --direct=1"
+
+# parses FORMAT FILE: fio's output of that format is what scripts expect
+parses() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+fmt, text = sys.argv[1].split(","), open(sys.argv[2]).read()
+if fmt == ["normal"]:
+    sys.exit(0 if "hugebuf: " in text else 1)   # the report is there
+if "hugebuf: " in text:
+    sys.exit(2)                                 # ours leaked into stdout
+if any(f.startswith("json") for f in fmt):
+    lines = text.splitlines(True)
+    at = next(i for i, l in enumerate(lines) if l == "{\n")
+    obj, _ = json.JSONDecoder().raw_decode("".join(lines[at:]))
+    assert obj["jobs"][0]["error"] == 0
+if "terse" in fmt:
+    assert any(l.count(";") > 100 for l in text.splitlines())
+PY
+}
+
+for fmt in normal json json+ terse json,normal normal,json json+,normal \
+	normal,json+ terse,json json,terse; do
+	(cd "$T_DIR" && "$FIO" --name=fmt $JOB --ioengine="$E" \
+		--output-format="$fmt" >"$T_DIR/fmt.out" 2>"$T_DIR/fmt.err")
+	rc=$?
+	if [ $rc = 0 ] && parses "$fmt" "$T_DIR/fmt.out"; then
+		echo "ok: --output-format=$fmt"
+	else
+		fail "--output-format=$fmt: rc $rc, stdout does not parse as fio's"
+		head -3 "$T_DIR/fmt.out" | sed 's/^/    /'
+	fi
+done
+
+# a job name scripts cannot quote by hand
+name='q"x\y ü-日本'
+rm -f "$T_DIR/name.report"
+(cd "$T_DIR" && HUGEBUF_REPORT_JSON=$T_DIR/name.report "$FIO" --name="$name" \
+	$JOB --ioengine="$E" --output-format=json >"$T_DIR/name.json" \
+	2>"$T_DIR/name.err")
+if python3 - "$T_DIR/name.report" "$T_DIR/name.json" "$name" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+fio = json.load(open(sys.argv[2], encoding="utf-8"))
+assert len(rows) == 1 and rows[0]["job"] == sys.argv[3]
+assert fio["jobs"][0]["jobname"] == sys.argv[3]
+PY
+then
+	echo "ok: report_json with job name $name parses"
+else
+	fail "report_json with job name $name does not parse: $(head -c 300 "$T_DIR/name.report")"
+fi
+
+# mem=mmaphuge:FILE shared by two processes
+H=$T_DIR/huge
+mkdir -p "$H"
+mount -t hugetlbfs -o pagesize=2M none "$H" || skip "cannot mount hugetlbfs on $H"
+t_atexit "umount $H"
+base=$(t_free_hugepages)
+python3 -c "open('$T_DIR/pat', 'wb').write(b'\xab' * (8 << 20))"
+# fio A: reads 0xab blocks into the shared pages for 3 s
+(cd "$T_DIR" && "$FIO" --name=A --filename="$T_DIR/pat" --size=8M --rw=read \
+	--bs=1M --iodepth=2 --direct=1 --time_based --runtime=3 \
+	--ioengine="$E" --mem=mmaphuge:"$H/shared" --output=/dev/null \
+	>"$T_DIR/A.out" 2>&1) &
+pa=$!
+for _ in $(seq 50); do [ -e "$H/shared" ] && break; sleep 0.1; done
+sleep 1
+# fio B: the same file; its zeroed write buffers are A's pages, so what it
+# writes out is what A read in
+(cd "$T_DIR" && "$FIO" --name=B --filename="$T_DIR/outB" --size=8M \
+	--rw=write --bs=1M --iodepth=1 --direct=1 --zero_buffers \
+	--ioengine="$E" --mem=mmaphuge:"$H/shared" --output=/dev/null \
+	>"$T_DIR/B.out" 2>&1)
+rb=$?
+# a plain mmap of the same file sees A's reads too
+seen=$(python3 - "$H/shared" <<'PY'
+import mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+m = mmap.mmap(fd, 2 << 20)
+print(m[:4096].count(b"\xab"))
+PY
+)
+wait $pa
+ra=$?
+if [ $ra = 0 ] && [ $rb = 0 ] &&
+	python3 -c "import sys; d=open('$T_DIR/outB','rb').read(); sys.exit(0 if d.count(b'\xab') > len(d)//2 else 1)"; then
+	echo "ok: mem=mmaphuge:FILE: fio B wrote what fio A read into the shared pages"
+else
+	fail "mem=mmaphuge:FILE: fio B did not see A's data (A rc $ra, B rc $rb)"
+	cat "$T_DIR/A.out" "$T_DIR/B.out" | grep -v '^ ' | head -6
+fi
+[ "${seen:-0}" -gt 2048 ] && echo "ok: a plain mmap of the file sees A's reads ($seen of 4096 bytes)" ||
+	fail "a plain mmap of $H/shared does not see A's reads ($seen)"
+[ ! -e "$H/shared" ] || fail "$H/shared is left after both fio runs exited"
+after=$(t_free_hugepages)
+if [ "$after" -lt "$base" ]; then
+	sleep 1
+	after=$(t_free_hugepages)
+fi
+[ "$after" -ge "$base" ] && echo "ok: hugepages back to the pool ($after free, $base before)" ||
+	fail "hugepages not back: $after free, $base before"
+
+# bad input: one line each, failed job
+bad() {
+	local what=$1 want=$2 n
+	shift 2
+	(cd "$T_DIR" && "$FIO" --name=bad $JOB --ioengine="$E" "$@" \
+		>"$T_DIR/bad.out" 2>&1)
+	if [ $? = 0 ]; then
+		fail "$what: fio succeeded"
+		return
+	fi
+	n=$(grep -c -e "$want" "$T_DIR/bad.out")
+	if [ "$n" = 1 ]; then
+		echo "ok: $what: $(grep -e "$want" "$T_DIR/bad.out")"
+	else
+		fail "$what: want one line matching '$want', got:"
+		head -5 "$T_DIR/bad.out" | sed 's/^/    /'
+	fi
+}
+bad "unknown mem=" "failed parsing mem=bogus" --mem=bogus
+bad "mmaphuge: not on hugetlbfs" "is not on hugetlbfs" --mem=mmaphuge:"$T_DIR/nothuge"
+bad "hugepage-size the system lacks" "no 16M hugepages" --mem=shmhuge --hugepage-size=16M
+bad "mem= against backing=" "mem=shmhuge and backing=hugetlb contradict" --mem=shmhuge --backing=hugetlb
+bad "iomem_align against head_offset=" "iomem_align=4096 and head_offset=8192 contradict" --iomem_align=4k --head_offset=8k
+
+t_done
