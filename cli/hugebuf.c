@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +48,7 @@ static void usage(FILE *f)
 "                   [--bvecs] [--dev=DISK |\n"
 "                   --queue-limits=BYTES,SEGS,SEGSIZE]\n"
 "       %s check [--backing=B] [--size=S] [--offset=N] [--file=PATH] [--json]\n"
+"                   [--moved]\n"
 "\n"
 "  info   hugepage pools, THP/mTHP, memlock, CAP_IPC_LOCK, the kernel's\n"
 "         coalescing generation and whether the exact folio probe works\n"
@@ -54,7 +56,9 @@ static void usage(FILE *f)
 "         nothing is allocated); with --dev (queue limits of /sys/block/DISK)\n"
 "         or --queue-limits, the block requests one READ_FIXED of it takes\n"
 "  check  allocate, probe, register and measure what the running kernel\n"
-"         did (block requests per READ_FIXED with --file, kernel memory)\n"
+"         did (block requests per READ_FIXED with --file, kernel memory);\n"
+"         --moved (thp only): the buffer starts 1 MiB into a THP and is\n"
+"         moved by mremap to a 2 MiB + 4 KiB address (non-congruent)\n"
 "\n"
 "  B: 4k, thp, mthp:64K, hugetlb[:2M|:1G], memfd[:2M|:1G], libhugetlbfs\n"
 "  S, N: bytes, 0x hex, or K/M/G suffixes; K: 6.1, 6.3, 6.12, 6.16, X.Y,\n"
@@ -125,7 +129,7 @@ static const char *json_bool(bool v)
 /* ------------------------------------------------------------------ */
 
 struct opts {
-	bool json, bvecs;
+	bool json, bvecs, moved;
 	bool have_backing, have_size, have_offset, have_kernel;
 	struct hb_backing backing;
 	uint64_t size, offset;
@@ -148,6 +152,7 @@ enum {
 	OPT_FILE,
 	OPT_DEV,
 	OPT_LIMITS,
+	OPT_MOVED,
 	OPT_HELP,
 };
 
@@ -161,6 +166,7 @@ static const struct option long_opts[] = {
 	{ "file", required_argument, NULL, OPT_FILE },
 	{ "dev", required_argument, NULL, OPT_DEV },
 	{ "queue-limits", required_argument, NULL, OPT_LIMITS },
+	{ "moved", no_argument, NULL, OPT_MOVED },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -177,7 +183,8 @@ static bool opt_allowed(const char *cmd, int opt)
 		       opt == OPT_LIMITS;
 	if (!strcmp(cmd, "check"))
 		return opt == OPT_BACKING || opt == OPT_SIZE ||
-		       opt == OPT_OFFSET || opt == OPT_FILE;
+		       opt == OPT_OFFSET || opt == OPT_FILE ||
+		       opt == OPT_MOVED;
 	return false;
 }
 
@@ -276,6 +283,9 @@ static int parse_opt(struct opts *o, int opt, const char *arg)
 					   "block-device file system, e.g. "
 					   "--file=/var/tmp/hb-check.dat");
 		o->file = arg;
+		return 0;
+	case OPT_MOVED:
+		o->moved = true;
 		return 0;
 	case OPT_DEV:
 		return parse_dev(o, arg);
@@ -640,6 +650,9 @@ struct check {
 	struct opts o;
 	struct hb_kmodel km;
 	struct hb_buf buf;
+	char *addr;		/* the buffer under test (moved or buf.addr) */
+	void *resv;		/* --moved: the reservation it was moved into */
+	size_t resv_len;
 	struct hb_analysis an;	/* probe + the running kernel's model */
 	struct hb_imu none;	/* hypothesis: no coalescing */
 	struct hb_imu multi;	/* hypothesis: multi-folio coalescing */
@@ -754,7 +767,7 @@ static int measure_reads(struct check *c)
 				   &c->max_seg))
 		return system_error("--file");
 	lbs = hb_dio_align(c->o.file);
-	if ((uintptr_t)c->buf.addr % lbs || c->o.size % lbs) {
+	if ((uintptr_t)c->addr % lbs || c->o.size % lbs) {
 		snprintf(c->reads_note, sizeof(c->reads_note), "not measured: "
 			 "O_DIRECT needs the buffer address and size aligned "
 			 "to %u bytes (use an --offset and --size that are "
@@ -765,8 +778,8 @@ static int measure_reads(struct check *c)
 	if (fd < 0)
 		return system_error("--file");
 	ret = hb_register_buffers(&c->ring, &(struct iovec){
-					  .iov_base = c->buf.addr,
-					  .iov_len = c->buf.len }, 1);
+					  .iov_base = c->addr,
+					  .iov_len = c->o.size }, 1);
 	if (ret) {
 		close(fd);
 		return system_error("registering the buffer");
@@ -785,7 +798,7 @@ static int measure_reads(struct check *c)
 		uint64_t n;
 
 		ret = hb_count_read_requests(&c->ring, fd, true, 0,
-					     c->buf.addr, c->o.size, 0, c->dev,
+					     c->addr, c->o.size, 0, c->dev,
 					     READ_TRIES, &n);
 		if (ret)
 			break;
@@ -820,7 +833,7 @@ static int measure_kmem(struct check *c)
 
 	c->k = c->o.size <= (256ULL << 20) ? 16 : 4;
 	for (i = 0; i < KMEM_ROUNDS; i++) {
-		ret = hb_measure_reg_kmem(&c->ring, c->buf.addr, c->buf.len,
+		ret = hb_measure_reg_kmem(&c->ring, c->addr, c->o.size,
 					  c->k, &d[i]);
 		if (ret == -ENOMEM) {
 			snprintf(c->kmem_note, sizeof(c->kmem_note),
@@ -908,6 +921,9 @@ static void check_text(const struct check *c)
 	       c->o.backing.kind == HB_BACKING_MTHP ?
 	       (c->buf.huge_verified ? ", huge folios verified" :
 		", huge folios NOT verified") : "");
+	if (c->o.moved)
+		printf("moved:           to %p (2 MiB + 4 KiB), first page 1 MiB "
+		       "into its folio\n", (void *)c->addr);
 	printf("probe:           %s: %u pages in %u folios of %s..%s (%s)\n",
 	       p->source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded",
 	       p->nr_pages, p->nr_folios,
@@ -956,6 +972,7 @@ static void check_json(const struct check *c)
 	       "\"huge_verified\": %s,\n", (unsigned long long)c->o.size,
 	       (unsigned long long)c->o.offset, c->buf.map_len,
 	       json_bool(c->buf.huge_verified));
+	printf(" \"moved\": %s,\n", json_bool(c->o.moved));
 	printf(" \"probe\": {\"source\": \"%s\", \"nr_pages\": %u, "
 	       "\"nr_folios\": %u, \"min_folio\": %llu, \"max_folio\": %llu, ",
 	       p->source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded",
@@ -1015,8 +1032,8 @@ static void check_json(const struct check *c)
 static int check_models(struct check *c)
 {
 	struct hb_kmodel none = c->km, multi = c->km;
-	struct iovec iov = { .iov_base = c->buf.addr, .iov_len = c->o.size };
-	uint64_t ua = (uintptr_t)c->buf.addr;
+	struct iovec iov = { .iov_base = c->addr, .iov_len = c->o.size };
+	uint64_t ua = (uintptr_t)c->addr;
 	const struct hb_page *pages;
 
 	if (hb_analyze(&c->km, &iov, 1, &c->o.backing, 0, 0, HB_ANALYZE_KEEP,
@@ -1042,6 +1059,36 @@ static int check_memlock(struct check *c)
 	return 0;
 }
 
+/*
+ * --moved: the buffer is the second half of a THP and the THPs after it,
+ * moved by mremap() to an address 4 KiB past a 2 MiB boundary, so its
+ * first page sits 1 MiB into its folio while the address says 4 KiB: the
+ * case 3a3c6d61577d (6.16, 6.12.36) fixed.
+ */
+static int move_thp(struct check *c)
+{
+	size_t two = 2ULL << 20;
+	uintptr_t dst;
+	void *moved;
+
+	c->resv_len = c->o.size + two + HB_PAGE_SIZE;
+	c->resv = mmap(NULL, c->resv_len, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (c->resv == MAP_FAILED) {
+		c->resv = NULL;
+		return hb_seterr(errno, "reserving %zu bytes: %s", c->resv_len,
+				 strerror(errno));
+	}
+	dst = ((uintptr_t)c->resv + two - 1) / two * two + HB_PAGE_SIZE;
+	moved = mremap((char *)c->buf.map + two / 2, c->o.size, c->o.size,
+		       MREMAP_MAYMOVE | MREMAP_FIXED, (void *)dst);
+	if (moved == MAP_FAILED)
+		return hb_seterr(errno, "mremap of the THP buffer failed: %s",
+				 strerror(errno));
+	c->addr = moved;
+	return 0;
+}
+
 static void check_cleanup(struct check *c)
 {
 	hb_imu_free(&c->none);
@@ -1049,6 +1096,8 @@ static void check_cleanup(struct check *c)
 	if (c->ring_ok)
 		io_uring_queue_exit(&c->ring);
 	hb_analysis_free(&c->an);
+	if (c->resv)
+		munmap(c->resv, c->resv_len);
 	hb_free(&c->buf);
 }
 
@@ -1075,9 +1124,22 @@ static int cmd_check(int argc, char **argv)
 		ret = usage_error("%s", hb_errmsg());
 		goto out;
 	}
+	if (c->o.moved && (c->o.backing.kind != HB_BACKING_THP ||
+			   c->o.offset || c->o.size % HB_PAGE_SIZE)) {
+		ret = usage_error("--moved needs --backing=thp, no --offset and "
+				  "a --size in whole 4 KiB pages");
+		goto out;
+	}
 	ret = EXIT_SYSTEM;
-	if (hb_alloc(&c->o.backing, c->o.size, c->o.offset, &c->buf)) {
+	/* --moved takes the buffer from 1 MiB into the first THP */
+	if (hb_alloc(&c->o.backing, c->o.size + (c->o.moved ? 1 << 20 : 0),
+		     c->o.offset, &c->buf)) {
 		system_error("allocating the buffer");
+		goto out;
+	}
+	c->addr = c->buf.addr;
+	if (c->o.moved && move_thp(c)) {
+		system_error("--moved");
 		goto out;
 	}
 	if (check_models(c) || check_memlock(c))
