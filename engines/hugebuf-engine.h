@@ -32,7 +32,6 @@ struct hbe_options {
 	char *hugepage_size;
 	unsigned int layout;
 	unsigned long long head_offset;
-	unsigned int head_offset_set;
 	unsigned int defer_taskrun;
 	unsigned long long chunk_size;
 	unsigned int coalesce_check;

@@ -28,15 +28,6 @@ static int hbe_sqpoll_cpu_cb(void *data, long long *val)
 	return 0;
 }
 
-static int hbe_head_offset_cb(void *data, long long *val)
-{
-	struct hbe_options *o = data;
-
-	o->head_offset = *val;
-	o->head_offset_set = 1;
-	return 0;
-}
-
 #define HBE_OPT(...)	{ .category = FIO_OPT_C_ENGINE,			\
 			  .group = FIO_OPT_G_IOURING, __VA_ARGS__ }
 #define HBE_OFF(field)	offsetof(struct hbe_options, field)
@@ -63,7 +54,8 @@ struct fio_option hbe_option_table[] = {
 			  .help = "few registered regions, io_us inside" },
 		}),
 	HBE_OPT(.name = "head_offset", .lname = "hugebuf head offset",
-		.type = FIO_OPT_STR_VAL, .cb = hbe_head_offset_cb,
+		.type = FIO_OPT_STR_VAL, .off1 = HBE_OFF(head_offset),
+		.def = "0",
 		.help = "Start every buffer this many bytes into its first "
 			"folio (fio's iomem_align means the same)"),
 	HBE_OPT(.name = "defer_taskrun", .lname = "hugebuf deferred task work",
@@ -393,7 +385,8 @@ static int hbe_plan_head(struct thread_data *td, struct hbe_options *o,
 	*head_offset = o->head_offset;
 	if (!td->o.mem_align)
 		return 0;
-	if (o->head_offset_set && o->head_offset != td->o.mem_align) {
+	/* head_offset=0 is the default: only another offset contradicts */
+	if (o->head_offset && o->head_offset != td->o.mem_align) {
 		log_err(HBE_LOG_PREFIX "iomem_align=%u and head_offset=%llu "
 			"contradict (both place the buffers): keep one of "
 			"them\n", td->o.mem_align, o->head_offset);
