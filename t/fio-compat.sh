@@ -80,7 +80,7 @@ expected() {
 		# RWF_UNCACHED (0x40) never went upstream; 6.11 made it RWF_ATOMIC
 		if "$FIO" --version | grep -q '^fio-3\.3[0-8]' &&
 			[ "$kmaj" -gt 6 -o \( "$kmaj" = 6 -a "$kmin" -ge 11 \) ]; then
-			echo "fio $("$FIO" --version) sends RWF_UNCACHED=0x40, which kernel $(uname -r) reads as RWF_ATOMIC"
+			echo "$("$FIO" --version) sends RWF_UNCACHED=0x40, which kernel $(uname -r) reads as RWF_ATOMIC"
 		fi ;;
 	esac
 }
