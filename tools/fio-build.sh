@@ -7,7 +7,7 @@
 # derived from its apt sources by tools/apt-sources.sh, kept in a private apt
 # state so the system's sources and lists are not touched).
 #
-#   tools/fio-build.sh [VERSION [SUITE]]     (default: 3.39 trixie)
+#   tools/fio-build.sh [--check] [VERSION [SUITE]]   (default: 3.39 trixie)
 #
 # Result, cached outside the clone (HB_FIO_CACHE, default
 # /var/tmp/hugebuf-fio): VERSION/fio-VERSION/ is the configured source tree
@@ -16,7 +16,18 @@
 # ready for ./configure --fio=... --fio-source=...  A second run with the
 # cache in place only prints that line.  Needs root only when it must fetch
 # (apt-get update of the private lists).
+#
+# --check (the make check stage): also build the engine against that fio
+# in a copy of this tree (VERSION/hugebuf/, the clone's own build stays as
+# it is) and run t/fio-examples.sh with that fio and engine.  Exit 77
+# (skip) when the mirror does not serve the source.
 set -eu
+
+check=0
+if [ "${1:-}" = --check ]; then
+	check=1
+	shift
+fi
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 ver=${1:-3.39}
@@ -73,8 +84,10 @@ fetch() {
 	(cd "$tmp" && apt_private source "fio/$suite" >"$dir/fetch.log" 2>&1) &&
 		return 0
 	rm -rf "$tmp"
-	grep -q '404' "$dir/fetch.log" &&
-		die "the mirror lists fio's $suite source but does not serve its files (404): see $dir/fetch.log"
+	if grep -q '404' "$dir/fetch.log"; then
+		echo "fio-build: the mirror lists fio's $suite source but does not serve its files (404): see $dir/fetch.log" >&2
+		exit 77
+	fi
 	die "apt-get source fio/$suite failed: see $dir/fetch.log"
 }
 
@@ -105,4 +118,22 @@ if ! built; then
 	echo "fio-build: built fio-$ver in $(($(date +%s) - start)) s" >&2
 fi
 built || die "$tree/fio is not fio-$ver"
-echo "FIO=$tree/fio FIO_SOURCE=$tree"
+[ $check = 1 ] || {
+	echo "FIO=$tree/fio FIO_SOURCE=$tree"
+	exit 0
+}
+
+# the engine against this fio, in a copy of the tree (sources only)
+copy=$dir/hugebuf
+rm -rf "$copy"
+mkdir -p "$copy"
+(cd "$top" && tar --exclude=.git --exclude=./deps --exclude='*.o' \
+	--exclude='*.a' --exclude='*.so' --exclude='*.t' -cf - .) |
+	(cd "$copy" && tar -xf -)
+(cd "$copy" && ./configure --fio="$tree/fio" --fio-source="$tree" \
+	>configure.log 2>&1) ||
+	die "configure against fio-$ver failed: see $copy/configure.log"
+(cd "$copy" && make -j"$(nproc)" engine cli >make.log 2>&1) ||
+	die "the engine does not build against fio-$ver: see $copy/make.log"
+FIO=$tree/fio HUGEBUF_ENGINE=$copy/engines/hugebuf.so \
+	HUGEBUF_CLI=$copy/cli/hugebuf "$copy/t/fio-examples.sh"
