@@ -49,7 +49,7 @@ if [ "$T_MTHP" = 64K ]; then
 else
 	d=/sys/kernel/mm/transparent_hugepage/hugepages-64kB
 	if [ -f "$d/enabled" ]; then
-		t_expect_fail mthp-64k "mTHP size 64K is not enabled" \
+		t_expect_fail mthp-64k "mTHP 64kB is disabled: echo madvise" \
 			"$T_TOP/examples/mthp-64k-randread.fio"
 	else
 		echo "skip: mthp-64k-randread.fio: the kernel has no 64K mTHP"
