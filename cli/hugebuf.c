@@ -550,7 +550,7 @@ static int cmd_plan(int argc, char **argv)
 	struct hb_page *pages;
 	struct hb_imu imu;
 	unsigned int reqs = 0;
-	char bs[32], sz[32];
+	char bs[HB_BACKING_STR_MAX], sz[32];
 	uint64_t uaddr, nr;
 	struct opts o;
 	int ret;
@@ -909,7 +909,7 @@ static void print_nodes(const struct hb_bufstats *st)
 static void check_text(const struct check *c)
 {
 	const struct hb_probe *p = &c->an.probe[0];
-	char bs[32], sz[32], a[32], b[32];
+	char bs[HB_BACKING_STR_MAX], sz[32], a[32], b[32];
 	const struct hb_imu *imu = &c->an.imu[0];
 
 	hb_backing_str(&c->o.backing, bs, sizeof(bs));
@@ -963,7 +963,7 @@ static void check_json(const struct check *c)
 	unsigned int n;
 	bool first;
 	const struct hb_imu *imu = &c->an.imu[0];
-	char bs[32];
+	char bs[HB_BACKING_STR_MAX];
 
 	hb_backing_str(&c->o.backing, bs, sizeof(bs));
 	printf("{");

@@ -212,18 +212,12 @@ int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
 	return ret;
 }
 
-static bool backing_is_hugetlb(const struct hb_backing *b)
-{
-	return b->kind == HB_BACKING_HUGETLB || b->kind == HB_BACKING_MEMFD ||
-	       b->kind == HB_BACKING_LIBHUGETLBFS;
-}
-
 static int check_backing(const struct hb_sysinfo *si,
 			 const struct hb_plan *plan)
 {
 	const struct hb_backing *b = &plan->backing;
 
-	if (backing_is_hugetlb(b)) {
+	if (hb_backing_is_hugetlb(b)) {
 		struct hb_numa_policy pol;
 		int ret = hb_check_pool(si, b->folio_size, plan->map_len);
 

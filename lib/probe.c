@@ -359,7 +359,10 @@ static int probe_degraded(struct hb_probe *p, uint64_t start,
 		snprintf(p->note, sizeof(p->note), "degraded: %s; mTHP is "
 			 "invisible without PFNs, folio size assumed from the "
 			 "recipe", why);
-	} else if (recipe && recipe->kind == HB_BACKING_4K) {
+	} else if (recipe && (recipe->kind == HB_BACKING_4K ||
+			      (recipe->kind == HB_BACKING_SHM &&
+			       recipe->folio_size == HB_PAGE_SIZE))) {
+		/* plain SysV shm is shmem with MADV_NOHUGEPAGE: 4 KiB */
 		snprintf(p->note, sizeof(p->note), "degraded: %s; 4 KiB pages "
 			 "from the recipe", why);
 	} else {

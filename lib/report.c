@@ -165,7 +165,7 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 		    struct hb_str *out)
 {
 	const struct hb_bufstats *st = &r->st;
-	char bk[64], fs[32];
+	char bk[HB_BACKING_STR_MAX], fs[32];
 
 	hb_backing_str(&r->backing, bk, sizeof(bk));
 	hb_fmt_size(r->backing.folio_size, fs, sizeof(fs));
@@ -244,7 +244,7 @@ static void json_nodes(struct hb_str *b, const struct hb_bufstats *st)
 void hb_report_json(const struct hb_report *r, struct hb_str *b)
 {
 	const struct hb_bufstats *st = &r->st;
-	char bk[64];
+	char bk[HB_BACKING_STR_MAX];
 
 	hb_backing_str(&r->backing, bk, sizeof(bk));
 	hb_str_printf(b, "{");
