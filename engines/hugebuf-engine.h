@@ -10,6 +10,8 @@
 #include "optgroup.h"
 #include "engines/cmdprio.h"
 
+#include <liburing.h>
+
 #include "hugebuf.h"
 
 #define HBE_LOG_PREFIX	"hugebuf: "
@@ -78,5 +80,91 @@ int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
  */
 int hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 		      struct hbe_uring_opts *u);
+
+/* most SQEs one io_u may be split into by chunk_size */
+#define HBE_MAX_PIECES	4096
+
+struct hbe_slot;
+
+/* One SQE's worth of an io_u: what is left to transfer. */
+struct hbe_piece {
+	struct hbe_slot *slot;
+	unsigned long long off;	/* file offset */
+	char *addr;
+	unsigned long long len;
+	struct iovec iov;	/* nonvectored=0: READV/WRITEV of one */
+};
+
+/* Engine state of one io_u, found by io_u->index. */
+struct hbe_slot {
+	struct io_u *io_u;
+	unsigned int pending;	/* pieces in flight */
+	unsigned int nr_pieces;
+	unsigned long long done;
+	int error;
+	bool eof;
+	struct hbe_piece *pieces;
+};
+
+struct hbe_data {
+	struct io_uring ring;
+	bool ring_ok;
+	bool reported;
+	struct hb_backing backing;
+	uint64_t head_offset;	/* head_offset= or iomem_align */
+	struct hb_buf buf;
+	bool buf_ok;
+	struct hb_kmodel km;
+	struct hbe_uring_opts u;
+	unsigned int prepped;	/* SQEs since the last IOSQE_ASYNC */
+	struct cmdprio cmdprio;
+	bool cmdprio_ok;
+
+	unsigned long long max_bs;
+	unsigned long long stride;	/* distance between io_u buffers */
+	unsigned int depth;
+	unsigned int slots_per_region;
+	unsigned int nr_iovecs;
+	struct iovec *iovecs;		/* what is (or would be) registered */
+	struct hbe_slot *slots;
+	unsigned int max_pieces;
+
+	/* io_us queued since the last commit, for issue_time */
+	struct io_u **queued;
+	unsigned int nr_queued;
+	unsigned int sqes_pending;	/* prepared but not submitted */
+
+	/* completed io_us waiting for ->event() */
+	struct io_u **events;
+	unsigned int nr_events;
+
+	/* report */
+	struct hb_bufstats st;
+	/* one bvec per folio (hb_analysis_coalesces) */
+	bool coalesces;
+	double register_usec;
+	long vmpin_kb;
+	bool defer_taskrun;
+	char dev[64];
+	bool dev_ok;
+	uint64_t dev_r0, dev_w0;
+	uint64_t ios[2];
+};
+
+/*
+ * The buffer plan of a job (engines/plan.c): lay io_u i out at
+ * base + head_offset + i * stride (lib/layout.c), check every option that
+ * constrains it, and run lib's preflight for what it needs.
+ */
+int hbe_plan_layout(struct thread_data *td, struct hbe_data *hd,
+		    struct hbe_options *o);
+int hbe_check_resources(struct hbe_data *hd, struct hbe_options *o,
+			uint64_t len);
+/* Bytes to map: our layout, and what fio's own carving writes to. */
+uint64_t hbe_alloc_len(struct thread_data *td, struct hbe_data *hd);
+/* One line at init when experimental_verify cannot verify this job. */
+void hbe_warn_replay(struct thread_data *td);
+/* The job-end report through lib's writer (text and report_json). */
+void hbe_report(struct thread_data *td, struct hbe_data *hd);
 
 #endif
