@@ -36,6 +36,8 @@ struct hbe_options {
 	unsigned long long head_offset;
 	unsigned int defer_taskrun;
 	unsigned long long chunk_size;
+	unsigned int vec_iovecs;	/* READV/WRITEV_FIXED with N iovecs */
+	unsigned long long vec_offset;	/* cuts moved this far into folios */
 	unsigned int coalesce_check;
 	unsigned int report;
 	char *report_json;
@@ -93,6 +95,7 @@ struct hbe_piece {
 	char *addr;
 	unsigned long long len;
 	struct iovec iov;	/* nonvectored=0: READV/WRITEV of one */
+	struct iovec *viov;	/* vec_iovecs: the cut of this piece */
 };
 
 /* Engine state of one io_u, found by io_u->index. */
@@ -138,6 +141,13 @@ struct hbe_data {
 	struct io_u **events;
 	unsigned int nr_events;
 
+	unsigned int dio_align;		/* direct=1: iovec cuts align to it */
+	unsigned int vec_n;		/* vec_iovecs */
+	uint64_t vec_offset;
+	unsigned int vec_bvecs;		/* model: bvecs of one vectored I/O */
+	struct hb_file_limits limits;	/* the first file's (statx) */
+	bool limits_ok;
+
 	/* report */
 	struct hb_bufstats st;
 	/* one bvec per folio (hb_analysis_coalesces) */
@@ -162,6 +172,13 @@ int hbe_check_resources(struct hbe_data *hd, struct hbe_options *o,
 			uint64_t len);
 /* Bytes to map: our layout, and what fio's own carving writes to. */
 uint64_t hbe_alloc_len(struct thread_data *td, struct hbe_data *hd);
+/*
+ * vec_iovecs: the kernel must have READV_FIXED (a one-line error
+ * otherwise); the model's bvecs for one vectored I/O go in the report.
+ */
+int hbe_model_vectored(struct thread_data *td, struct hbe_data *hd);
+/* What the kernel is (version and behaviour), said once per process. */
+void hbe_note_kernel(void);
 /* One line at init when experimental_verify cannot verify this job. */
 void hbe_warn_replay(struct thread_data *td);
 /* The job-end report through lib's writer (text and report_json). */

@@ -28,6 +28,7 @@
 #include <liburing.h>
 
 #include "hugebuf-engine.h"
+#include "uring-compat.h"
 
 #include "verify.h"
 
@@ -60,9 +61,10 @@ static void hbe_free_data(struct hbe_data *hd)
 		hb_free(&hd->buf);
 	if (hd->cmdprio_ok)
 		fio_cmdprio_cleanup(&hd->cmdprio);
-	if (hd->slots) {
-		for (i = 0; i < hd->depth; i++)
-			free(hd->slots[i].pieces);
+	for (i = 0; hd->slots && i < hd->depth; i++) {
+		if (hd->slots[i].pieces)
+			free(hd->slots[i].pieces[0].viov);
+		free(hd->slots[i].pieces);
 	}
 	free(hd->slots);
 	free(hd->iovecs);
@@ -123,6 +125,13 @@ static int hbe_init(struct thread_data *td)
 					     sizeof(struct hbe_piece));
 		if (!hd->slots[i].pieces)
 			goto nomem;
+		/* vec_iovecs: one piece per io_u, cut into iovecs */
+		if (o->vec_iovecs) {
+			hd->slots[i].pieces[0].viov =
+				calloc(o->vec_iovecs, sizeof(struct iovec));
+			if (!hd->slots[i].pieces[0].viov)
+				goto nomem;
+		}
 	}
 
 	ret = hb_alloc(&hd->backing, len, hd->head_offset, &hd->buf);
@@ -137,6 +146,7 @@ static int hbe_init(struct thread_data *td)
 	}
 	hd->cmdprio_ok = true;
 	hbe_warn_replay(td);
+	hbe_note_kernel();
 	return 0;
 nomem:
 	log_err(HBE_LOG_PREFIX "out of memory for the engine's tables\n");
@@ -405,6 +415,8 @@ static int hbe_post_init(struct thread_data *td)
 
 	if (hbe_queue_init(td, hd, o))
 		return 1;
+	if (o->vec_iovecs && hbe_model_vectored(td, hd))
+		return 1;
 	if (o->fixedbufs && hbe_register(td, hd))
 		return 1;
 	return 0;
@@ -416,6 +428,9 @@ static int hbe_post_init(struct thread_data *td)
 
 static void hbe_dev_start(struct hbe_data *hd, struct fio_file *f)
 {
+	/* what the first file allows for direct and atomic I/O (statx) */
+	if (!hd->limits_ok)
+		hd->limits_ok = !hb_file_limits(f->file_name, &hd->limits);
 	if (hd->dev[0] || f->filetype == FIO_TYPE_CHAR)
 		return;
 	if (hb_blkdev_of_path(f->file_name, hd->dev, sizeof(hd->dev))) {
@@ -482,7 +497,19 @@ static void hbe_prep_rw(struct hbe_data *hd, struct io_uring_sqe *sqe,
 	struct io_u *io_u = pc->slot->io_u;
 	bool rd = io_u->ddir == DDIR_READ;
 
-	if (fixed) {
+	if (fixed && pc->viov) {
+		/* vec_iovecs: READV/WRITEV_FIXED over cuts of the buffer */
+		unsigned int n = hb_vec_split(pc->addr, pc->len, hd->vec_n,
+					      hd->vec_offset, hd->dio_align,
+					      pc->viov);
+
+		if (rd)
+			hb_prep_readv_fixed(sqe, fd, pc->viov, n, pc->off,
+					    hbe_buf_index(hd, io_u));
+		else
+			hb_prep_writev_fixed(sqe, fd, pc->viov, n, pc->off,
+					     hbe_buf_index(hd, io_u));
+	} else if (fixed) {
 		if (rd)
 			io_uring_prep_read_fixed(sqe, fd, pc->addr, pc->len,
 						 pc->off,

@@ -68,6 +68,17 @@ struct fio_option hbe_option_table[] = {
 		.def = "0",
 		.help = "Split every I/O larger than this into pieces "
 			"submitted together (0: off)"),
+	HBE_OPT(.name = "vec_iovecs", .lname = "hugebuf vectored fixed I/O",
+		.type = FIO_OPT_INT, .off1 = HBE_OFF(vec_iovecs), .def = "0",
+		.minval = 0, .maxval = 64,
+		.help = "Issue every read/write as READV_FIXED/WRITEV_FIXED "
+			"(6.15+) with this many iovecs cut from the io_u's "
+			"registered buffer (0: off)"),
+	HBE_OPT(.name = "vec_offset", .lname = "hugebuf vectored cut offset",
+		.type = FIO_OPT_STR_VAL, .off1 = HBE_OFF(vec_offset),
+		.def = "0",
+		.help = "Move every vec_iovecs cut this many bytes on, so the "
+			"iovecs start inside folios and cross their ends"),
 	HBE_OPT(.name = "coalesce_check", .lname = "hugebuf coalescing check",
 		.type = FIO_OPT_STR, .off1 = HBE_OFF(coalesce_check),
 		.def = "warn",

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hugebuf-engine.h"
+#include "uring-compat.h"
 
 #include "verify.h"
 
@@ -76,6 +77,33 @@ static unsigned int hbe_job_dio_align(struct thread_data *td)
  * rounded up to the folio size, so every buffer starts head_offset bytes
  * into a folio and (head_offset 0) covers whole folios from its start.
  */
+/*
+ * vec_iovecs: READV_FIXED/WRITEV_FIXED need registered buffers, and one
+ * SQE per io_u (the cuts are made over the whole I/O).
+ */
+static int hbe_check_vectored(struct hbe_data *hd, struct hbe_options *o)
+{
+	if (!o->vec_iovecs)
+		return 0;
+	if (!o->fixedbufs) {
+		log_err(HBE_LOG_PREFIX "vec_iovecs=%u needs fixedbufs (it "
+			"issues READV_FIXED/WRITEV_FIXED): drop fixedbufs=0 or "
+			"vec_iovecs\n", o->vec_iovecs);
+		return -EINVAL;
+	}
+	if (o->chunk_size) {
+		log_err(HBE_LOG_PREFIX "vec_iovecs and chunk_size both cut the "
+			"I/O: use one of them\n");
+		return -EINVAL;
+	}
+	if (o->vec_offset >= hd->max_bs) {
+		log_err(HBE_LOG_PREFIX "vec_offset=%llu is not below bs=%llu: "
+			"use a smaller offset\n", o->vec_offset, hd->max_bs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int hbe_plan_layout(struct thread_data *td, struct hbe_data *hd,
 			  struct hbe_options *o)
 {
@@ -126,6 +154,11 @@ int hbe_plan_layout(struct thread_data *td, struct hbe_data *hd,
 			HB_MAX_REG_BUFFERS);
 		return -EINVAL;
 	}
+	hd->dio_align = dio_align;
+	hd->vec_n = o->vec_iovecs;
+	hd->vec_offset = o->vec_offset;
+	if (hbe_check_vectored(hd, o))
+		return -EINVAL;
 	hd->max_pieces = 1;
 	if (o->chunk_size > HB_MAX_BUF_LEN * 1024ULL) {
 		log_err(HBE_LOG_PREFIX "chunk_size=%lld is negative or too large: "
@@ -183,6 +216,49 @@ uint64_t hbe_alloc_len(struct thread_data *td, struct hbe_data *hd)
  * expected data instead of reading it (fio master preps again after the
  * flip).
  */
+int hbe_model_vectored(struct thread_data *td, struct hbe_data *hd)
+{
+	struct hb_analysis an;
+	struct hb_vimport vi;
+	struct iovec iov[64];
+	struct hb_bvec *out;
+	uint64_t bound;
+	unsigned int n;
+
+	if (!hb_uring_op_supported(&hd->ring, HB_IORING_OP_READV_FIXED)) {
+		log_err(HBE_LOG_PREFIX "vec_iovecs needs IORING_OP_READV_FIXED "
+			"(Linux 6.15+), which kernel %s does not have: drop "
+			"vec_iovecs\n", hd->km.name);
+		td_verror(td, EOPNOTSUPP, "vec_iovecs");
+		return 1;
+	}
+	/* the cut of slot 0's largest I/O, through the vectored model */
+	if (hb_analyze(&hd->km, hd->iovecs, 1, &hd->backing, 0, 0,
+		       HB_ANALYZE_KEEP, &an))
+		return 0;
+	n = hb_vec_split(hd->iovecs[0].iov_base, hd->max_bs, hd->vec_n,
+			 hd->vec_offset, hd->dio_align, iov);
+	bound = hb_import_vec_bound(&an.imu[0], iov, n);
+	out = calloc(bound, sizeof(*out));
+	if (out && !hb_model_import_vec(&an.km, &an.imu[0], iov, n, out, bound,
+					&vi))
+		hd->vec_bvecs = vi.nr_bvecs;
+	free(out);
+	hb_analysis_free(&an);
+	return 0;
+}
+
+void hbe_note_kernel(void)
+{
+	static bool said;
+	const struct hb_kdetect *d = hb_kdetect_cached();
+
+	if (said || !d || !d->warning[0])
+		return;
+	said = true;
+	hbe_note(HBE_LOG_PREFIX "%s\n", d->warning);
+}
+
 void hbe_warn_replay(struct thread_data *td)
 {
 	if (!td->o.experimental_verify || !td->o.norandommap ||
@@ -218,11 +294,16 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		.ios = hd->ios[0] + hd->ios[1],
 		/* the counters are per device: other jobs' I/O lands there */
 		.requests_approximate = thread_number > 1,
+		.limits = hd->limits_ok ? &hd->limits : NULL,
+		.vec_iovecs = hd->vec_n,
+		.vec_bvecs = hd->vec_bvecs,
 	};
+	const struct hb_kdetect *d = hb_kdetect_cached();
 	const char *path;
 	uint64_t r1, w1;
 	struct hb_str text;
 
+	r.kernel_detect = d ? d->summary : "";
 	if (hd->dev_ok && td->o.odirect && r.ios &&
 	    !hb_blkdev_ios(hd->dev, &r1, &w1)) {
 		r.device = hd->dev;

@@ -561,6 +561,16 @@ int hb_slot_iovecs(uintptr_t base, unsigned int nr_slots, uint64_t stride,
 		   uint64_t slot_len, unsigned int per_iov, struct iovec **iov,
 		   unsigned int *nr);
 
+/*
+ * Cut [@addr, @addr + @len) into at most @n contiguous iovecs for one
+ * vectored I/O: cut k sits at k * len / n rounded down to @align, moved
+ * @shift bytes on (so cuts can start inside folios instead of on their
+ * boundaries), and cuts that would leave an empty iovec are dropped.
+ * Returns the number of iovecs written to @iov (at least 1).
+ */
+unsigned int hb_vec_split(void *addr, uint64_t len, unsigned int n,
+			  uint64_t shift, unsigned int align, struct iovec *iov);
+
 /* ------------------------------------------------------------------ */
 /* pagemap: the one decoder of /proc/self/pagemap entries               */
 /* ------------------------------------------------------------------ */
@@ -726,6 +736,8 @@ struct hb_report {
 	bool requests_approximate;
 	/* NULL: not known; else what the job's file allows (statx) */
 	const struct hb_file_limits *limits;
+	/* vectored fixed I/O: iovecs per I/O (0: off), the model's bvecs */
+	unsigned int vec_iovecs, vec_bvecs;
 };
 
 /* The report as text lines, each starting with @prefix. */

@@ -59,3 +59,27 @@ int hb_slot_iovecs(uintptr_t base, unsigned int nr_slots, uint64_t stride,
 	*nr = n;
 	return 0;
 }
+
+unsigned int hb_vec_split(void *addr, uint64_t len, unsigned int n,
+			  uint64_t shift, unsigned int align, struct iovec *iov)
+{
+	uint64_t prev = 0, cut;
+	unsigned int k, out = 0;
+
+	if (!align)
+		align = 1;
+	for (k = 1; k < n; k++) {
+		cut = (uint64_t)k * len / n;
+		cut = cut - cut % align + shift;
+		cut -= cut % align;
+		if (cut <= prev || cut >= len)
+			continue;
+		iov[out].iov_base = (char *)addr + prev;
+		iov[out].iov_len = cut - prev;
+		out++;
+		prev = cut;
+	}
+	iov[out].iov_base = (char *)addr + prev;
+	iov[out].iov_len = len - prev;
+	return out + 1;
+}

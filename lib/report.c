@@ -195,6 +195,10 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 		      st->note[0] ? ")" : "");
 	if (r->limits)
 		text_limits(out, prefix, r->job, r->limits);
+	if (r->vec_iovecs)
+		hb_str_printf(out, "%s%s: vectored: %u iovecs per I/O, %u bvecs "
+			      "in the model (READV/WRITEV_FIXED)\n", prefix,
+			      r->job, r->vec_iovecs, r->vec_bvecs);
 	if (st->nr_nodes) {
 		unsigned int n;
 
@@ -277,6 +281,8 @@ void hb_report_json(const struct hb_report *r, struct hb_str *b)
 		      r->register_usec, r->vmpin_kb);
 	hb_str_json_kv(b, "probe", probe_word(st), false);
 	json_nodes(b, st);
+	hb_str_printf(b, ",\"vec_iovecs\":%u,\"vec_bvecs\":%u", r->vec_iovecs,
+		      r->vec_bvecs);
 	if (r->limits)
 		hb_str_printf(b, ",\"dio_mem_align\":%u,\"dio_offset_align\":%u,"
 			      "\"atomic_unit_min\":%u,\"atomic_unit_max\":%u,"

@@ -78,7 +78,43 @@ static int test_regions(void)
 	return T_EXIT_PASS;
 }
 
+/* vectored cuts: contiguous, covering, aligned, shifted into folios */
+static int test_vec_split(void)
+{
+	struct iovec iov[8];
+	char *base = (char *)0x200000;
+	unsigned int n, i;
+	uint64_t at;
+
+	n = hb_vec_split(base, 8 << 20, 4, 0, 512, iov);
+	if (n != 4 || iov[1].iov_base != base + (2 << 20) ||
+	    iov[3].iov_len != 2 << 20)
+		return t_fail("8M in 4: %u iovecs", n);
+	n = hb_vec_split(base, 8 << 20, 4, 4096, 512, iov);
+	if (n != 4 || iov[0].iov_len != (2 << 20) + 4096 ||
+	    iov[3].iov_len != (2 << 20) - 4096)
+		return t_fail("8M in 4 shifted 4K: %u iovecs, first %zu", n,
+			      iov[0].iov_len);
+	for (i = 0, at = 0; i < n; i++) {
+		if ((uintptr_t)iov[i].iov_base != (uintptr_t)base + at ||
+		    at % 512)
+			return t_fail("iovec %u not contiguous or aligned", i);
+		at += iov[i].iov_len;
+	}
+	if (at != 8 << 20)
+		return t_fail("iovecs cover %llu bytes", (unsigned long long)at);
+	/* more cuts than 512-byte units: the empty ones are dropped */
+	n = hb_vec_split(base, 1024, 8, 0, 512, iov);
+	if (n != 2 || iov[0].iov_len != 512 || iov[1].iov_len != 512)
+		return t_fail("1K in 8 at 512: %u iovecs", n);
+	n = hb_vec_split(base, 100, 1, 0, 512, iov);
+	if (n != 1 || iov[0].iov_len != 100)
+		return t_fail("one iovec");
+	return T_EXIT_PASS;
+}
+
 int main(void)
 {
-	return t_worst(test_stride(), test_regions());
+	return t_worst(t_worst(test_stride(), test_regions()),
+		       test_vec_split());
 }
