@@ -4,17 +4,22 @@
 # kernel/ktest.sh: build Debian's 6.1 kernel without and with the hugebuf
 # series (kernel/patches/) and Debian's linux-source-6.12 (a stable kernel
 # that carries the 2025 coalescing fixes), boot each under qemu (TCG), run
-# the project's static tests, the hugebuf CLI, a short fio run and
-# kernel/probe's measurement in the guest, and print a side-by-side table.
+# the project's static tests (on virtio-blk and again on an emulated NVMe
+# namespace), the hugebuf CLI, a short fio run, kernel/probe's measurement
+# and the NVMe profile of the series in the guest, and print side-by-side
+# tables.
 # No guest sets HUGEBUF_KERNEL: every one must be recognised by its release
 # string and by behaviour (hugebuf info).
 #
-# Usage: kernel/ktest.sh [--build-only] [--checkpatch] [--bisect] [--help]
+# Usage: kernel/ktest.sh [--build-only] [--checkpatch] [--bisect]
+#                        [--profile RUNDIR] [--help]
 #
 #   --build-only   build (or find in the cache) the bzImages and stop
 #   --checkpatch   run scripts/checkpatch.pl --strict on every patch, in the
 #                  unpacked source tree, and stop
 #   --bisect       build the tree after each patch of the series and stop
+#   --profile RUNDIR  print the NVMe profile tables again from the console
+#                  logs of a kept run (KTEST_KEEP=1)
 #
 # Environment (defaults in brackets):
 #   KTEST_CACHE         build cache, outside the clone [/var/tmp/hugebuf-kernel]
@@ -35,6 +40,11 @@
 #   KTEST_KEEP          keep the per-run work dir (console logs) [0]
 #   KTEST_MAX_SECTORS_KB  guest vda max_sectors_kb; 6.1 defaults to 1280,
 #                       the 6.18 host has 4096; empty keeps the default [4096]
+#   KTEST_NVME_SIZE     emulated NVMe namespace; ext4 on all but its last
+#                       128 MiB, where nvme-profile does raw I/O [2G]
+#   KTEST_NVME_OPTS     extra qemu "-device nvme" properties, e.g. mdts=9
+#                       (qemu's default mdts=7 is 512 KiB per command) [""]
+#   KTEST_NVME_SUITE    run the static suite on NVMe too (0: skip) [1]
 #
 # Exit status: 0 when everything ran and passed, 1 otherwise (a failed test,
 # a kernel BUG/WARNING/Oops/Bad page, a timeout or a build failure).
@@ -58,6 +68,9 @@ KTEST_FIO_SIZE=${KTEST_FIO_SIZE:-64m}
 KTEST_FIO_RUNTIME=${KTEST_FIO_RUNTIME:-5}
 KTEST_KEEP=${KTEST_KEEP:-0}
 KTEST_MAX_SECTORS_KB=${KTEST_MAX_SECTORS_KB-4096}
+KTEST_NVME_SIZE=${KTEST_NVME_SIZE:-2G}
+KTEST_NVME_OPTS=${KTEST_NVME_OPTS:-}
+KTEST_NVME_SUITE=${KTEST_NVME_SUITE:-1}
 
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 TARBALL_612=/usr/src/linux-source-6.12.tar.xz
@@ -331,6 +344,12 @@ build_probe() {	# $1 = output
 		"$KDIR/probe/regbuf-probe.c" "$TOP/lib/libhugebuf.a" -luring \
 		>>"$WORK/probe-build.log" 2>&1 ||
 		{ cat "$WORK/probe-build.log" >&2; die "building regbuf-probe failed"; }
+	gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -o "$(dirname "$1")/nvme-profile" \
+		"$KDIR/probe/nvme-profile.c" -luring >>"$WORK/probe-build.log" 2>&1 ||
+		{ cat "$WORK/probe-build.log" >&2; die "building nvme-profile failed"; }
+	gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -o "$(dirname "$1")/fault-regbuf" \
+		"$KDIR/probe/fault-regbuf.c" -luring >>"$WORK/probe-build.log" 2>&1 ||
+		{ cat "$WORK/probe-build.log" >&2; die "building fault-regbuf failed"; }
 }
 
 # the fio job for the guest: our overrides first, then the example minus the
@@ -370,6 +389,8 @@ mkdir -p /dev/shm /dev/hugepages /tmp /mnt
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /tmp
 mount -t hugetlbfs hugetlbfs /dev/hugepages
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 . /hugebuf/env
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 [ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$KTEST_HUGEPAGES" ] ||
@@ -383,6 +404,18 @@ echo "@@KTEST INFO vda default max_sectors_kb=$(cat $q/max_sectors_kb)" \
 if [ -n "$KTEST_MAX_SECTORS_KB" ]; then
 	echo "$KTEST_MAX_SECTORS_KB" >$q/max_sectors_kb
 	echo "@@KTEST INFO vda max_sectors_kb set to $(cat $q/max_sectors_kb)"
+fi
+# the emulated NVMe namespace: the limits the driver gave its queue and
+# the SGL threshold (nvme_pci_use_sgls(): SGLs when the controller has them
+# and the average segment is at least sgl_threshold bytes)
+q=/sys/block/nvme0n1/queue
+if [ -d $q ]; then
+	echo "@@KTEST NVME max_hw_sectors_kb=$(cat $q/max_hw_sectors_kb)" \
+		"max_sectors_kb=$(cat $q/max_sectors_kb)" \
+		"max_segments=$(cat $q/max_segments)" \
+		"max_segment_size=$(cat $q/max_segment_size)" \
+		"virt_boundary_mask=$(cat $q/virt_boundary_mask 2>/dev/null || echo n/a)" \
+		"sgl_threshold=$(cat /sys/module/nvme/parameters/sgl_threshold 2>/dev/null || echo n/a)"
 fi
 if ! mount -t ext4 -o noatime /dev/vda /mnt; then
 	echo "@@KTEST RESULT mount-disk 1 0"
@@ -407,6 +440,24 @@ for t in /hugebuf/tests/*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
 	run "test:$(basename "$t")" "$t"
 done
+# the same data-verified suite with its files on the NVMe namespace
+mkdir -p /nvme
+if [ "$KTEST_NVME_SUITE" != 0 ] && [ -b /dev/nvme0n1 ]; then
+	if mount -t ext4 -o noatime /dev/nvme0n1 /nvme; then
+		vda_dir=$HUGEBUF_TEST_DIR
+		export HUGEBUF_TEST_DIR=/nvme/hugebuf-test
+		mkdir -p "$HUGEBUF_TEST_DIR"
+		cd "$HUGEBUF_TEST_DIR"
+		for t in /hugebuf/tests/*; do
+			[ -f "$t" ] && [ -x "$t" ] || continue
+			run "nvme:test:$(basename "$t")" "$t"
+		done
+		export HUGEBUF_TEST_DIR=$vda_dir
+		cd "$HUGEBUF_TEST_DIR"
+	else
+		echo "@@KTEST RESULT nvme:mount 1 0"
+	fi
+fi
 run probe /hugebuf/bin/regbuf-probe -d /mnt/probe
 if [ -x /hugebuf/bin/hugebuf ]; then
 	# no HUGEBUF_KERNEL anywhere: the generation comes from the release
@@ -422,6 +473,13 @@ fi
 if [ -x /usr/bin/fio ] && [ -f /hugebuf/engine/hugebuf.so ]; then
 	run fio /usr/bin/fio /hugebuf/fio.job
 fi
+# the series' profile: raw O_DIRECT I/O past the end of /nvme's ext4
+if [ -b /dev/nvme0n1 ]; then
+	run nvme-profile /hugebuf/bin/nvme-profile -d /dev/nvme0n1 -n 4
+fi
+umount /nvme 2>/dev/null
+# last: on a kernel without patch 0001 it leaves pins (and a hugepage) behind
+run fault-regbuf /hugebuf/bin/fault-regbuf
 dmesg | grep -E "$KTEST_BAD_RE" | sed 's/^/@@KTEST DMESG /'
 echo "@@KTEST END"
 cd /
@@ -453,7 +511,8 @@ build_initramfs() {	# $1 = label, $2 = HUGEBUF_KERNEL value or "", $3 = output
 		[ -f "$f" ] || die "KTEST_EXTRA: $f not found"
 		cp "$f" "$root/hugebuf/tests/"
 	done
-	cp "$WORK/regbuf-probe" "$root/hugebuf/bin/"
+	cp "$WORK/regbuf-probe" "$WORK/nvme-profile" "$WORK/fault-regbuf" \
+		"$root/hugebuf/bin/"
 	copy_with_libs /usr/bin/fio "$root"
 	if [ -f "$KTEST_ENGINE" ]; then
 		copy_with_libs "$(readlink -f "$KTEST_ENGINE")" "$root"
@@ -466,6 +525,7 @@ build_initramfs() {	# $1 = label, $2 = HUGEBUF_KERNEL value or "", $3 = output
 		echo "KTEST_TEST_TIMEOUT=$KTEST_TEST_TIMEOUT"
 		echo "KTEST_HUGEPAGES=$KTEST_HUGEPAGES"
 		echo "KTEST_MAX_SECTORS_KB=$KTEST_MAX_SECTORS_KB"
+		echo "KTEST_NVME_SUITE=$KTEST_NVME_SUITE"
 		echo "KTEST_BAD_RE='$BAD_RE'"
 		echo "export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
 	} >"$root/hugebuf/env"
@@ -478,10 +538,17 @@ build_initramfs() {	# $1 = label, $2 = HUGEBUF_KERNEL value or "", $3 = output
 
 boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs; console to $WORK/console-$1.log
 	local disk=$WORK/disk-$1.img console=$WORK/console-$1.log rc
-	rm -f "$disk"
+	local nvme=$WORK/nvme-$1.img mb
+	rm -f "$disk" "$nvme"
 	truncate -s 2G "$disk"
 	mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 "$disk" \
 		>"$WORK/mkfs-$1.log" 2>&1 || die "mkfs.ext4 failed"
+	# ext4 on all but the last 128 MiB: nvme-profile's raw region
+	truncate -s "$KTEST_NVME_SIZE" "$nvme"
+	mb=$(($(stat -c %s "$nvme") / 1048576 - 128))
+	[ $mb -ge 256 ] || die "KTEST_NVME_SIZE=$KTEST_NVME_SIZE is too small"
+	mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 "$nvme" \
+		"${mb}M" >>"$WORK/mkfs-$1.log" 2>&1 || die "mkfs.ext4 (nvme) failed"
 	log "booting $1 kernel under qemu (TCG), console: $console"
 	timeout --kill-after=10 "$KTEST_BOOT_TIMEOUT" \
 		qemu-system-x86_64 -machine pc,accel=tcg -cpu max \
@@ -489,10 +556,12 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs; console to $WORK/con
 		-kernel "$2" -initrd "$3" \
 		-append "console=ttyS0 loglevel=5 panic=-1 hugepages=$KTEST_HUGEPAGES transparent_hugepage=madvise" \
 		-drive file="$disk",format=raw,if=virtio \
+		-drive if=none,id=nvm,file="$nvme",format=raw \
+		-device nvme,serial=hugebuf0,drive=nvm${KTEST_NVME_OPTS:+,$KTEST_NVME_OPTS} \
 		-nographic -no-reboot -net none </dev/null >"$console" 2>&1
 	rc=$?
 	tr -d '\r' <"$console" >"$console.txt"
-	rm -f "$disk"
+	rm -f "$disk" "$nvme"
 	[ $rc = 124 ] || [ $rc = 137 ] && log "$1: qemu timed out after $KTEST_BOOT_TIMEOUT s"
 	return $rc
 }
@@ -513,6 +582,7 @@ count() {	# $1 = pass|fail|skip, $2 = what
 # parse one console log, count results and fill R[<label>,<field>]
 collect() {	# $1 = label, $2 = qemu exit status
 	local k=$1 log=$WORK/console-$1.log.txt p=0 f=0 s=0 name rc bad line
+	local np=0 nf=0 ns=0 ok fld
 	if ! grep -q '^@@KTEST END' "$log"; then
 		count fail "$k: guest did not finish (qemu exit $2, see console log)"
 		R[$k,hang]=yes
@@ -522,12 +592,44 @@ collect() {	# $1 = label, $2 = qemu exit status
 		check-json) continue ;;	# the same run as 'check', for machines
 		esac
 		case $rc in
-		0) p=$((p + 1)); count pass "$k $name" ;;
-		77) s=$((s + 1)); count skip "$k $name" ;;
-		*) f=$((f + 1)); count fail "$k $name (exit $rc)" ;;
+		0) ok=p; count pass "$k $name" ;;
+		77) ok=s; count skip "$k $name" ;;
+		*) ok=f; count fail "$k $name (exit $rc)" ;;
+		esac
+		case $name:$ok in
+		nvme:test:*:p) np=$((np + 1)) ;;
+		nvme:test:*:f) nf=$((nf + 1)) ;;
+		nvme:test:*:s) ns=$((ns + 1)) ;;
+		test:*:p) p=$((p + 1)) ;;
+		test:*:f) f=$((f + 1)) ;;
+		test:*:s) s=$((s + 1)) ;;
 		esac
 	done < <(grep -a '^@@KTEST RESULT ' "$log")
 	R[$k,suite]="$p/$f/$s"
+	R[$k,nvsuite]="$np/$nf/$ns"
+	line=$(grep -a '^@@KTEST NVME ' "$log" | tail -1)
+	for fld in max_hw_sectors_kb max_sectors_kb max_segments \
+		   max_segment_size virt_boundary_mask sgl_threshold; do
+		R[$k,nv_$fld]=$(echo "$line" | grep -o "$fld=[^ ]*" | cut -d= -f2)
+	done
+	line=$(grep -a '^NVPROF ctrl ' "$log" | tail -1)
+	R[$k,nv_mdts]=$(echo "$line" | grep -o 'mdts=[^ ]*' | cut -d= -f2)
+	R[$k,nv_sgls]=$(echo "$line" | grep -o 'sgls=[^ ]*' | cut -d= -f2)
+	for fld in 4k 2M; do
+		line=$(grep -a "^FAULT summary case=$fld " "$log" | tail -1)
+		R[$k,fault_$fld]=$(echo "$line" | awk '{ for (i = 3; i <= NF; i++) {
+			split($i, a, "="); v[a[1]] = a[2] }
+			if (NF) printf "%s/%s/%s", v["leaked_pages"], v["vmpin_delta_kb"],
+				v["hugepages_free_delta"] }')
+		R[$k,fault_n_$fld]=$(echo "$line" | awk '{ for (i = 3; i <= NF; i++) {
+			split($i, a, "="); v[a[1]] = a[2] }
+			if (NF) printf "%s/%s", v["enomem"], v["attempts"] }')
+	done
+	for fld in read:4k read:2M write:4k write:2M; do
+		R[$k,nvreq_$fld]=$(grep -a "^NVPROF op=${fld%:*} backing=${fld#*:} ios=" "$log" |
+			tail -1 | awk '{ split($4, i, "="); split($5, r, "=");
+				if (i[2] > 0) printf "%g", r[2] / i[2] }')
+	done
 	R[$k,reqs]=$(grep -a -o 'PROBE reqs_hugetlb=-\?[0-9]*' "$log" | tail -1 | cut -d= -f2)
 	R[$k,reqs4k]=$(grep -a -o 'PROBE reqs_4k=-\?[0-9]*' "$log" | tail -1 | cut -d= -f2)
 	R[$k,kmem]=$(grep -a -o 'PROBE kmem_per_512m_kb=-\?[0-9]*' "$log" | tail -1 | cut -d= -f2)
@@ -573,7 +675,24 @@ print_table() {
 	row "requests / 8 MiB READ_FIXED, 4 KiB pages" reqs4k
 	row "kernel memory kB / 512 MiB registration" kmem
 	row "suite passed/failed/skipped" suite
+	row "suite on NVMe passed/failed/skipped" nvsuite
+	row "nvme0n1 max_hw_sectors_kb" nv_max_hw_sectors_kb
+	row "nvme0n1 max_sectors_kb" nv_max_sectors_kb
+	row "nvme0n1 max_segments" nv_max_segments
+	row "nvme0n1 max_segment_size" nv_max_segment_size
+	row "nvme0n1 virt_boundary_mask" nv_virt_boundary_mask
+	row "nvme sgl_threshold (bytes)" nv_sgl_threshold
+	row "controller MDTS (Identify; 2^n pages)" nv_mdts
+	row "controller SGLS (Identify)" nv_sgls
+	row "nvme requests / 8 MiB READ_FIXED, 4 KiB" nvreq_read:4k
+	row "nvme requests / 8 MiB READ_FIXED, 2M" nvreq_read:2M
+	row "nvme requests / 8 MiB WRITE_FIXED, 4 KiB" nvreq_write:4k
+	row "nvme requests / 8 MiB WRITE_FIXED, 2M" nvreq_write:2M
 	row "fio bandwidth (shortened run)" bw
+	row "imu alloc failure: ENOMEM/attempts, 4 KiB" fault_n_4k
+	row "  leaked pins/VmPin kB/free hugepages, 4 KiB" fault_4k
+	row "imu alloc failure: ENOMEM/attempts, 2M" fault_n_2M
+	row "  leaked pins/VmPin kB/free hugepages, 2M" fault_2M
 	row "kernel BUG/WARNING/Oops/Bad page lines" bad
 	printf '\n'
 }
@@ -619,6 +738,106 @@ check_coalescing() {
 	fi
 }
 
+# every allocation of a registration failed once (fault-regbuf): 6.1
+# without patch 0001 leaks the pins, the others leave nothing behind
+check_fault() {
+	local k b v want
+	for k in $KTEST_KERNELS; do
+		for b in 4k 2M; do
+			v=${R[$k,fault_$b]:-}
+			if [ -z "$v" ]; then
+				count fail "$k: fault-regbuf $b did not report"
+				continue
+			fi
+			case $k in
+			unpatched) want=leak ;;
+			*) want=none ;;
+			esac
+			case $want:$v in
+			none:0/0/0 | leak:[1-9]*)
+				count pass "$k imu allocation failure, $b: ${v%%/*} pins left" ;;
+			none:*)
+				count fail "$k: imu allocation failure, $b, left pins/VmPin/hugepages $v" ;;
+			leak:*)
+				count fail "$k: no pin leak seen, $b ($v): the injection missed the imu allocation" ;;
+			esac
+		done
+	done
+}
+
+# ---- the series' profile on NVMe ---------------------------------------------
+
+# one table in the shape of the series' perf diff: per 8 MiB I/O, column A
+# (before) and column B (after), from nvme-profile's NVPROF lines
+profile_diff() {	# op, fileA, backingA, fileB, backingB
+	awk -v op="$1" -v fa="$2" -v ba="$3" -v fb="$4" -v bb="$5" '
+	function kv(s, k,	a, i) {
+		for (i = 1; i <= split(s, a, " "); i++)
+			if (index(a[i], k "=") == 1)
+				return substr(a[i], length(k) + 2)
+		return ""
+	}
+	FNR == 1 { col = (FILENAME == fa && !seen++) ? "A" : "B"; bk = col == "A" ? ba : bb }
+	!/^NVPROF op=/ || kv($0, "op") != op || kv($0, "backing") != bk { next }
+	/ ios=/ { ios[col] = kv($0, "ios"); req[col] = kv($0, "requests"); next }
+	/ sym=/ {
+		s = kv($0, "sym")
+		if (!(s in order)) { order[s] = ++n; name[n] = s }
+		hits[col, s] = kv($0, "hits"); us[col, s] = kv($0, "usec")
+	}
+	END {
+		if (!ios["A"] || !ios["B"]) { print "  (no profile: nvme-profile did not run)"; exit }
+		printf "  %10s %10s %10s   %10s %10s %7s  %s\n", "calls", "calls", "delta",
+			"time", "time", "ratio", "symbol"
+		printf "  %10s %10s %10s   %10s %10s %7s  %s\n", "before", "after", "",
+			"before", "after", "", ""
+		printf "  %10g %10g %+10g   %10s %10s %7s  %s\n", req["A"] / ios["A"],
+			req["B"] / ios["B"], req["B"] / ios["B"] - req["A"] / ios["A"],
+			"", "", "", "device requests"
+		for (i = 1; i <= n; i++) {
+			s = name[i]
+			ca = hits["A", s] / ios["A"]; cb = hits["B", s] / ios["B"]
+			ta = us["A", s] / ios["A"]; tb = us["B", s] / ios["B"]
+			if (ca == 0 && cb == 0)
+				continue
+			r = "-"
+			if (ta > 0)
+				r = sprintf("%.2f", tb / ta)
+			printf "  %10g %10g %+10g   %10.1f %10.1f %7s  %s\n", ca, cb, cb - ca,
+				ta, tb, r, s
+		}
+	}' "$2" "$4"
+}
+
+# per guest kernel: 4 KiB pages (before) against 2 MiB hugepages (after);
+# then the series itself: unpatched against patched 6.1, both 2 MiB
+print_profile() {	# dir with console-<kernel>.log.txt, kernels...
+	local dir=$1 k op f
+	shift
+	printf '\nNVMe profile per 8 MiB O_DIRECT I/O on nvme0n1 (kernel/probe/nvme-profile.c).\n'
+	printf 'Calls and requests are exact. Time is microseconds per I/O under TCG,\n'
+	printf 'inclusive of callees (ftrace function profiler): compare ratios only.\n'
+	for k in "$@"; do
+		f=$dir/console-$k.log.txt
+		[ -f "$f" ] || continue
+		for op in read write; do
+			printf '\n%s, %s_FIXED: before = 4 KiB pages, after = 2 MiB hugepages\n' \
+				"$k ($(grep -a -o '^@@KTEST BEGIN [^ ]*' "$f" | head -1 | cut -d' ' -f3))" \
+				"$(echo $op | tr a-z A-Z)"
+			profile_diff $op "$f" 4k "$f" 2M
+		done
+	done
+	if [ -f "$dir/console-unpatched.log.txt" ] && [ -f "$dir/console-patched.log.txt" ]; then
+		for op in read write; do
+			printf '\nthe series, %s_FIXED from 2 MiB hugepages: before = unpatched 6.1, after = patched 6.1\n' \
+				"$(echo $op | tr a-z A-Z)"
+			profile_diff $op "$dir/console-unpatched.log.txt" 2M \
+				"$dir/console-patched.log.txt" 2M
+		done
+	fi
+	printf '\n'
+}
+
 # ---- main ------------------------------------------------------------------
 
 main() {
@@ -627,6 +846,10 @@ main() {
 	--build-only) mode=build ;;
 	--checkpatch) mode=checkpatch ;;
 	--bisect) mode=bisect ;;
+	--profile)
+		[ -d "${2:-}" ] || die "--profile needs a kept run directory (KTEST_KEEP=1)"
+		print_profile "$2" $KTEST_KERNELS
+		exit 0 ;;
 	-h | --help) sed -n '3,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	"") ;;
 	*) die "unknown option $1 (see --help)" ;;
@@ -665,7 +888,9 @@ main() {
 	done
 	check_coalescing
 	check_detection
+	check_fault
 	print_table
+	print_profile "$WORK" $KTEST_KERNELS
 	log "console logs: $WORK (total $(elapsed) s)"
 	if [ "$KTEST_KEEP" = 0 ] && [ $NFAIL = 0 ]; then
 		rm -rf "$WORK"

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fault-regbuf: make every allocation of one IORING_REGISTER_BUFFERS fail in
+ * turn and count the pins left behind; run in the qemu guest by
+ * kernel/ktest.sh.
+ *
+ * 6.1's io_sqe_buffer_register() pins the pages, then allocates the imu;
+ * when that kvmalloc() fails it returns -ENOMEM without unpinning (fixed
+ * upstream by e1c75831f682, patch 0001 of kernel/patches/). Nothing makes
+ * that allocation fail on its own, so this program uses the kernel's
+ * fault injection: writing N to /proc/thread-self/fail-nth makes the N-th
+ * slab or page allocation of this task fail (should_fail_ex()), for the
+ * sites failslab and fail_page_alloc guard once their ignore-gfp-wait is
+ * off. N runs 1, 2, 3, ... until a registration passes with no fault
+ * injected, so every allocation of the call fails once.
+ *
+ * Each attempt uses a fresh ring, torn down before counting, so whatever
+ * the kernel still holds afterwards is a leak:
+ *   leak = delta nr_foll_pin_acquired - delta nr_foll_pin_released
+ * (/proc/vmstat, pages, after /proc/sys/vm/stat_refresh has folded the
+ * per-CPU counters in). It also reports VmPin (io_uring charges it only
+ * after the imu allocation, so it stays at its baseline even when pins
+ * leak) and HugePages_Free once the buffer is unmapped (a leaked pin keeps
+ * its hugepage out of the pool).
+ *
+ * The buffers are 64 KiB, so that the imu (32 + 16 bytes per bvec) fits a
+ * page: kvmalloc() then has no vmalloc fallback and one injected failure
+ * is enough. Cases: 4 KiB pages, and 64 KiB at the start of a 2 MiB
+ * hugetlb page (16 bvecs unpatched, 1 once coalesced).
+ *
+ * Output: "FAULT ..." lines; exit 0 when it ran (the caller judges the
+ * leak counts), 1 on a setup error, 77 without fault injection.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifndef MAP_HUGETLB
+#define MAP_HUGETLB 0x40000
+#endif
+#ifndef MADV_NOHUGEPAGE
+#define MADV_NOHUGEPAGE 15
+#endif
+
+#define BUF_LEN		(64 * 1024)
+#define HPAGE		(2 * 1024 * 1024)
+#define MAX_N		400
+
+static int put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+static long get_num(const char *path)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10);
+}
+
+/* a "key value" line of /proc/vmstat or a "key: value" of /proc/meminfo */
+static long field(const char *file, const char *key)
+{
+	char line[256];
+	size_t kl = strlen(key);
+	long v = -1;
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) &&
+		    (line[kl] == ' ' || line[kl] == ':')) {
+			v = strtol(line + kl + 1 + (line[kl] == ':'), NULL,
+				   10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* vmstat keeps per-CPU deltas: fold them first (vmstat_refresh()) */
+static long pins_held(void)
+{
+	put("/proc/sys/vm/stat_refresh", "1");
+	return field("/proc/vmstat", "nr_foll_pin_acquired") -
+	       field("/proc/vmstat", "nr_foll_pin_released");
+}
+
+/* the slab and page-allocation sites count GFP_KERNEL calls too */
+static int setup_injection(void)
+{
+	static const char *const knobs[][2] = {
+		{ "/sys/kernel/debug/failslab/ignore-gfp-wait", "N" },
+		{ "/sys/kernel/debug/failslab/verbose", "0" },
+		{ "/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N" },
+		{ "/sys/kernel/debug/fail_page_alloc/min-order", "0" },
+		{ "/sys/kernel/debug/fail_page_alloc/verbose", "0" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+		if (put(knobs[i][0], knobs[i][1])) {
+			printf("FAULT skip=%s: %s\n", knobs[i][0],
+			       strerror(errno));
+			return -1;
+		}
+	if (access("/proc/thread-self/fail-nth", W_OK)) {
+		printf("FAULT skip=no /proc/thread-self/fail-nth\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int run_case(int huge)
+{
+	const char *name = huge ? "2M" : "4k";
+	long hp0 = field("/proc/meminfo", "HugePages_Free");
+	long vmpin0 = field("/proc/self/status", "VmPin");
+	long held0, leak, total = 0, first = 0, enomem = 0, left;
+	size_t map_len = huge ? HPAGE : BUF_LEN;
+	struct io_uring ring;
+	struct iovec iov;
+	char nbuf[16];
+	void *p;
+	int n, ret, done = 0;
+
+	p = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | (huge ? MAP_HUGETLB : 0), -1,
+		 0);
+	if (p == MAP_FAILED) {
+		printf("FAULT case=%s error=mmap:%s\n", name, strerror(errno));
+		return 1;
+	}
+	if (!huge)
+		madvise(p, map_len, MADV_NOHUGEPAGE);
+	memset(p, 0x5a, map_len);
+	iov.iov_base = p;
+	iov.iov_len = BUF_LEN;
+	for (n = 1; n <= MAX_N && !done; n++) {
+		if (io_uring_queue_init(4, &ring, 0)) {
+			printf("FAULT case=%s error=ring\n", name);
+			break;
+		}
+		held0 = pins_held();
+		snprintf(nbuf, sizeof(nbuf), "%d", n);
+		put("/proc/thread-self/fail-nth", nbuf);
+		ret = io_uring_register_buffers(&ring, &iov, 1);
+		left = get_num("/proc/thread-self/fail-nth");
+		put("/proc/thread-self/fail-nth", "0");
+		if (!ret && left != 0)
+			done = 1;	/* the N-th allocation never came */
+		if (ret == -ENOMEM)
+			enomem++;
+		/* synchronous unpin; the ring's own teardown is deferred */
+		if (!ret)
+			io_uring_unregister_buffers(&ring);
+		io_uring_queue_exit(&ring);
+		leak = pins_held() - held0;
+		if (leak) {
+			printf("FAULT case=%s n=%d ret=%d leaked_pages=%ld\n",
+			       name, n, ret, leak);
+			total += leak;
+			if (!first)
+				first = n;
+		}
+	}
+	munmap(p, map_len);
+	printf("FAULT summary case=%s attempts=%d enomem=%ld leaked_pages=%ld first_leak_n=%ld vmpin_delta_kb=%ld hugepages_free_delta=%ld complete=%s\n",
+	       name, n - 1, enomem, total, first,
+	       field("/proc/self/status", "VmPin") - vmpin0,
+	       field("/proc/meminfo", "HugePages_Free") - hp0,
+	       done ? "yes" : "no");
+	return !done;
+}
+
+int main(void)
+{
+	int fail = 0;
+
+	if (setup_injection())
+		return 77;
+	fail |= run_case(0);
+	fail |= run_case(1);
+	return fail;
+}

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * nvme-profile: the series' profile on the guest's emulated NVMe namespace,
+ * run inside the qemu guest by kernel/ktest.sh.
+ *
+ * For each of WRITE_FIXED and READ_FIXED, from 4 KiB pages and from 2 MiB
+ * hugetlb pages, it issues ITER O_DIRECT I/Os of 8 MiB on the raw namespace
+ * (a region past the end of the guest's ext4 file system) and reports per
+ * I/O:
+ *   - device requests: /sys/block/<disk>/stat field 1 (reads) or 5
+ *     (writes), after minus before;
+ *   - calls and time of the DMA-mapping path that the coalescing series
+ *     removes (__blk_rq_map_sg, sg_next, dma_map_sg_attrs,
+ *     dma_direct_map_sg, dma_pool_alloc, nvme_map_data, the PRP/SGL setup),
+ *     from ftrace's function profiler (trace_stat/function<cpu>, summed
+ *     over CPUs), limited to those functions through set_ftrace_filter.
+ * Counts are exact. The time is inclusive of callees and, under TCG, only
+ * a ratio between columns.
+ *
+ * One I/O before the profiled ones warms TCG's translation cache. Every
+ * READ_FIXED reads back what the WRITE_FIXED of the same backing wrote and
+ * is compared byte for byte.
+ *
+ * It also asks the controller (Identify Controller, admin passthrough) for
+ * MDTS and SGLS, the two fields that decide request size and whether the
+ * driver may build SGLs instead of PRP lists.
+ *
+ * Output: "NVPROF key=value ..." lines; exit 0 on success, 1 on a failure,
+ * 77 when there is no tracefs profiler or no device.
+ *
+ * Usage: nvme-profile [-d /dev/nvme0n1] [-n ITER] [-t TRACEFS]
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <inttypes.h>
+#include <liburing.h>
+#include <linux/fs.h>
+#include <linux/nvme_ioctl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifndef MAP_HUGETLB
+#define MAP_HUGETLB 0x40000
+#endif
+#ifndef MADV_NOHUGEPAGE
+#define MADV_NOHUGEPAGE 15
+#endif
+
+#define MiB		(1024UL * 1024UL)
+#define IO_SIZE		(8 * MiB)
+#define REGION		(64 * MiB)
+
+/* the symbols of the series' perf diff and the NVMe driver's setup path */
+static const char *const syms[] = {
+	"__blk_rq_map_sg",	/* 6.1 and 6.12: blk_rq_map_sg() is inline */
+	"blk_rq_map_sg",
+	"sg_next",
+	"dma_map_sg_attrs",
+	"dma_map_sgtable",	/* nvme_map_data() calls this one */
+	"__dma_map_sg_attrs",
+	"dma_direct_map_sg",
+	"dma_pool_alloc",
+	"nvme_map_data",
+	"nvme_pci_setup_prps",
+	"nvme_pci_setup_sgls",
+	"nvme_setup_prp_simple",
+	"nvme_setup_sgl_simple",
+};
+#define NSYMS (sizeof(syms) / sizeof(syms[0]))
+
+static const char *tracefs = "/sys/kernel/tracing";
+static const char *dev = "/dev/nvme0n1";
+static int iters = 4;
+static int traced[NSYMS];
+
+static int write_str(const char *file, const char *s, int append)
+{
+	char path[512];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
+	fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * set_ftrace_filter rejects a function it cannot trace (EINVAL), e.g. a
+ * static one the compiler inlined: write them one by one and remember
+ * which are in. "name.*" adds the compiler's clones (name.isra.0,
+ * name.constprop.0), which is what the callers call when they exist.
+ */
+static int setup_filter(void)
+{
+	char clone[160];
+	size_t i;
+	int n = 0;
+
+	if (write_str("set_ftrace_filter", "\n", 0))
+		return -1;
+	for (i = 0; i < NSYMS; i++) {
+		traced[i] = !write_str("set_ftrace_filter", syms[i], 1);
+		snprintf(clone, sizeof(clone), "%s.*", syms[i]);
+		traced[i] |= !write_str("set_ftrace_filter", clone, 1);
+		n += traced[i];
+		if (!traced[i])
+			printf("NVPROF untraceable=%s\n", syms[i]);
+	}
+	return n ? 0 : -1;
+}
+
+struct stat_row {
+	unsigned long hits;
+	double usec;
+};
+
+/* "name" or one of its clones "name.isra.0" */
+static int same_function(const char *name, const char *sym)
+{
+	size_t l = strlen(sym);
+
+	return !strncmp(name, sym, l) && (!name[l] || name[l] == '.');
+}
+
+/* sum the profiler's per-CPU tables: "name hits time us avg us s^2 us" */
+static int read_profile(struct stat_row *rows)
+{
+	char pat[512], line[512], name[256];
+	unsigned long hits;
+	double usec;
+	glob_t g;
+	size_t i, j;
+	FILE *f;
+
+	memset(rows, 0, NSYMS * sizeof(*rows));
+	snprintf(pat, sizeof(pat), "%s/trace_stat/function*", tracefs);
+	if (glob(pat, 0, NULL, &g))
+		return -1;
+	for (i = 0; i < g.gl_pathc; i++) {
+		f = fopen(g.gl_pathv[i], "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			usec = 0;
+			if (sscanf(line, "%255s %lu %lf", name, &hits,
+				   &usec) < 2)
+				continue;
+			for (j = 0; j < NSYMS; j++) {
+				if (!same_function(name, syms[j]))
+					continue;
+				rows[j].hits += hits;
+				rows[j].usec += usec;
+			}
+		}
+		fclose(f);
+	}
+	globfree(&g);
+	return 0;
+}
+
+/* completed reads (field 1) or writes (field 5) of the disk */
+static long disk_ios(const char *disk, int write)
+{
+	unsigned long v[5] = { 0 };
+	char path[256];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/stat", disk);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fscanf(f, "%lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4]);
+	fclose(f);
+	if (n != 5)
+		return -1;
+	return (long)(write ? v[4] : v[0]);
+}
+
+static int rw_fixed(struct io_uring *ring, int write, int fd, void *addr,
+		    unsigned int len, off_t off)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (write)
+		io_uring_prep_write_fixed(sqe, fd, addr, len, off, 0);
+	else
+		io_uring_prep_read_fixed(sqe, fd, addr, len, off, 0);
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+static void *buf_alloc(int huge, size_t len, void **map, size_t *map_len)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+	uint8_t *p;
+
+	if (huge) {
+		*map_len = len;
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 flags | MAP_HUGETLB | MAP_POPULATE, -1, 0);
+		*map = p;
+		return p == MAP_FAILED ? NULL : p;
+	}
+	*map_len = len + 2 * MiB;
+	p = mmap(NULL, *map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
+	*map = p;
+	if (p == MAP_FAILED)
+		return NULL;
+	p = (uint8_t *)(((uintptr_t)p + 2 * MiB - 1) & ~(2 * MiB - 1));
+	madvise(p, len, MADV_NOHUGEPAGE);
+	memset(p, 0, len);
+	return p;
+}
+
+static uint8_t pat(int huge, uint64_t i)
+{
+	return (uint8_t)((i * 131 + (i >> 12) * 7 + (huge ? 0x5a : 0x3c)) ^
+			 (i >> 20));
+}
+
+/* one (op, backing) case: ITER I/Os of 8 MiB, then the profile */
+static int run_case(struct io_uring *ring, int fd, const char *disk,
+		    off_t base, int write, int huge)
+{
+	const char *op = write ? "write" : "read";
+	const char *bk = huge ? "2M" : "4k";
+	struct stat_row rows[NSYMS];
+	void *map = MAP_FAILED;
+	size_t map_len = 0, i;
+	struct iovec iov;
+	long before, after;
+	uint8_t *buf;
+	int it, ret, fail = 0;
+	off_t off = base + (huge ? IO_SIZE * iters : 0);
+
+	buf = buf_alloc(huge, IO_SIZE, &map, &map_len);
+	if (!buf) {
+		printf("NVPROF op=%s backing=%s error=mmap:%s\n", op, bk,
+		       strerror(errno));
+		return 1;
+	}
+	if (write)
+		for (i = 0; i < IO_SIZE; i++)
+			buf[i] = pat(huge, i);
+	iov.iov_base = buf;
+	iov.iov_len = IO_SIZE;
+	ret = io_uring_register_buffers(ring, &iov, 1);
+	if (ret) {
+		printf("NVPROF op=%s backing=%s error=register:%s\n", op, bk,
+		       strerror(-ret));
+		munmap(map, map_len);
+		return 1;
+	}
+	/* one I/O outside the profile: TCG translates the path once */
+	ret = rw_fixed(ring, write, fd, buf, IO_SIZE, off);
+	if (ret != (int)IO_SIZE) {
+		printf("NVPROF op=%s backing=%s error=io:%d\n", op, bk, ret);
+		fail = 1;
+	}
+	write_str("function_profile_enabled", "0", 0);
+	/* enabling resets the counters */
+	write_str("function_profile_enabled", "1", 0);
+	before = disk_ios(disk, write);
+	for (it = 0; it < iters; it++) {
+		if (!write)
+			memset(buf, 0, IO_SIZE);
+		ret = rw_fixed(ring, write, fd, buf, IO_SIZE,
+			       off + (off_t)it * IO_SIZE);
+		if (ret != (int)IO_SIZE) {
+			printf("NVPROF op=%s backing=%s error=io:%d\n", op,
+			       bk, ret);
+			fail = 1;
+			break;
+		}
+	}
+	after = disk_ios(disk, write);
+	write_str("function_profile_enabled", "0", 0);
+	read_profile(rows);
+	io_uring_unregister_buffers(ring);
+	/* the reads see what the writes of the same backing left */
+	if (!write && !fail) {
+		for (i = 0; i < IO_SIZE && buf[i] == pat(huge, i); i++)
+			;
+		if (i < IO_SIZE) {
+			printf("NVPROF op=%s backing=%s error=data:%zu\n", op,
+			       bk, i);
+			fail = 1;
+		}
+	}
+	printf("NVPROF op=%s backing=%s ios=%d requests=%ld data=%s\n", op,
+	       bk, iters, after - before,
+	       write ? "written" : (fail ? "BAD" : "verified"));
+	for (i = 0; i < NSYMS; i++)
+		if (traced[i])
+			printf("NVPROF op=%s backing=%s sym=%s hits=%lu usec=%.3f\n",
+			       op, bk, syms[i], rows[i].hits, rows[i].usec);
+	munmap(map, map_len);
+	return fail;
+}
+
+/* Identify Controller: MDTS (byte 77) and SGLS (bytes 536-539) */
+static void identify(int fd)
+{
+	struct nvme_admin_cmd cmd;
+	uint8_t *id;
+	uint32_t sgls;
+
+	if (posix_memalign((void **)&id, 4096, 4096))
+		return;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opcode = 0x06;
+	cmd.cdw10 = 1;
+	cmd.addr = (uint64_t)(uintptr_t)id;
+	cmd.data_len = 4096;
+	if (ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd) == 0) {
+		memcpy(&sgls, id + 536, 4);
+		printf("NVPROF ctrl mdts=%u sgls=0x%08x\n", id[77], sgls);
+	} else {
+		printf("NVPROF ctrl identify=%s\n", strerror(errno));
+	}
+	free(id);
+}
+
+int main(int argc, char **argv)
+{
+	struct io_uring ring;
+	const char *disk;
+	uint64_t size = 0;
+	int opt, fd, fail = 0, w, h;
+
+	while ((opt = getopt(argc, argv, "d:n:t:")) != -1) {
+		switch (opt) {
+		case 'd':
+			dev = optarg;
+			break;
+		case 'n':
+			iters = atoi(optarg);
+			break;
+		case 't':
+			tracefs = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-d DEV] [-n ITER] [-t TRACEFS]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (iters < 1 || (uint64_t)iters * 2 * IO_SIZE > REGION)
+		iters = 4;
+	disk = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	fd = open(dev, O_RDWR | O_DIRECT);
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size) || size < 2 * REGION) {
+		printf("NVPROF skip=no usable %s\n", dev);
+		return 77;
+	}
+	identify(fd);
+	if (setup_filter()) {
+		printf("NVPROF skip=no function profiler in %s\n", tracefs);
+		return 77;
+	}
+	if (io_uring_queue_init(8, &ring, 0)) {
+		printf("NVPROF skip=no io_uring\n");
+		return 77;
+	}
+	/* the last REGION of the namespace: the guest's ext4 ends before it */
+	for (w = 1; w >= 0; w--)
+		for (h = 0; h <= 1; h++)
+			fail |= run_case(&ring, fd, disk,
+					 (off_t)(size - REGION), w, h);
+	write_str("set_ftrace_filter", "\n", 0);
+	io_uring_queue_exit(&ring);
+	close(fd);
+	printf("NVPROF done fail=%d\n", fail);
+	return fail;
+}
