@@ -78,7 +78,8 @@ t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 $(CLI): cli/hugebuf.c $(LIB_A) lib/hugebuf.h
 	$(CC) $(HB_CFLAGS) -o $@ $< $(LIB_A) $(HB_LDLIBS)
 
-ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/plan.c
+ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/plan.c \
+	engines/share.c
 
 $(ENGINE): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) lib/hugebuf.h \
 		config-host.mak

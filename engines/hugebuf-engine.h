@@ -21,6 +21,12 @@ enum hbe_layout {
 	HBE_LAYOUT_REGION,	/* io_us carved from <= 1 GiB regions */
 };
 
+enum hbe_clone {
+	HBE_CLONE_OFF = 0,
+	HBE_CLONE_SPLIT,	/* one registered table, a slice per job */
+	HBE_CLONE_SAME,		/* one table, all jobs on the same buffers */
+};
+
 enum hbe_check {
 	HBE_CHECK_OFF = 0,
 	HBE_CHECK_WARN,
@@ -37,6 +43,7 @@ struct hbe_options {
 	unsigned int defer_taskrun;
 	unsigned long long chunk_size;
 	unsigned int vec_iovecs;	/* READV/WRITEV_FIXED with N iovecs */
+	unsigned int clone_buffers;	/* numjobs share one registered table */
 	unsigned long long vec_offset;	/* cuts moved this far into folios */
 	unsigned int coalesce_check;
 	unsigned int report;
@@ -87,6 +94,7 @@ int hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 #define HBE_MAX_PIECES	4096
 
 struct hbe_slot;
+struct hbe_share;
 
 /* One SQE's worth of an io_u: what is left to transfer. */
 struct hbe_piece {
@@ -141,6 +149,15 @@ struct hbe_data {
 	struct io_u **events;
 	unsigned int nr_events;
 
+	/* clone_buffers (engines/share.c) */
+	struct hbe_share *share;
+	unsigned int share_idx;		/* 0: the job that registers */
+	char *slice_map;		/* this job's part of the mapping */
+	uint64_t slice_len;
+	unsigned int buf_index_base;	/* whole-table clone (6.12) */
+	struct timespec t_init;		/* ->init entered */
+	double ready_usec;		/* init to buffers registered */
+
 	unsigned int dio_align;		/* direct=1: iovec cuts align to it */
 	unsigned int vec_n;		/* vec_iovecs */
 	uint64_t vec_offset;
@@ -177,6 +194,17 @@ uint64_t hbe_alloc_len(struct thread_data *td, struct hbe_data *hd);
  * otherwise); the model's bvecs for one vectored I/O go in the report.
  */
 int hbe_model_vectored(struct thread_data *td, struct hbe_data *hd);
+/*
+ * clone_buffers (engines/share.c): the options it needs; attach at init
+ * (the first job maps every job's slice, the others wait for it); at
+ * post_init the first registers every slice and the others clone their
+ * slice; detach at cleanup (the last job unmaps).
+ */
+int hbe_share_check(struct thread_data *td, struct hbe_options *o);
+int hbe_share_attach(struct thread_data *td, struct hbe_data *hd,
+		     uint64_t len, bool same);
+int hbe_share_register(struct thread_data *td, struct hbe_data *hd);
+void hbe_share_detach(struct hbe_data *hd);
 /* What the kernel is (version and behaviour), said once per process. */
 void hbe_note_kernel(void);
 /* One line at init when experimental_verify cannot verify this job. */

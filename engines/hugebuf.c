@@ -96,6 +96,7 @@ static int hbe_init(struct thread_data *td)
 	if (!hd)
 		return 1;
 	td->io_ops_data = hd;
+	clock_gettime(CLOCK_MONOTONIC, &hd->t_init);
 
 	ret = hb_kmodel_running(&hd->km);
 	if (ret) {
@@ -107,6 +108,8 @@ static int hbe_init(struct thread_data *td)
 		ret = hbe_options_uring(td, o, &hd->u);
 	if (!ret)
 		ret = hbe_plan_layout(td, hd, o);
+	if (!ret)
+		ret = hbe_share_check(td, o);
 	if (ret)
 		goto fail;
 
@@ -134,12 +137,21 @@ static int hbe_init(struct thread_data *td)
 		}
 	}
 
-	ret = hb_alloc(&hd->backing, len, hd->head_offset, &hd->buf);
-	if (ret) {
-		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
-		goto fail;
+	if (o->clone_buffers) {
+		ret = hbe_share_attach(td, hd, len,
+				       o->clone_buffers == HBE_CLONE_SAME);
+		if (ret)
+			goto fail;
+	} else {
+		ret = hb_alloc(&hd->backing, len, hd->head_offset, &hd->buf);
+		if (ret) {
+			log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
+			goto fail;
+		}
+		hd->buf_ok = true;
+		hd->slice_map = hd->buf.map;
+		hd->slice_len = hd->buf.map_len;
 	}
-	hd->buf_ok = true;
 	if (fio_cmdprio_init(td, &hd->cmdprio, &o->cmdprio_options)) {
 		ret = -EINVAL;
 		goto fail;
@@ -182,16 +194,16 @@ static int hbe_iomem_alloc(struct thread_data *td, size_t total_mem)
 {
 	struct hbe_data *hd = td->io_ops_data;
 
-	if (!hd || !hd->buf_ok)
+	if (!hd || !hd->slice_map)
 		return 1;
-	if (total_mem > hd->buf.map_len) {
+	if (total_mem > hd->slice_len) {
 		log_err(HBE_LOG_PREFIX "fio wants %zu bytes of buffers, the "
-			"engine planned %zu: this fio carves buffers "
+			"engine planned %llu: this fio carves buffers "
 			"differently, please report it\n", total_mem,
-			hd->buf.map_len);
+			(unsigned long long)hd->slice_len);
 		return 1;
 	}
-	td->orig_buffer = hd->buf.map;
+	td->orig_buffer = hd->slice_map;
 	return 0;
 }
 
@@ -207,7 +219,7 @@ static void hbe_iomem_free(struct thread_data *td)
 
 static int hbe_place_buffers(struct thread_data *td, struct hbe_data *hd)
 {
-	char *base = hd->buf.addr;
+	char *base = hd->slice_map + hd->head_offset;
 	unsigned int i;
 
 	for (i = 0; i < hd->depth; i++) {
@@ -235,7 +247,7 @@ static int hbe_place_buffers(struct thread_data *td, struct hbe_data *hd)
 
 static unsigned int hbe_buf_index(struct hbe_data *hd, struct io_u *io_u)
 {
-	return io_u->index / hd->slots_per_region;
+	return hd->buf_index_base + io_u->index / hd->slots_per_region;
 }
 
 /*
@@ -285,7 +297,12 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 			p.flags |= IORING_SETUP_SQ_AFF;
 			p.sq_thread_cpu = o->sqpoll_cpu;
 		}
-	} else if (o->defer_taskrun) {
+	} else if (o->defer_taskrun && !(hd->share && !hd->share_idx)) {
+		/*
+		 * Not on the ring others clone from: io_register_clone_buffers()
+		 * refuses a source ring whose single issuer is another task
+		 * with -EEXIST (seen on 6.18).
+		 */
 		p.flags |= IORING_SETUP_SINGLE_ISSUER |
 			   IORING_SETUP_DEFER_TASKRUN;
 	}
@@ -344,7 +361,15 @@ static int hbe_register(struct thread_data *td, struct hbe_data *hd)
 
 	pin0 = hb_vmpin_kb();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = hb_register_buffers(&hd->ring, hd->iovecs, hd->nr_iovecs);
+	/* clone_buffers: register every job's slice, or clone one */
+	if (hd->share) {
+		if (hbe_share_register(td, hd))
+			return 1;
+		ret = 0;
+	} else {
+		ret = hb_register_buffers(&hd->ring, hd->iovecs,
+					  hd->nr_iovecs);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (ret) {
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
@@ -358,6 +383,16 @@ static int hbe_register(struct thread_data *td, struct hbe_data *hd)
 	return 0;
 }
 
+/* time from ->init to buffers ready for the first I/O */
+static void hbe_mark_ready(struct hbe_data *hd)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	hd->ready_usec = (now.tv_sec - hd->t_init.tv_sec) * 1e6 +
+			 (now.tv_nsec - hd->t_init.tv_nsec) / 1e3;
+}
+
 static int hbe_post_init(struct thread_data *td)
 {
 	struct hbe_data *hd = td->io_ops_data;
@@ -365,7 +400,7 @@ static int hbe_post_init(struct thread_data *td)
 	char bk[HB_BACKING_STR_MAX];
 	int ret;
 
-	if (!hd || !hd->buf_ok || td->error)
+	if (!hd || !hd->slice_map || td->error)
 		return 1;
 	ret = hbe_place_buffers(td, hd);
 	if (ret) {
@@ -419,6 +454,7 @@ static int hbe_post_init(struct thread_data *td)
 		return 1;
 	if (o->fixedbufs && hbe_register(td, hd))
 		return 1;
+	hbe_mark_ready(hd);
 	return 0;
 }
 
@@ -836,6 +872,7 @@ static void hbe_cleanup(struct thread_data *td)
 		hd->reported = true;
 		hbe_report(td, hd);
 	}
+	hbe_share_detach(hd);
 	hbe_free_data(hd);
 	td->io_ops_data = NULL;
 }

@@ -79,6 +79,21 @@ struct fio_option hbe_option_table[] = {
 		.def = "0",
 		.help = "Move every vec_iovecs cut this many bytes on, so the "
 			"iovecs start inside folios and cross their ends"),
+	HBE_OPT(.name = "clone_buffers", .lname = "hugebuf cloned tables",
+		.type = FIO_OPT_STR, .off1 = HBE_OFF(clone_buffers),
+		.def = "off",
+		.help = "With thread and numjobs: the first job registers, the "
+			"others clone its table (IORING_REGISTER_CLONE_BUFFERS, "
+			"6.12+) instead of registering their own",
+		.posval = {
+			{ .ival = "off", .oval = HBE_CLONE_OFF,
+			  .help = "every job registers its own buffers" },
+			{ .ival = "split", .oval = HBE_CLONE_SPLIT,
+			  .help = "one table, a slice of buffers per job" },
+			{ .ival = "same", .oval = HBE_CLONE_SAME,
+			  .help = "one table, every job on the same buffers "
+				  "(pins 1/numjobs; no verify)" },
+		}),
 	HBE_OPT(.name = "coalesce_check", .lname = "hugebuf coalescing check",
 		.type = FIO_OPT_STR, .off1 = HBE_OFF(coalesce_check),
 		.def = "warn",

@@ -296,6 +296,8 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		.requests_approximate = thread_number > 1,
 		.limits = hd->limits_ok ? &hd->limits : NULL,
 		.vec_iovecs = hd->vec_n,
+		.shared = !hd->share ? "" : hd->share_idx ? "clone" : "source",
+		.ready_usec = hd->ready_usec,
 		.vec_bvecs = hd->vec_bvecs,
 	};
 	const struct hb_kdetect *d = hb_kdetect_cached();

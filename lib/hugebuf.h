@@ -738,6 +738,9 @@ struct hb_report {
 	const struct hb_file_limits *limits;
 	/* vectored fixed I/O: iovecs per I/O (0: off), the model's bvecs */
 	unsigned int vec_iovecs, vec_bvecs;
+	/* "", "source" or "clone" (a table cloned from another ring) */
+	const char *shared;
+	double ready_usec;		/* setup until the first I/O can go */
 };
 
 /* The report as text lines, each starting with @prefix. */

@@ -195,6 +195,10 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 		      st->note[0] ? ")" : "");
 	if (r->limits)
 		text_limits(out, prefix, r->job, r->limits);
+	if (r->shared && *r->shared)
+		hb_str_printf(out, "%s%s: buffers shared (%s of a cloned table), "
+			      "ready after %.0f us\n", prefix, r->job,
+			      r->shared, r->ready_usec);
 	if (r->vec_iovecs)
 		hb_str_printf(out, "%s%s: vectored: %u iovecs per I/O, %u bvecs "
 			      "in the model (READV/WRITEV_FIXED)\n", prefix,
@@ -283,6 +287,8 @@ void hb_report_json(const struct hb_report *r, struct hb_str *b)
 	json_nodes(b, st);
 	hb_str_printf(b, ",\"vec_iovecs\":%u,\"vec_bvecs\":%u", r->vec_iovecs,
 		      r->vec_bvecs);
+	hb_str_json_kv(b, "shared", r->shared ? r->shared : "", false);
+	hb_str_printf(b, ",\"ready_usec\":%.1f", r->ready_usec);
 	if (r->limits)
 		hb_str_printf(b, ",\"dio_mem_align\":%u,\"dio_offset_align\":%u,"
 			      "\"atomic_unit_min\":%u,\"atomic_unit_max\":%u,"

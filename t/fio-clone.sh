@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# clone_buffers: numjobs threads of one job share one registered table
+# (IORING_REGISTER_CLONE_BUFFERS, 6.12, 7cc2a6eadcd7).  split gives every
+# job its own slice of one table: crc32c verify must hold on every job,
+# and the process pins what registering separately would.  same puts every
+# job on the same buffers: the process pins one job's worth.  The
+# refusals are one line each; a kernel without the register op skips.
+. "$(dirname "$0")/_fio-lib.sh"
+t_require
+
+free=$(t_free_hugepages)
+[ "$free" -ge 80 ] ||
+	skip "needs 80 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+
+job() {
+	# job NAME CLONE [extra fio args...]: numjobs=4 threads, 4 x 8M each
+	t_jname=$1 t_clone=$2
+	shift 2
+	(cd "$T_DIR" && HUGEBUF_REPORT_JSON=$T_DIR/$t_jname.report \
+		timeout -k 10 300 "$FIO" --name="$t_jname" \
+		--ioengine=external:"$HUGEBUF_ENGINE" --directory="$T_DIR" \
+		--size=64M --bs=8M --iodepth=4 \
+		--direct=1 --thread --numjobs=4 --clone_buffers="$t_clone" \
+		--output-format=json --output="$T_DIR/$t_jname.json" "$@" \
+		>"$T_DIR/$t_jname.out" 2>&1)
+}
+
+# pinned_while NAME CLONE ARGS: the largest VmPin of fio's process while
+# the job runs (kB)
+pinned_while() {
+	t_jname=$1
+	job "$@" &
+	t_pid=$!
+	t_max=0
+	t_i=0
+	while kill -0 "$t_pid" 2>/dev/null && [ $t_i -lt 100 ]; do
+		for t_p in $(pgrep -f "name=$t_jname "); do
+			t_v=$(t_vmpin "$t_p")
+			[ -n "$t_v" ] && [ "$t_v" -gt "$t_max" ] && t_max=$t_v
+		done
+		sleep 0.1
+		t_i=$((t_i + 1))
+	done
+	wait "$t_pid"
+	T_RC=$?
+	echo "$t_max"
+}
+
+job split-verify split --rw=randwrite --verify=crc32c --do_verify=1 \
+	--verify_fatal=1
+if grep -q 'cloning the table' "$T_DIR/split-verify.out" &&
+	grep -q 'Invalid argument\|Operation not supported' "$T_DIR/split-verify.out"; then
+	skip "the kernel cannot clone registered buffers (6.12+): $(grep -m1 cloning "$T_DIR/split-verify.out")"
+fi
+python3 - "$T_DIR/split-verify.json" "$T_DIR/split-verify.report" <<'PY' ||
+import json, sys
+jobs = json.load(open(sys.argv[1]))["jobs"]
+reps = [json.loads(l) for l in open(sys.argv[2])]
+roles = sorted(r["shared"] for r in reps)
+bad = len(jobs) != 4 or roles != ["clone", "clone", "clone", "source"]
+for j in jobs:
+    if j["error"] or not j["read"]["io_bytes"] or not j["write"]["io_bytes"]:
+        bad = True
+print("split: %d jobs, roles %s, errors %s, verified bytes %s" % (len(jobs),
+      roles, [j["error"] for j in jobs], [j["read"]["io_bytes"] for j in jobs]))
+sys.exit(1 if bad else 0)
+PY
+	fail "split: every job must verify, one source and three clones"
+
+own=$(pinned_while own-read off --rw=randread --time_based --runtime=2)
+split=$(pinned_while split-read split --rw=randread --time_based --runtime=2)
+same=$(pinned_while same-read same --rw=randread --time_based --runtime=2)
+t_info "VmPin of fio with 4 jobs x 4 x 8M: own tables $own kB, split $split kB, same $same kB"
+[ "$own" -ge 131072 ] || fail "own tables pinned $own kB, expected 4 x 32 MiB"
+[ "$split" -ge 131072 ] || fail "split pinned $split kB, expected 4 x 32 MiB"
+[ "$same" -ge 32768 ] && [ "$same" -lt 65536 ] ||
+	fail "same pinned $same kB, expected one job's 32 MiB"
+
+t_expect_fail same-verify 'clone_buffers=same puts every job on the same buffers' \
+	--name=x --ioengine=external:"$HUGEBUF_ENGINE" --directory="$T_DIR" \
+	--size=8M --bs=1M --thread --numjobs=2 --clone_buffers=same \
+	--rw=write --verify=md5
+t_expect_fail no-thread 'clone_buffers needs thread' \
+	--name=x --ioengine=external:"$HUGEBUF_ENGINE" --directory="$T_DIR" \
+	--size=8M --bs=1M --numjobs=2 --clone_buffers=split
+t_expect_fail no-fixedbufs 'clone_buffers shares registered buffers' \
+	--name=x --ioengine=external:"$HUGEBUF_ENGINE" --directory="$T_DIR" \
+	--size=8M --bs=1M --thread --numjobs=2 --clone_buffers=split \
+	--fixedbufs=0
+t_done
