@@ -347,9 +347,11 @@ build_probe() {	# $1 = output
 	gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -o "$(dirname "$1")/nvme-profile" \
 		"$KDIR/probe/nvme-profile.c" -luring >>"$WORK/probe-build.log" 2>&1 ||
 		{ cat "$WORK/probe-build.log" >&2; die "building nvme-profile failed"; }
-	gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -o "$(dirname "$1")/fault-regbuf" \
-		"$KDIR/probe/fault-regbuf.c" -luring >>"$WORK/probe-build.log" 2>&1 ||
-		{ cat "$WORK/probe-build.log" >&2; die "building fault-regbuf failed"; }
+	for f in fault-regbuf fault-device; do
+		gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -o "$(dirname "$1")/$f" \
+			"$KDIR/probe/$f.c" -luring >>"$WORK/probe-build.log" 2>&1 ||
+			{ cat "$WORK/probe-build.log" >&2; die "building $f failed"; }
+	done
 }
 
 # the fio job for the guest: our overrides first, then the example minus the
@@ -442,22 +444,29 @@ for t in /hugebuf/tests/*; do
 done
 # the same data-verified suite with its files on the NVMe namespace
 mkdir -p /nvme
-if [ "$KTEST_NVME_SUITE" != 0 ] && [ -b /dev/nvme0n1 ]; then
+nvme_fs=0
+if [ -b /dev/nvme0n1 ]; then
 	if mount -t ext4 -o noatime /dev/nvme0n1 /nvme; then
-		vda_dir=$HUGEBUF_TEST_DIR
-		export HUGEBUF_TEST_DIR=/nvme/hugebuf-test
-		mkdir -p "$HUGEBUF_TEST_DIR"
-		cd "$HUGEBUF_TEST_DIR"
-		for t in /hugebuf/tests/*; do
-			[ -f "$t" ] && [ -x "$t" ] || continue
-			run "nvme:test:$(basename "$t")" "$t"
-		done
-		export HUGEBUF_TEST_DIR=$vda_dir
-		cd "$HUGEBUF_TEST_DIR"
+		nvme_fs=1
 	else
 		echo "@@KTEST RESULT nvme:mount 1 0"
 	fi
 fi
+if [ "$KTEST_NVME_SUITE" != 0 ] && [ $nvme_fs = 1 ]; then
+	vda_dir=$HUGEBUF_TEST_DIR
+	export HUGEBUF_TEST_DIR=/nvme/hugebuf-test
+	mkdir -p "$HUGEBUF_TEST_DIR"
+	cd "$HUGEBUF_TEST_DIR"
+	for t in /hugebuf/tests/*; do
+		[ -f "$t" ] && [ -x "$t" ] || continue
+		run "nvme:test:$(basename "$t")" "$t"
+	done
+	export HUGEBUF_TEST_DIR=$vda_dir
+	cd "$HUGEBUF_TEST_DIR"
+fi
+# a failing disk: fail_make_request on nvme0n1 for the writing task only
+[ $nvme_fs = 1 ] &&
+	run fault-device /hugebuf/bin/fault-device /nvme/faildev.dat nvme0n1
 run probe /hugebuf/bin/regbuf-probe -d /mnt/probe
 if [ -x /hugebuf/bin/hugebuf ]; then
 	# no HUGEBUF_KERNEL anywhere: the generation comes from the release
@@ -467,6 +476,9 @@ if [ -x /hugebuf/bin/hugebuf ]; then
 		run "check:$b" /hugebuf/bin/hugebuf check --backing=$b \
 			--size=8M --file=/mnt/hugebuf-check.dat
 	done
+	# the THP moved by mremap to a non-congruent address (3a3c6d61577d)
+	run check:thp-moved /hugebuf/bin/hugebuf check --backing=thp --moved \
+		--size=8M --file=/mnt/hugebuf-check.dat
 	run check-json /hugebuf/bin/hugebuf check --backing=hugetlb:2M \
 		--size=8M --file=/mnt/hugebuf-check.dat --json
 fi
@@ -512,7 +524,7 @@ build_initramfs() {	# $1 = label, $2 = HUGEBUF_KERNEL value or "", $3 = output
 		cp "$f" "$root/hugebuf/tests/"
 	done
 	cp "$WORK/regbuf-probe" "$WORK/nvme-profile" "$WORK/fault-regbuf" \
-		"$root/hugebuf/bin/"
+		"$WORK/fault-device" "$root/hugebuf/bin/"
 	copy_with_libs /usr/bin/fio "$root"
 	if [ -f "$KTEST_ENGINE" ]; then
 		copy_with_libs "$(readlink -f "$KTEST_ENGINE")" "$root"
@@ -625,6 +637,9 @@ collect() {	# $1 = label, $2 = qemu exit status
 			split($i, a, "="); v[a[1]] = a[2] }
 			if (NF) printf "%s/%s", v["enomem"], v["attempts"] }')
 	done
+	R[$k,faildev]=$(grep -a '^FAILDEV disk=' "$log" | tail -1 | awk '{
+		for (i = 2; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+		printf "%s/%s/%s/%s", v["acked"], v["eio"], v["bad"], v["pins_delta"] }')
 	for fld in read:4k read:2M write:4k write:2M; do
 		R[$k,nvreq_$fld]=$(grep -a "^NVPROF op=${fld%:*} backing=${fld#*:} ios=" "$log" |
 			tail -1 | awk '{ split($4, i, "="); split($5, r, "=");
@@ -689,6 +704,7 @@ print_table() {
 	row "nvme requests / 8 MiB WRITE_FIXED, 4 KiB" nvreq_write:4k
 	row "nvme requests / 8 MiB WRITE_FIXED, 2M" nvreq_write:2M
 	row "fio bandwidth (shortened run)" bw
+	row "failing nvme0n1: acked/EIO/bad/pins left" faildev
 	row "imu alloc failure: ENOMEM/attempts, 4 KiB" fault_n_4k
 	row "  leaked pins/VmPin kB/free hugepages, 4 KiB" fault_4k
 	row "imu alloc failure: ENOMEM/attempts, 2M" fault_n_2M

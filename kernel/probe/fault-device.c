@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fault-device: a failing disk under registered hugepage buffers, run in
+ * the qemu guest by kernel/ktest.sh (the host has no device-mapper for
+ * dm-error; the guest kernel has request fault injection).
+ *
+ * The file is written in full first, so that the O_DIRECT writes below
+ * touch no file-system metadata. Then fail_make_request (should_fail_bio(),
+ * CONFIG_FAIL_MAKE_REQUEST) is armed for the disk under the file
+ * (/sys/block/DISK/make-it-fail) and, through task-filter, for this task
+ * only: the journal thread's writes never fail. CHUNKS WRITE_FIXED of
+ * CHUNK bytes each, from different offsets of one registered 8 MiB
+ * hugetlb buffer, each with its own pattern; about half fail with -EIO.
+ * With the injection off again, every chunk the kernel acknowledged is
+ * read back with READ_FIXED (O_DIRECT) and compared byte for byte.
+ * Then VmPin, HugePages_Free and the pins held (nr_foll_pin_acquired -
+ * nr_foll_pin_released) must be back at their baseline.
+ *
+ * Output: one "FAILDEV ..." line; exit 0 pass, 1 fail, 77 no injection.
+ *
+ * Usage: fault-device FILE DISK   (e.g. /nvme/faildev.dat nvme0n1)
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifndef MAP_HUGETLB
+#define MAP_HUGETLB 0x40000
+#endif
+
+#define BUF_LEN		(8u << 20)
+#define CHUNK		(128u << 10)
+#define CHUNKS		64
+#define DBG		"/sys/kernel/debug/fail_make_request/"
+
+static int put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+static long field(const char *file, const char *key)
+{
+	char line[256];
+	size_t kl = strlen(key);
+	long v = -1;
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) &&
+		    (line[kl] == ' ' || line[kl] == ':')) {
+			v = strtol(line + kl + 1 + (line[kl] == ':'), NULL,
+				   10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static long pins_held(void)
+{
+	put("/proc/sys/vm/stat_refresh", "1");
+	return field("/proc/vmstat", "nr_foll_pin_acquired") -
+	       field("/proc/vmstat", "nr_foll_pin_released");
+}
+
+static uint8_t pat(unsigned int chunk, unsigned int i)
+{
+	return (uint8_t)(i * 29 + chunk * 101 + (i >> 9) + 1);
+}
+
+static int rw_fixed(struct io_uring *ring, int write, int fd, void *addr,
+		    unsigned int len, off_t off)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (write)
+		io_uring_prep_write_fixed(sqe, fd, addr, len, off, 0);
+	else
+		io_uring_prep_read_fixed(sqe, fd, addr, len, off, 0);
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+/* fail_make_request for this task on DISK, with probability pct */
+static int arm(const char *disk, int pct)
+{
+	char path[256], val[16];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/make-it-fail", disk);
+	snprintf(val, sizeof(val), "%d", pct);
+	if (put(DBG "verbose", "0") || put(DBG "task-filter", pct ? "Y" : "N") ||
+	    put(DBG "times", "-1") || put(DBG "interval", "1") ||
+	    put(DBG "probability", val) ||
+	    put("/proc/self/make-it-fail", pct ? "1" : "0") ||
+	    put(path, pct ? "1" : "0"))
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long vmpin0, hp0, held0, vmpin1, hp1, held1;
+	unsigned int c, i, acked = 0, failed = 0, bad = 0, other = 0;
+	int ok[CHUNKS], fd, ret;
+	struct io_uring ring;
+	struct iovec iov;
+	uint8_t *buf, *p;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s FILE DISK\n", argv[0]);
+		return 2;
+	}
+	if (access(DBG "probability", W_OK)) {
+		printf("FAILDEV skip=no fail_make_request in debugfs\n");
+		return 77;
+	}
+	vmpin0 = field("/proc/self/status", "VmPin");
+	hp0 = field("/proc/meminfo", "HugePages_Free");
+	held0 = pins_held();
+	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);
+	buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1,
+		   0);
+	if (fd < 0 || buf == MAP_FAILED) {
+		printf("FAILDEV error=setup:%s\n", strerror(errno));
+		return 1;
+	}
+	/* allocate and initialise every block before the O_DIRECT writes */
+	memset(buf, 0xee, BUF_LEN);
+	for (c = 0; c < CHUNKS; c++)
+		if (pwrite(fd, buf, CHUNK, (off_t)c * CHUNK) != CHUNK) {
+			printf("FAILDEV error=prefill\n");
+			return 1;
+		}
+	fsync(fd);
+	close(fd);
+	fd = open(argv[1], O_RDWR | O_DIRECT);
+	if (fd < 0 || io_uring_queue_init(4, &ring, 0)) {
+		printf("FAILDEV error=open\n");
+		return 1;
+	}
+	iov.iov_base = buf;
+	iov.iov_len = BUF_LEN;
+	ret = io_uring_register_buffers(&ring, &iov, 1);
+	if (ret) {
+		printf("FAILDEV error=register:%s\n", strerror(-ret));
+		return 1;
+	}
+	/* chunk c comes from buffer offset (c * 3 % 64) * CHUNK: every folio */
+	for (c = 0; c < CHUNKS; c++) {
+		p = buf + (c * 3 % CHUNKS) * CHUNK;
+		for (i = 0; i < CHUNK; i++)
+			p[i] = pat(c, i);
+	}
+	if (arm(argv[2], 50)) {
+		printf("FAILDEV skip=cannot arm fail_make_request on %s\n",
+		       argv[2]);
+		arm(argv[2], 0);
+		return 77;
+	}
+	for (c = 0; c < CHUNKS; c++) {
+		p = buf + (c * 3 % CHUNKS) * CHUNK;
+		ret = rw_fixed(&ring, 1, fd, p, CHUNK, (off_t)c * CHUNK);
+		ok[c] = ret == (int)CHUNK;
+		acked += ok[c];
+		failed += ret == -EIO;
+		other += !ok[c] && ret != -EIO;
+	}
+	arm(argv[2], 0);
+	/* read every acknowledged chunk back into a cleared buffer */
+	memset(buf, 0, BUF_LEN);
+	for (c = 0; c < CHUNKS; c++) {
+		if (!ok[c])
+			continue;
+		p = buf + (c * 5 % CHUNKS) * CHUNK;
+		ret = rw_fixed(&ring, 0, fd, p, CHUNK, (off_t)c * CHUNK);
+		for (i = 0; ret == (int)CHUNK && i < CHUNK; i++)
+			if (p[i] != pat(c, i))
+				break;
+		bad += ret != (int)CHUNK || i < CHUNK;
+	}
+	io_uring_unregister_buffers(&ring);
+	io_uring_queue_exit(&ring);
+	close(fd);
+	munmap(buf, BUF_LEN);
+	unlink(argv[1]);
+	vmpin1 = field("/proc/self/status", "VmPin");
+	hp1 = field("/proc/meminfo", "HugePages_Free");
+	held1 = pins_held();
+	printf("FAILDEV disk=%s chunks=%d acked=%u eio=%u other=%u bad=%u vmpin_delta_kb=%ld hugepages_free_delta=%ld pins_delta=%ld\n",
+	       argv[2], CHUNKS, acked, failed, other, bad, vmpin1 - vmpin0,
+	       hp1 - hp0, held1 - held0);
+	return !(failed && acked && !other && !bad && vmpin1 == vmpin0 &&
+		 hp1 == hp0 && held1 == held0);
+}
