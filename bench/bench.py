@@ -150,6 +150,18 @@ def tree_cpu_ns(pid, seen):
     return sum(seen.values())
 
 
+def vmpin_kb(pid):
+    """VmPin of a process in kB (0 when it is gone or has none)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmPin:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def loadavg():
     return float(open("/proc/loadavg").read().split()[0])
 
@@ -238,11 +250,13 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None):
                          + args, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, env=envv)
     samples, seen = [], {}
+    vmpin_max = 0
     # sample until fio exits; wait4(WNOHANG) reaps it with its rusage
     while True:
         pid, status, ru = os.wait4(p.pid, os.WNOHANG)
         if pid:
             break
+        vmpin_max = max(vmpin_max, vmpin_kb(p.pid))
         cpu = tree_cpu_ns(p.pid, seen)
         if cpu is not None:
             samples.append({"t": time.monotonic(), "cpu": cpu,
@@ -276,6 +290,7 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None):
         "wall": wall,
         "load": load,
         "ios": d["total_ios"],
+        "vmpin_max_kb": vmpin_max,
     }
     k = 2 if write else 0
     win = io_window(samples, write, runtime, moved / runtime_s
@@ -358,6 +373,49 @@ def run_point(ctx, cfg, rw, bs, extra=(), tag="sweep"):
             rep = hugebuf_report(rj)
             r["folio_seen"] = rep.get("folio_size_seen", {}).get("min", 0)
             r["bvecs_per_io"] = rep.get("bvecs_per_io", {}).get("max", 0)
+    finally:
+        if os.path.exists(rj):
+            os.unlink(rj)
+    return r
+
+
+# vectored fixed I/O against plain fixed at 8M (issue 14): the same
+# hugetlb buffers, READV_FIXED with 4 iovecs whose cuts sit 4 KiB into
+# folios, against one READ_FIXED
+VEC_VARIANTS = {"fixed": [], "vectored": ["--vec_iovecs=4",
+                                          "--vec_offset=4096"]}
+# one registered table for 4 jobs (threads) against a table each
+CLONE_VARIANTS = ("off", "split", "same")
+
+
+def run_vec(ctx, variant):
+    cfg = Config("hugebuf hugetlb fixed", "--ioengine=external:" +
+                 ctx["engine"], ["--backing=hugetlb", "--fixedbufs=1",
+                                 "--registerfiles", "--report=off"],
+                 False, "hugetlb", 1)
+    return run_point(ctx, cfg, "randread", "8M", VEC_VARIANTS[variant],
+                     tag="vec")
+
+
+def run_clone(ctx, variant):
+    """4 jobs x iodepth 4 x 8M randread: fio's pinned memory (VmPin at
+    its largest) and each job's time from init to its first possible
+    I/O, with clone_buffers off (a table each), split or same."""
+    rj = tempfile.mktemp(prefix="hugebuf-bench-clone-", suffix=".json")
+    args = common_args(ctx["path"], ctx["size"], ctx["plan"].runtime, 4,
+                       "randread", "8M") + \
+        ["--ioengine=external:" + ctx["engine"], "--backing=hugetlb",
+         "--registerfiles", "--report=off", "--numjobs=4",
+         "--group_reporting", "--clone_buffers=" + variant]
+    try:
+        r = run_fio(ctx["fio"], args, ctx["dev"], False, parse_size("8M"),
+                    ctx["plan"].runtime, rj)
+        reps = [json.loads(x) for x in open(rj).read().splitlines()]
+        ready = sorted(x.get("ready_usec", 0.0) for x in reps)
+        r["ready_usec_max"] = ready[-1] if ready else 0.0
+        r["ready_usec_med"] = ready[len(ready) // 2] if ready else 0.0
+        r["register_usec_sum"] = sum(x.get("register_usec", 0.0)
+                                     for x in reps)
     finally:
         if os.path.exists(rj):
             os.unlink(rj)
@@ -453,7 +511,10 @@ def execute(plan, ctx, results_path):
     for rw in ("randread", "randwrite") if plan.chunks else ():
         jobs.append(("chunk", (rw, "32M")))
     jobs.append(("reg", None))
-    nrun = len(plan.points) * len(cfgs) + 2 * len(plan.chunks)
+    jobs.append(("vec", None))
+    jobs.append(("clone", None))
+    nrun = len(plan.points) * len(cfgs) + 2 * len(plan.chunks) + \
+        len(VEC_VARIANTS) + len(CLONE_VARIANTS)
     nreg = len(plan.reg_sizes) * len(plan.reg_backings)
     est = plan.rounds * nrun * (plan.runtime + 0.7) + \
         (plan.rounds if plan.full else 1) * nreg * 1.5
@@ -508,6 +569,25 @@ def execute(plan, ctx, results_path):
                         continue
                     r.update({"type": "chunk", "round": rnd, "rw": rw,
                               "bs": bs, "chunk": ch})
+                    out.write(json.dumps(r) + "\n")
+            elif kind == "vec":
+                vs = sorted(VEC_VARIANTS)
+                rng.shuffle(vs)
+                for v in vs:
+                    r = retried("vectored %s" % v, run_vec, ctx, v)
+                    if r is None:
+                        continue
+                    r.update({"type": "vec", "round": rnd, "variant": v})
+                    out.write(json.dumps(r) + "\n")
+            elif kind == "clone":
+                vs = list(CLONE_VARIANTS)
+                rng.shuffle(vs)
+                for v in vs:
+                    r = retried("clone_buffers=%s" % v, run_clone, ctx, v)
+                    if r is None:
+                        continue
+                    r.update({"type": "clone", "round": rnd,
+                              "variant": v})
                     out.write(json.dumps(r) + "\n")
             elif plan.full or rnd == 0:
                 # bench: one round of these; bench-full: every round

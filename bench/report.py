@@ -76,6 +76,7 @@ class Data:
     def __init__(self, path):
         self.meta, self.end = {}, {}
         self.sweep, self.chunk, self.reg, self.cli = {}, {}, {}, {}
+        self.vec, self.clone = {}, {}
         for line in open(path):
             line = line.strip()
             if not line:
@@ -97,6 +98,10 @@ class Data:
                                     {})[r["round"]] = r
             elif t == "cli":
                 self.cli[(r["backing"], r["bufsize"])] = r
+            elif t == "vec":
+                self.vec.setdefault(r["variant"], {})[r["round"]] = r
+            elif t == "clone":
+                self.clone.setdefault(r["variant"], {})[r["round"]] = r
         self.configs = self.meta.get("configs", [])
         self.builtin = set(self.meta.get("builtin", []))
         self.hugebuf = [c for c in self.configs if c not in self.builtin]
@@ -145,6 +150,68 @@ class Data:
 # console                                                              #
 # ------------------------------------------------------------------ #
 
+def per_round_ratio(a, b, m):
+    """a[m] / b[m] for the rounds both have."""
+    return [a[k][m] / b[k][m] for k in a if k in b and b[k].get(m)
+            and a[k].get(m) is not None]
+
+
+def vec_rows(d):
+    rows = []
+    base = d.vec.get("fixed", {})
+    for v in ("fixed", "vectored"):
+        runs = d.vec.get(v)
+        if not runs:
+            continue
+        mb = [r["mibs"] for r in runs.values()]
+        cpu = [r["cpu_gib"] for r in runs.values() if r.get("cpu_gib")]
+        rows.append([v, fmt_range(mb, fmt_num),
+                     fmt_ratio(per_round_ratio(runs, base, "mibs"))
+                     if v != "fixed" else "1",
+                     fmt_cpu(med(cpu)) if cpu else "-",
+                     fmt_ratio(per_round_ratio(runs, base, "cpu_gib"))
+                     if v != "fixed" else "1",
+                     "%.2f" % min(r["req_io"] for r in runs.values())])
+    return rows
+
+
+def clone_rows(d):
+    rows = []
+    for v in ("off", "split", "same"):
+        runs = d.clone.get(v)
+        if not runs:
+            continue
+        rows.append([v, "%d" % max(r["vmpin_max_kb"] for r in runs.values()),
+                     fmt_range([r["ready_usec_max"] / 1000.0
+                                for r in runs.values()],
+                               lambda x: "%.1f" % x),
+                     fmt_range([r["register_usec_sum"] / 1000.0
+                                for r in runs.values()],
+                               lambda x: "%.2f" % x),
+                     fmt_range([r["mibs"] for r in runs.values()],
+                               fmt_num)])
+    return rows
+
+
+VEC_HEAD = ["8M randread, hugetlb", "MiB/s", "bw vs fixed", "CPU-s/GiB",
+            "cpu vs fixed", "req/IO"]
+CLONE_HEAD = ["clone_buffers (4 jobs)", "VmPin max kB",
+              "ready ms (slowest job)", "register+clone ms (all jobs)",
+              "MiB/s (all)"]
+
+
+def extra_lines(d):
+    out = []
+    for head, rows in ((VEC_HEAD, vec_rows(d)), (CLONE_HEAD, clone_rows(d))):
+        if not rows:
+            continue
+        out.append("  ".join("%-22s" % h for h in head))
+        for r in rows:
+            out.append("  ".join("%-22s" % c for c in r))
+        out.append("")
+    return out
+
+
 def console(d):
     m = d.meta
     print("device %s, file %s (%s), %gs per run, iodepth %d, %d rounds, "
@@ -185,6 +252,8 @@ def console(d):
                       med(d.vals(rw, bs, c, "p99")) / 1000,
                       min(d.vals(rw, bs, c, "req_io")), rb, rc, pb, pc))
         print()
+    for line in extra_lines(d):
+        print(line)
     print("bw/bi: hugebuf MiB/s over the fastest built-in configuration "
           "(*), cpu/bi: CPU-s/GiB over\nthe leanest (+); bw/pr, cpu/pr: "
           "over the built-in with the same memory and mode\n(4k = malloc, "
@@ -669,6 +738,28 @@ def markdown(d, outdir, plots):
                            "kernel memory KiB/reg measured / model",
                            "requests (min)", "predicted folio / 4K",
                            "kernel coalesced", "VmPin MiB"], rows))
+
+    # vectored fixed I/O
+    if d.vec:
+        L.append("\n## Vectored fixed I/O against one fixed I/O, 8 MiB "
+                 "randread\n")
+        L.append("hugebuf on 2 MiB hugetlb buffers; `vec_iovecs=4 "
+                 "vec_offset=4096` issues READV_FIXED with 4 iovecs whose "
+                 "cuts sit 4 KiB into folios, so each crosses a folio end "
+                 "(7 bvecs per I/O instead of 4).  Ratios per round, "
+                 "median (min-max).\n")
+        L.append(md_table(VEC_HEAD, vec_rows(d)))
+    # cloned tables
+    if d.clone:
+        L.append("\n## One registered table for 4 jobs (clone_buffers)\n")
+        L.append("`--thread --numjobs=4`, iodepth 4, bs 8M randread on "
+                 "hugetlb.  off: every job registers its own buffers; "
+                 "split: the first job registers every job's slice and "
+                 "the others clone the table (their own slices, so data "
+                 "stays apart); same: every job on the same buffers.  VmPin "
+                 "is fio's whole process at its largest; ready is a job's "
+                 "time from ->init to its first possible I/O.\n")
+        L.append(md_table(CLONE_HEAD, clone_rows(d)))
 
     # chunk
     if d.chunk:

@@ -44,6 +44,7 @@ struct hbe_options {
 	unsigned long long chunk_size;
 	unsigned int vec_iovecs;	/* READV/WRITEV_FIXED with N iovecs */
 	unsigned int clone_buffers;	/* numjobs share one registered table */
+	unsigned int atomic_writes;	/* RWF_ATOMIC on every write */
 	unsigned long long vec_offset;	/* cuts moved this far into folios */
 	unsigned int coalesce_check;
 	unsigned int report;
@@ -66,6 +67,7 @@ struct hbe_options {
 struct hbe_uring_opts {
 	bool vectored;		/* READV/WRITEV for non-fixed I/O */
 	int rw_flags;		/* RWF_* on every read/write SQE */
+	int write_flags;	/* RWF_* on writes only (RWF_ATOMIC) */
 	unsigned int force_async; /* IOSQE_ASYNC on every Nth SQE */
 };
 
@@ -89,6 +91,8 @@ int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
  */
 int hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 		      struct hbe_uring_opts *u);
+/* atomic_writes: the file must take the job's write sizes untorn. */
+int hbe_check_atomic_file(struct thread_data *td, const char *path);
 
 /* most SQEs one io_u may be split into by chunk_size */
 #define HBE_MAX_PIECES	4096

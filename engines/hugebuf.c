@@ -493,6 +493,14 @@ static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 	}
 	if (!hd)
 		return 0;
+	if (o->atomic_writes && td_write(td) &&
+	    hbe_check_atomic_file(td, f->file_name)) {
+		td_verror(td, EINVAL, "atomic_writes");
+		if (generic_close_file(td, f))
+			log_err(HBE_LOG_PREFIX "closing %s failed too\n",
+				f->file_name);
+		return 1;
+	}
 	hbe_dev_start(hd, f);
 	if (o->registerfiles && hd->ring_ok) {
 		ret = io_uring_register_files_update(&hd->ring, f->fileno,
@@ -566,7 +574,7 @@ static void hbe_prep_rw(struct hbe_data *hd, struct io_uring_sqe *sqe,
 	} else {
 		io_uring_prep_write(sqe, fd, pc->addr, pc->len, pc->off);
 	}
-	sqe->rw_flags = hd->u.rw_flags;
+	sqe->rw_flags = hd->u.rw_flags | (rd ? 0 : hd->u.write_flags);
 	/*
 	 * As fio's io_uring: the submitter may be an SQPOLL thread, so the
 	 * priority goes in every SQE (cmdprio* may raise it per I/O).

@@ -18,6 +18,7 @@
 /* RWF_* as the running kernel reads them (include/uapi/linux/fs.h) */
 #define HBE_RWF_NOWAIT		0x00000008	/* 4.14 */
 #define HBE_RWF_DONTCACHE	0x00000080	/* 6.14, b9f958d4f146 */
+#define HBE_RWF_ATOMIC		0x00000040	/* 6.11, c34fc6f26ab8 */
 
 static int hbe_sqpoll_cpu_cb(void *data, long long *val)
 {
@@ -94,6 +95,11 @@ struct fio_option hbe_option_table[] = {
 			  .help = "one table, every job on the same buffers "
 				  "(pins 1/numjobs; no verify)" },
 		}),
+	HBE_OPT(.name = "atomic_writes", .lname = "hugebuf RWF_ATOMIC",
+		.type = FIO_OPT_STR_SET, .off1 = HBE_OFF(atomic_writes),
+		.help = "Write with RWF_ATOMIC (6.11+, direct=1): every file "
+			"must take the job's block sizes as untorn writes "
+			"(statx STATX_WRITE_ATOMIC), else a one-line error"),
 	HBE_OPT(.name = "coalesce_check", .lname = "hugebuf coalescing check",
 		.type = FIO_OPT_STR, .off1 = HBE_OFF(coalesce_check),
 		.def = "warn",
@@ -533,5 +539,40 @@ int hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 	if (o->nowait)
 		u->rw_flags |= HBE_RWF_NOWAIT;
 	u->force_async = o->force_async;
+	if (o->atomic_writes) {
+		if (!td->o.odirect) {
+			log_err(HBE_LOG_PREFIX "atomic_writes needs direct=1 "
+				"(RWF_ATOMIC is for direct I/O): set direct=1 "
+				"or drop atomic_writes\n");
+			return -EINVAL;
+		}
+		u->write_flags = HBE_RWF_ATOMIC;
+	}
+	return 0;
+}
+
+/*
+ * atomic_writes: every write size the job can issue must be an untorn
+ * write on @path (hb_check_atomic_write: a power of two within the unit
+ * limits, in one segment; fio aligns offsets to the block size).
+ */
+int hbe_check_atomic_file(struct thread_data *td, const char *path)
+{
+	struct hb_file_limits l;
+	unsigned long long bs;
+
+	if (hb_file_limits(path, &l)) {
+		log_err(HBE_LOG_PREFIX "atomic_writes: %s\n", hb_errmsg());
+		return -EINVAL;
+	}
+	for (bs = td->o.min_bs[DDIR_WRITE]; bs; bs <<= 1) {
+		if (hb_check_atomic_write(&l, bs, 0, 1)) {
+			log_err(HBE_LOG_PREFIX "atomic_writes on %s: %s\n",
+				path, hb_errmsg());
+			return -EINVAL;
+		}
+		if (bs >= td->o.max_bs[DDIR_WRITE])
+			break;
+	}
 	return 0;
 }
