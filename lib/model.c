@@ -238,7 +238,7 @@ uint64_t hb_imu_bytes(const struct hb_kmodel *km, unsigned int nr_bvecs)
  * kvmalloc() footprint on x86_64 with SLUB: kmalloc size classes up to
  * 8 KiB (KMALLOC_MAX_CACHE_SIZE), then whole page orders up to 4 MiB
  * (kmalloc_large, order 10), then vmalloc with VM_ALLOW_HUGE_VMAP, which
- * maps 2 MiB pages once the size reaches PMD_SIZE.  kernel.md §3.3:
+ * maps 2 MiB pages once the size reaches PMD_SIZE (docs/kernel-rules.md §8):
  * 512 MiB of 4 KiB bvecs (2 MiB + 32 B) costs 4 MiB of slab, 1 GiB
  * (4 MiB + 32 B) about 6 MiB of vmalloc.
  */

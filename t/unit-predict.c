@@ -3,9 +3,10 @@
  * Unit test of hb_predict_requests(), the pure emulation of the block
  * layer split (bio_split_rw_at) of one READ_FIXED over a whole imu.
  * Expected counts are worked out by hand from the queue limits; the first
- * two are the measurements of kernel.md §3.3 on virtio-blk (max_sectors_kb
- * 4096, max_segments 254, max_segment_size 4G): 8 MiB from 2 MiB bvecs =
- * 2 requests, from 4 KiB bvecs = 9 (254 x 4 KiB = 1016 KiB per request).
+ * two are the measurements of docs/kernel-rules.md §9.1 on virtio-blk
+ * (max_sectors_kb 4096, max_segments 254, max_segment_size 4G): 8 MiB from
+ * 2 MiB bvecs = 2 requests, from 4 KiB bvecs = 9 (254 x 4 KiB = 1016 KiB
+ * per request).
  */
 #include <stdlib.h>
 #include <string.h>
