@@ -163,7 +163,7 @@ static int check_edges(void)
 	hb_kmodel_parse("6.16", &km);
 	hb_layout_synth(2ULL << 20, 0x1234, len, 1, pages);
 	hb_model_register(&km, pages, ua, len, bv, &t.imu);
-	/* docs/kernel-rules.md §5.1: +0x300000, 64 KiB -> bvec 1 at 0x101234 */
+	/* docs/kernel-rules.md §5.1: +0x300000, 64K -> bvec 1 at 0x101234 */
 	if (hb_model_import(&km, &t.imu, ua + 0x300000, 65536, &im) ||
 	    im.bvec_idx != 1 || im.iov_offset != 0x101234 ||
 	    im.nr_segs_exact != 1)
