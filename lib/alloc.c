@@ -607,7 +607,15 @@ static int map_anon_huge(const struct hb_backing *b, struct hb_buf *buf)
 	return 0;
 }
 
-static int alloc_thp(const struct hb_backing *b, struct hb_buf *buf)
+/*
+ * THP and mTHP: folio-aligned MADV_HUGEPAGE memory, faulted in.
+ * MADV_HUGEPAGE enables every THP size whose sysfs mode allows it, and the
+ * fault path takes the largest that fits: with the PMD size enabled,
+ * 2M-aligned stretches of an mTHP buffer get PMD folios; the probe tells.
+ * For PMD THP, MADV_COLLAPSE then builds what the faults did not (EINVAL
+ * before 6.1; EAGAIN/ENOMEM when it could not).
+ */
+static int alloc_anon_huge(const struct hb_backing *b, struct hb_buf *buf)
 {
 	int ret;
 
@@ -616,26 +624,8 @@ static int alloc_thp(const struct hb_backing *b, struct hb_buf *buf)
 		ret = map_anon_huge(b, buf);
 	if (ret)
 		return ret;
-	/* EINVAL: kernel before 6.1; EAGAIN/ENOMEM: could not collapse */
-	madvise(buf->map, buf->map_len, MADV_COLLAPSE);
-	buf->huge_verified = folios_are(buf, b->folio_size);
-	return 0;
-}
-
-static int alloc_mthp(const struct hb_backing *b, struct hb_buf *buf)
-{
-	int ret;
-
-	ret = alloc_preflight(b, buf->map_len);
-	if (!ret)
-		ret = map_anon_huge(b, buf);
-	if (ret)
-		return ret;
-	/*
-	 * MADV_HUGEPAGE enables every THP size whose sysfs mode allows it,
-	 * and the fault path takes the largest that fits: with the PMD size
-	 * enabled, 2M-aligned stretches get PMD folios.  The probe tells.
-	 */
+	if (b->kind == HB_BACKING_THP)
+		madvise(buf->map, buf->map_len, MADV_COLLAPSE);
 	buf->huge_verified = folios_are(buf, b->folio_size);
 	return 0;
 }
@@ -778,10 +768,8 @@ int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 		ret = alloc_4k(b, buf);
 		break;
 	case HB_BACKING_THP:
-		ret = alloc_thp(b, buf);
-		break;
 	case HB_BACKING_MTHP:
-		ret = alloc_mthp(b, buf);
+		ret = alloc_anon_huge(b, buf);
 		break;
 	case HB_BACKING_HUGETLB:
 		ret = alloc_hugetlb(b, buf);
