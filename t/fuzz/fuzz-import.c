@@ -100,33 +100,6 @@ static void check_outside(const struct hb_kmodel *km,
 		fz_finding("multi-line message: %s", hb_errmsg());
 }
 
-static int build(const struct hb_kmodel *km, struct fz_in *in,
-		 struct hb_imu *imu)
-{
-	uint64_t off, len, uaddr, max, fs, head;
-	uint8_t how = fz_u8(in);
-
-	if (how & 1) {
-		/* an allocation recipe: aligned folios, head offset */
-		fs = FZ_PG << (fz_u8(in) % 10);
-		head = fz_bytes(in, 3) % fs;
-		max = FZ_MAX_PAGES * FZ_PG - head;
-		len = fz_bytes(in, 3) % max + 1;
-		uaddr = (1ULL << 40) + head;
-		if (hb_layout_synth(fs, head, len, 7, pages))
-			fz_finding("hb_layout_synth: %s", hb_errmsg());
-	} else {
-		off = fz_bytes(in, 2) % FZ_PG;
-		uaddr = (1ULL << 40) + off;
-		max = FZ_MAX_PAGES * FZ_PG - off;
-		len = fz_bytes(in, 3) % max + 1;
-		fz_pages(in, pages, hb_nr_pages(uaddr, len));
-	}
-	if (hb_model_register(km, pages, uaddr, len, bvec, imu))
-		fz_finding("register: %s", hb_errmsg());
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_in in = { data, size };
@@ -135,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned int j, n;
 
 	fz_kmodel(&in, &km);
-	build(&km, &in, &imu);
+	fz_build(&km, &in, false, pages, bvec, &imu);
 	prefix[0] = 0;
 	for (j = 0; j < imu.nr_bvecs; j++)
 		prefix[j + 1] = prefix[j] + imu.bvec[j].len;

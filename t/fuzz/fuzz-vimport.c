@@ -39,32 +39,6 @@ static void walk(const struct hb_imu *imu, uint64_t b, uint64_t *folio,
 		imu->bvec[lo].offset + (b - prefix[lo]);
 }
 
-static void build(const struct hb_kmodel *km, struct fz_in *in,
-		  struct hb_imu *imu)
-{
-	uint64_t off, len, uaddr, max, fs, head;
-
-	if (fz_u8(in) & 1) {
-		fs = FZ_PG << (fz_u8(in) % 10);
-		head = fz_bytes(in, 3) % fs;
-		max = FZ_MAX_PAGES * FZ_PG - head;
-		len = fz_bytes(in, 3) % max + 1;
-		/* congruent or not: the address need not sit at head */
-		uaddr = (1ULL << 40) + (fz_u8(in) & 1 ? head :
-					 head % FZ_PG);
-		if (hb_layout_synth(fs, head, len, 7, pages))
-			fz_finding("hb_layout_synth: %s", hb_errmsg());
-	} else {
-		off = fz_bytes(in, 2) % FZ_PG;
-		uaddr = (1ULL << 40) + off;
-		max = FZ_MAX_PAGES * FZ_PG - off;
-		len = fz_bytes(in, 3) % max + 1;
-		fz_pages(in, pages, hb_nr_pages(uaddr, len));
-	}
-	if (hb_model_register(km, pages, uaddr, len, bvec, imu))
-		fz_finding("register: %s", hb_errmsg());
-}
-
 static void check_vec(const struct hb_kmodel *km, const struct hb_imu *imu,
 		      const struct iovec *iov, unsigned int nr, bool inside)
 {
@@ -137,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool inside = true;
 
 	fz_kmodel(&in, &km);
-	build(&km, &in, &imu);
+	fz_build(&km, &in, true, pages, bvec, &imu);
 	prefix[0] = 0;
 	for (j = 0; j < imu.nr_bvecs; j++)
 		prefix[j + 1] = prefix[j] + imu.bvec[j].len;

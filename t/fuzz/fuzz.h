@@ -107,4 +107,37 @@ static inline void fz_pages(struct fz_in *in, struct hb_page *pages,
 	}
 }
 
+/*
+ * A registered table from the input: an allocation recipe (aligned
+ * folios of one size, a head offset; with @any_vaddr the user address
+ * need not be congruent with the folio, as after mremap) or a fuzzed page
+ * array.  @pages and @bvec hold FZ_MAX_PAGES entries.
+ */
+static inline void fz_build(const struct hb_kmodel *km, struct fz_in *in,
+			    bool any_vaddr, struct hb_page *pages,
+			    struct hb_bvec *bvec, struct hb_imu *imu)
+{
+	uint64_t off, len, uaddr, max, fs, head;
+
+	if (fz_u8(in) & 1) {
+		fs = FZ_PG << (fz_u8(in) % 10);
+		head = fz_bytes(in, 3) % fs;
+		max = FZ_MAX_PAGES * FZ_PG - head;
+		len = fz_bytes(in, 3) % max + 1;
+		uaddr = (1ULL << 40) + head;
+		if (any_vaddr && (fz_u8(in) & 1))
+			uaddr = (1ULL << 40) + head % FZ_PG;
+		if (hb_layout_synth(fs, head, len, 7, pages))
+			fz_finding("hb_layout_synth: %s", hb_errmsg());
+	} else {
+		off = fz_bytes(in, 2) % FZ_PG;
+		uaddr = (1ULL << 40) + off;
+		max = FZ_MAX_PAGES * FZ_PG - off;
+		len = fz_bytes(in, 3) % max + 1;
+		fz_pages(in, pages, hb_nr_pages(uaddr, len));
+	}
+	if (hb_model_register(km, pages, uaddr, len, bvec, imu))
+		fz_finding("register: %s", hb_errmsg());
+}
+
 #endif /* HUGEBUF_FUZZ_H */
