@@ -151,6 +151,8 @@ check_row() {
 	esac
 }
 
+# empty unless the engine part computes them (CLI rows use none)
+POOL_OVER= MTHP_OFF= RAMFS=
 if [ $have_engine = 1 ]; then
 	# the data file once, so rows do not lay it out again
 	"$FIO" --name=layout --filename="$data" --size=16M --rw=write \
