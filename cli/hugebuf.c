@@ -1098,7 +1098,10 @@ static void check_cleanup(struct check *c)
 	hb_analysis_free(&c->an);
 	if (c->resv)
 		munmap(c->resv, c->resv_len);
-	hb_free(&c->buf);
+	if (c->addr && c->addr != c->buf.addr)
+		hb_free_moved(&c->buf, 1 << 20, c->o.size);
+	else
+		hb_free(&c->buf);
 }
 
 static int cmd_check(int argc, char **argv)

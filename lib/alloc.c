@@ -820,3 +820,17 @@ void hb_free(struct hb_buf *buf)
 		unlink(buf->file);
 	buf_reset(buf);
 }
+
+void hb_free_moved(struct hb_buf *buf, uint64_t off, uint64_t len)
+{
+	char *map = buf->map;
+
+	if (map && buf->backing.kind != HB_BACKING_LIBHUGETLBFS) {
+		if (off)
+			munmap(map, off);
+		if (off + len < buf->map_len)
+			munmap(map + off + len, buf->map_len - off - len);
+		buf->map = NULL;
+	}
+	hb_free(buf);
+}

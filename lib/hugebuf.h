@@ -391,6 +391,13 @@ struct hb_buf {
 int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 	     struct hb_buf *buf);
 void hb_free(struct hb_buf *buf);
+/*
+ * hb_free() for a buffer whose bytes [@off, @off + @len) of the mapping
+ * were moved away by mremap(): the hole may hold someone else's mapping by
+ * now (malloc's, a sanitizer's), so only what is left is unmapped.  The
+ * moved part is the caller's to unmap.
+ */
+void hb_free_moved(struct hb_buf *buf, uint64_t off, uint64_t len);
 
 /* ------------------------------------------------------------------ */
 /* probe: the real folio layout of a buffer                             */

@@ -128,7 +128,8 @@ int main(int argc, char **argv)
 out_resv:
 	t_resv_release(&resv);
 out_buf:
-	hb_free(&buf);
+	/* the moved part went with the reservation: not the hole */
+	hb_free_moved(&buf, T_SZ_2M / 2, MOVED);
 out_file:
 	ret = t_main_end(ret, &base, &f, NULL);
 	if (ret == T_EXIT_SKIP && !ran)

@@ -405,9 +405,9 @@ static int run_moved_thp(void)
 		goto out_resv;
 	}
 	t_info("backing thp, 3 MiB moved to %p", (void *)moved);
+	c.addr = moved;
 	ret = ctx_open(&c);
 	if (!ret) {
-		c.addr = moved;
 		c.len = 3 * T_SZ_2M / 2;
 		ret = run_cases(&c, &c.buf.backing, moved_cases,
 				T_ARRAY_SIZE(moved_cases));
@@ -416,7 +416,11 @@ static int run_moved_thp(void)
 out_resv:
 	t_resv_release(&resv);
 out_buf:
-	hb_free(&c.buf);
+	/* once moved, the hole may hold other mappings: not unmapped */
+	if (c.addr)
+		hb_free_moved(&c.buf, T_SZ_2M / 2, 3 * T_SZ_2M / 2);
+	else
+		hb_free(&c.buf);
 	return ret;
 }
 
