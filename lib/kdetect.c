@@ -219,6 +219,7 @@ static int read_fixed(struct io_uring *ring, int fd, void *addr,
 static int probe_first_bvec(struct hb_kdetect *d, struct io_uring *ring)
 {
 	void *src_map, *dst_map;
+	bool moved = false;
 	int res = -1, p[2] = { -1, -1 };
 	struct iovec iov;
 	char *a, *dst, chunk[4096];
@@ -238,6 +239,7 @@ static int probe_first_bvec(struct hb_kdetect *d, struct io_uring *ring)
 		note(d, "mremap failed");
 		goto out_dst;
 	}
+	moved = true;
 	memset(dst, 0xaa, SZ_2M);
 	memset(chunk, 0x5c, sizeof(chunk));
 	iov.iov_base = dst;
@@ -265,7 +267,16 @@ out_moved:
 out_dst:
 	munmap(dst_map, 3 * SZ_2M);
 out_src:
-	munmap(src_map, 2 * SZ_2M);
+	if (moved) {
+		/*
+		 * Not the hole the THP left: another thread (fio's jobs) may
+		 * have mapped something there meanwhile.
+		 */
+		munmap(src_map, a - (char *)src_map);
+		munmap(a + SZ_2M, (char *)src_map + 2 * SZ_2M - (a + SZ_2M));
+	} else {
+		munmap(src_map, 2 * SZ_2M);
+	}
 	return res;
 }
 
