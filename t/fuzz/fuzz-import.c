@@ -21,19 +21,7 @@ static uint64_t prefix[FZ_MAX_PAGES + 1];
 static void locate(const struct hb_imu *imu, uint64_t b, unsigned int *j,
 		   uint64_t *pos)
 {
-	unsigned int lo = 0, hi = imu->nr_bvecs - 1;
-
-	/* the last bvec whose first byte is at or before b */
-	while (lo < hi) {
-		unsigned int mid = (lo + hi + 1) / 2;
-
-		if (prefix[mid] <= b)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	*j = lo;
-	*pos = b - prefix[lo];
+	fz_locate(prefix, imu->nr_bvecs, b, j, pos);
 }
 
 static void check_io(const struct hb_kmodel *km, const struct hb_imu *imu,

@@ -24,19 +24,13 @@ static uint64_t prefix[FZ_MAX_PAGES + 1];
 static void walk(const struct hb_imu *imu, uint64_t b, uint64_t *folio,
 		 uint64_t *byte)
 {
-	unsigned int lo = 0, hi = imu->nr_bvecs - 1;
+	unsigned int j;
+	uint64_t pos;
 
-	while (lo < hi) {
-		unsigned int mid = (lo + hi + 1) / 2;
-
-		if (prefix[mid] <= b)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	*folio = imu->bvec[lo].folio;
-	*byte = ((uint64_t)imu->bvec[lo].page_idx << 12) +
-		imu->bvec[lo].offset + (b - prefix[lo]);
+	fz_locate(prefix, imu->nr_bvecs, b, &j, &pos);
+	*folio = imu->bvec[j].folio;
+	*byte = ((uint64_t)imu->bvec[j].page_idx << 12) +
+		imu->bvec[j].offset + pos;
 }
 
 static void check_vec(const struct hb_kmodel *km, const struct hb_imu *imu,

@@ -140,4 +140,26 @@ static inline void fz_build(const struct hb_kmodel *km, struct fz_in *in,
 		fz_finding("register: %s", hb_errmsg());
 }
 
+/*
+ * The walk every target checks the model against: @prefix[j] is the
+ * buffer offset where bvec j starts (the running sum of bv_len); buffer
+ * byte @b lies in the last bvec starting at or before it.
+ */
+static inline void fz_locate(const uint64_t *prefix, unsigned int nr_bvecs,
+			     uint64_t b, unsigned int *j, uint64_t *pos)
+{
+	unsigned int lo = 0, hi = nr_bvecs - 1;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi + 1) / 2;
+
+		if (prefix[mid] <= b)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	*j = lo;
+	*pos = b - prefix[lo];
+}
+
 #endif /* HUGEBUF_FUZZ_H */
