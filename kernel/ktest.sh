@@ -485,11 +485,13 @@ fi
 if [ -x /usr/bin/fio ] && [ -f /hugebuf/engine/hugebuf.so ]; then
 	run fio /usr/bin/fio /hugebuf/fio.job
 fi
-# the series' profile: raw O_DIRECT I/O past the end of /nvme's ext4
-if [ -b /dev/nvme0n1 ]; then
-	run nvme-profile /hugebuf/bin/nvme-profile -d /dev/nvme0n1 -n 4
-fi
+# the series' profile: raw O_DIRECT I/O past the end of /nvme's ext4,
+# unmounted first (6.8+ without BLK_DEV_WRITE_MOUNTED refuses to open a
+# mounted disk for writing)
 umount /nvme 2>/dev/null
+if [ -b /dev/nvme0n1 ]; then
+	run nvme-profile /hugebuf/bin/nvme-profile -d /dev/nvme0n1 -n 8
+fi
 # last: on a kernel without patch 0001 it leaves pins (and a hugepage) behind
 run fault-regbuf /hugebuf/bin/fault-regbuf
 dmesg | grep -E "$KTEST_BAD_RE" | sed 's/^/@@KTEST DMESG /'
@@ -649,7 +651,8 @@ collect() {	# $1 = label, $2 = qemu exit status
 	R[$k,reqs4k]=$(grep -a -o 'PROBE reqs_4k=-\?[0-9]*' "$log" | tail -1 | cut -d= -f2)
 	R[$k,kmem]=$(grep -a -o 'PROBE kmem_per_512m_kb=-\?[0-9]*' "$log" | tail -1 | cut -d= -f2)
 	R[$k,bw]=$(grep -a -o 'READ: bw=[^ ,]*' "$log" | head -1 | cut -d= -f2)
-	R[$k,release]=$(grep -a -o '^@@KTEST BEGIN [^ ]*' "$log" | head -1 | cut -d' ' -f3)
+	# the console may put an escape sequence before the first line
+	R[$k,release]=$(grep -a -o '@@KTEST BEGIN [^ ]*' "$log" | head -1 | cut -d' ' -f3)
 	R[$k,kver]=$(grep -a -o 'PROBE kdetect_version=[^ ]*' "$log" | tail -1 | cut -d= -f2)
 	R[$k,kbeh]=$(grep -a -o 'PROBE kdetect_behaviour=[^ ]*' "$log" | tail -1 | cut -d= -f2)
 	R[$k,kagreed]=$(grep -a -o 'PROBE kdetect_agreed=[^ ]*' "$log" | tail -1 | cut -d= -f2)
@@ -673,11 +676,11 @@ collect() {	# $1 = label, $2 = qemu exit status
 print_table() {
 	local k
 	printf '\n%-44s' ""
-	for k in $KTEST_KERNELS; do printf '%14s' "$k"; done
+	for k in $KTEST_KERNELS; do printf '%18s' "$k"; done
 	printf '\n'
 	row() {	# title, field
 		printf '%-44s' "$1"
-		for k in $KTEST_KERNELS; do printf '%14s' "${R[$k,$2]:-n/a}"; done
+		for k in $KTEST_KERNELS; do printf '%18s' "${R[$k,$2]:-n/a}"; done
 		printf '\n'
 	}
 	row "uname -r" release
@@ -838,7 +841,7 @@ print_profile() {	# dir with console-<kernel>.log.txt, kernels...
 		[ -f "$f" ] || continue
 		for op in read write; do
 			printf '\n%s, %s_FIXED: before = 4 KiB pages, after = 2 MiB hugepages\n' \
-				"$k ($(grep -a -o '^@@KTEST BEGIN [^ ]*' "$f" | head -1 | cut -d' ' -f3))" \
+				"$k ($(grep -a -o '@@KTEST BEGIN [^ ]*' "$f" | head -1 | cut -d' ' -f3))" \
 				"$(echo $op | tr a-z A-Z)"
 			profile_diff $op "$f" 4k "$f" 2M
 		done

@@ -58,7 +58,7 @@
 
 #define MiB		(1024UL * 1024UL)
 #define IO_SIZE		(8 * MiB)
-#define REGION		(64 * MiB)
+#define REGION		(128 * MiB)
 
 /* the symbols of the series' perf diff and the NVMe driver's setup path */
 static const char *const syms[] = {
