@@ -18,10 +18,12 @@
  *    into the folio, still inside our mapping; every other kernel puts them
  *    at the buffer's start.
  *  - coalescing (kernel memory): the same buffer registered K times in one
- *    call, SUnreclaim + VmallocUsed before and after.  510 pages inside
- *    one hugepage cost 8 KiB of imu each without coalescing and 48 bytes
- *    with it (57bebf807e2a, 6.3); 512 pages over two hugepages 16 KiB vs
- *    64 bytes (a8edbb424b13, 6.12).
+ *    call, SUnreclaim + VmallocUsed before and after (vm.stat_refresh
+ *    first).  One whole hugepage (512 pages) costs a 16 KiB imu each
+ *    without coalescing and 48 bytes with it (57bebf807e2a, 6.3); 512
+ *    pages over two hugepages 16 KiB vs 64 bytes (a8edbb424b13, 6.12).
+ *    (510 pages made 8 KiB imus, a size the slab serves from objects
+ *    earlier registrations freed: 6.1 guests read 0-64 KiB of 256.)
  *  - accounting (exact, VmPin): buffers on hugepages H1, H2, H1 in one
  *    call charge 2 hugepages while the table is filled in the loop (up to
  *    6.12 and our 6.1 series), 3 since 6.13 (lib/account.c).
@@ -404,10 +406,8 @@ static void run_experiments(struct hb_kdetect *d)
 		goto out;
 	}
 	h = buf.addr;
-	/* 510 pages inside H1: 8 KiB imu each when not coalesced */
-	d->coalesce_single = probe_kmem(d, &ring, h + HB_PAGE_SIZE,
-					SZ_2M - 2 * HB_PAGE_SIZE, SZ_2M,
-					8192);
+	/* all of H1: a 16 KiB imu each (kmalloc_large) when not coalesced */
+	d->coalesce_single = probe_kmem(d, &ring, h, SZ_2M, SZ_2M, 16384);
 	/* 512 pages over H1 and H2: 16 KiB each (kmalloc_large order 2) */
 	d->coalesce_multi = probe_kmem(d, &ring, h + SZ_1M, SZ_2M, 2 * SZ_2M,
 				       16384);
