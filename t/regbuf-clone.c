@@ -146,7 +146,11 @@ int main(void)
 	}
 	ret = hb_clone_buffers(&clone, &src, 0, 0, 0,
 			       HB_IORING_REGISTER_DST_REPLACE);
-	if (ret) {
+	if (ret == -EBUSY || ret == -EINVAL) {
+		/* DST_REPLACE came with the offsets in 6.13 */
+		t_info("clone with DST_REPLACE: %s (needs 6.13), not checked",
+		       strerror(-ret));
+	} else if (ret) {
 		ret = t_fail("clone with DST_REPLACE: %s", strerror(-ret));
 		goto out_clone;
 	}
