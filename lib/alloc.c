@@ -351,6 +351,20 @@ static int alloc_hugetlb(const struct hb_backing *b, struct hb_buf *buf)
 }
 
 /*
+ * hugetlbfs_fallocate() gives up with EINTR when a signal is pending (fio
+ * threads get them); what it allocated stays, so trying again completes.
+ */
+static int fallocate_all(int fd, size_t len)
+{
+	int ret, tries = 0;
+
+	do
+		ret = fallocate(fd, 0, 0, len);
+	while (ret && errno == EINTR && ++tries < 100);
+	return ret;
+}
+
+/*
  * memfd hugetlb: fallocate() allocates every page up front, so a pool
  * shortage is an ENOSPC here rather than a SIGBUS on first touch of a
  * MAP_SHARED mapping.
@@ -379,7 +393,7 @@ static int alloc_memfd(const struct hb_backing *b, struct hb_buf *buf)
 				strerror(errno));
 		goto out_close;
 	}
-	if (fallocate(fd, 0, 0, buf->map_len)) {
+	if (fallocate_all(fd, buf->map_len)) {
 		ret = hugetlb_mmap_error(errno, b->folio_size, buf->map_len);
 		goto out_close;
 	}
@@ -557,7 +571,7 @@ static int alloc_hugetlbfs(const struct hb_backing *b, struct hb_buf *buf)
 		return hb_seterr(errno, "ftruncate of %s to %zu bytes failed: "
 				 "%s", buf->file, buf->map_len,
 				 strerror(errno));
-	if (fallocate(fd, 0, 0, buf->map_len))
+	if (fallocate_all(fd, buf->map_len))
 		return hugetlb_mmap_error(errno, b->folio_size, buf->map_len);
 	map = mmap(NULL, buf->map_len, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_POPULATE, fd, 0);
