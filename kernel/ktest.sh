@@ -48,8 +48,8 @@
 #                       0 (none), or a comma list of test names; the whole
 #                       suite on NVMe costs ~13 min under TCG, so the
 #                       default is the cases that check data at folio
-#                       boundaries [regbuf-unaligned-start,regbuf-thp-tail,
-#                       regbuf-partial-tail,regbuf-small-in-folio]
+#                       boundaries that are quick there [regbuf-thp-tail,
+#                       regbuf-small-in-folio]
 #
 # Exit status: 0 when everything ran and passed, 1 otherwise (a failed test,
 # a kernel BUG/WARNING/Oops/Bad page, a timeout or a build failure).
@@ -75,7 +75,7 @@ KTEST_KEEP=${KTEST_KEEP:-0}
 KTEST_MAX_SECTORS_KB=${KTEST_MAX_SECTORS_KB-4096}
 KTEST_NVME_SIZE=${KTEST_NVME_SIZE:-2G}
 KTEST_NVME_OPTS=${KTEST_NVME_OPTS:-}
-KTEST_NVME_SUITE=${KTEST_NVME_SUITE:-regbuf-unaligned-start,regbuf-thp-tail,regbuf-partial-tail,regbuf-small-in-folio}
+KTEST_NVME_SUITE=${KTEST_NVME_SUITE:-regbuf-thp-tail,regbuf-small-in-folio}
 # "1" meant the whole suite before the list existed
 [ "$KTEST_NVME_SUITE" = 1 ] && KTEST_NVME_SUITE=all
 
