@@ -8,7 +8,8 @@
  * exactly the bvecs the walk touches, never let the kernel's nr_segs
  * undercount (80c7378f94cf), make it exact since 6.15, start an I/O at
  * exactly bvec[0].bv_len at bvec 1 offset 0 (d6fef34ee4d1), and refuse
- * every I/O not inside the buffer with -EFAULT and a one-line message.
+ * every I/O not inside the buffer with -EFAULT and a one-line message,
+ * and import a zero-length I/O (its end included) as nothing.
  */
 #include <errno.h>
 
@@ -67,6 +68,24 @@ static void check_io(const struct hb_kmodel *km, const struct hb_imu *imu,
 			   imu->bvec[0].len);
 }
 
+/*
+ * A zero-length I/O anywhere inside the buffer, its very end included,
+ * imports nothing and reads no bvec (111a12b422a8: io_import_fixed() read
+ * past the table for one at the end).
+ */
+static void check_empty(const struct hb_kmodel *km, const struct hb_imu *imu,
+			uint64_t off)
+{
+	struct hb_import im;
+	int ret = hb_model_import(km, imu, imu->ubuf + off, 0, &im);
+
+	if (ret || im.nr_segs_exact || im.nr_segs_kernel)
+		fz_finding("kernel %s: empty I/O at +%llu of %llu: %d, %u/%u "
+			   "segments", km->name, (unsigned long long)off,
+			   (unsigned long long)imu->len, ret, im.nr_segs_exact,
+			   im.nr_segs_kernel);
+}
+
 static void check_outside(const struct hb_kmodel *km,
 			  const struct hb_imu *imu, uint64_t addr,
 			  uint64_t len)
@@ -110,6 +129,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (kind % 8 == 0) {
 			check_outside(&km, &imu, fz_bytes(&in, 8),
 				      fz_bytes(&in, 8));
+			continue;
+		}
+		if (kind % 8 == 2) {
+			check_empty(&km, &imu, fz_bytes(&in, 3) % (imu.len + 1));
 			continue;
 		}
 		if (kind % 8 == 1) {
