@@ -31,6 +31,8 @@
 #                       [unpatched patched 6.12]
 #   KTEST_JOBS          make -j [3]
 #   KTEST_MEM           guest memory [3G]
+#   KTEST_NUMA_NODES    NUMA nodes of the guest, 1 or 2 (qemu -numa,
+#                       memory split evenly; needs KTEST_SMP >= 2) [2]
 #   KTEST_SMP           guest CPUs [2]
 #   KTEST_HUGEPAGES     2 MiB hugepages reserved in the guest [512]
 #   KTEST_TEST_TIMEOUT  seconds per test program in the guest [300]
@@ -66,6 +68,9 @@ KTEST_KERNELS=${KTEST_KERNELS:-unpatched patched 6.12}
 KTEST_JOBS=${KTEST_JOBS:-3}
 KTEST_MEM=${KTEST_MEM:-3G}
 KTEST_SMP=${KTEST_SMP:-2}
+# two NUMA nodes (one CPU and half the memory each): t/numa-placement binds
+# to each and checks where the hugepages come from; 1 boots a flat guest
+KTEST_NUMA_NODES=${KTEST_NUMA_NODES:-2}
 KTEST_HUGEPAGES=${KTEST_HUGEPAGES:-512}
 KTEST_TEST_TIMEOUT=${KTEST_TEST_TIMEOUT:-300}
 KTEST_BOOT_TIMEOUT=${KTEST_BOOT_TIMEOUT:-1500}
@@ -574,10 +579,11 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs; console to $WORK/con
 	[ $mb -ge 256 ] || die "KTEST_NVME_SIZE=$KTEST_NVME_SIZE is too small"
 	mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 "$nvme" \
 		"${mb}M" >>"$WORK/mkfs-$1.log" 2>&1 || die "mkfs.ext4 (nvme) failed"
+	numa_args
 	log "booting $1 kernel under qemu (TCG), console: $console"
 	timeout --kill-after=10 "$KTEST_BOOT_TIMEOUT" \
 		qemu-system-x86_64 -machine pc,accel=tcg -cpu max \
-		-m "$KTEST_MEM" -smp "$KTEST_SMP" \
+		-m "$KTEST_MEM" -smp "$SMP_ARG" "${NUMA_ARGS[@]}" \
 		-kernel "$2" -initrd "$3" \
 		-append "console=ttyS0 loglevel=5 panic=-1 hugepages=$KTEST_HUGEPAGES transparent_hugepage=madvise" \
 		-drive file="$disk",format=raw,if=virtio \
@@ -589,6 +595,28 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs; console to $WORK/con
 	rm -f "$disk" "$nvme"
 	[ $rc = 124 ] || [ $rc = 137 ] && log "$1: qemu timed out after $KTEST_BOOT_TIMEOUT s"
 	return $rc
+}
+
+# qemu arguments for KTEST_NUMA_NODES=2: each node one memory backend of
+# half of KTEST_MEM and one CPU (the rest of the CPUs go to node 0), every
+# CPU its own socket
+numa_args() {
+	local mb
+	NUMA_ARGS=()
+	SMP_ARG=$KTEST_SMP
+	[ "$KTEST_NUMA_NODES" = 2 ] && [ "$KTEST_SMP" -ge 2 ] || return 0
+	# one socket per CPU: CPUs sharing a cache across two nodes make the
+	# scheduler warn at boot (topology_sane)
+	SMP_ARG="$KTEST_SMP,sockets=$KTEST_SMP,cores=1,threads=1"
+	case $KTEST_MEM in
+	*G) mb=$((${KTEST_MEM%G} * 1024)) ;;
+	*M) mb=${KTEST_MEM%M} ;;
+	*) mb=$KTEST_MEM ;;
+	esac
+	NUMA_ARGS=(-object "memory-backend-ram,id=m0,size=$((mb / 2))M"
+		-object "memory-backend-ram,id=m1,size=$((mb - mb / 2))M"
+		-numa "node,nodeid=0,cpus=0-$((KTEST_SMP - 2)),memdev=m0"
+		-numa "node,nodeid=1,cpus=$((KTEST_SMP - 1)),memdev=m1")
 }
 
 # ---- results ---------------------------------------------------------------
