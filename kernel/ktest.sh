@@ -353,15 +353,18 @@ build_probe() {	# $1 = output
 		{ cat "$WORK/probe-build.log" >&2; die "building lib/ failed"; }
 	gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -I"$TOP/lib" \
 		-include "$TOP/config-host.h" -o "$1" \
-		"$KDIR/probe/regbuf-probe.c" "$TOP/lib/libhugebuf.a" -luring \
+		"$KDIR/probe/regbuf-probe.c" "$KDIR/probe/probe-util.c" \
+		"$TOP/lib/libhugebuf.a" -luring \
 		>>"$WORK/probe-build.log" 2>&1 ||
 		{ cat "$WORK/probe-build.log" >&2; die "building regbuf-probe failed"; }
 	gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -o "$(dirname "$1")/nvme-profile" \
-		"$KDIR/probe/nvme-profile.c" -luring >>"$WORK/probe-build.log" 2>&1 ||
+		"$KDIR/probe/nvme-profile.c" "$KDIR/probe/probe-util.c" -luring \
+		>>"$WORK/probe-build.log" 2>&1 ||
 		{ cat "$WORK/probe-build.log" >&2; die "building nvme-profile failed"; }
 	for f in fault-regbuf fault-device; do
 		gcc -static -O2 -Wall -Wextra -D_GNU_SOURCE -o "$(dirname "$1")/$f" \
-			"$KDIR/probe/$f.c" -luring >>"$WORK/probe-build.log" 2>&1 ||
+			"$KDIR/probe/$f.c" "$KDIR/probe/probe-util.c" -luring \
+			>>"$WORK/probe-build.log" 2>&1 ||
 			{ cat "$WORK/probe-build.log" >&2; die "building $f failed"; }
 	done
 }

@@ -34,6 +34,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "probe-util.h"
+
 #ifndef MAP_HUGETLB
 #define MAP_HUGETLB 0x40000
 #endif
@@ -43,69 +45,9 @@
 #define CHUNKS		64
 #define DBG		"/sys/kernel/debug/fail_make_request/"
 
-static int put(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -errno;
-	close(fd);
-	return ret;
-}
-
-static long field(const char *file, const char *key)
-{
-	char line[256];
-	size_t kl = strlen(key);
-	long v = -1;
-	FILE *f = fopen(file, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) &&
-		    (line[kl] == ' ' || line[kl] == ':')) {
-			v = strtol(line + kl + 1 + (line[kl] == ':'), NULL,
-				   10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
-static long pins_held(void)
-{
-	put("/proc/sys/vm/stat_refresh", "1");
-	return field("/proc/vmstat", "nr_foll_pin_acquired") -
-	       field("/proc/vmstat", "nr_foll_pin_released");
-}
-
 static uint8_t pat(unsigned int chunk, unsigned int i)
 {
 	return (uint8_t)(i * 29 + chunk * 101 + (i >> 9) + 1);
-}
-
-static int rw_fixed(struct io_uring *ring, int write, int fd, void *addr,
-		    unsigned int len, off_t off)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	if (write)
-		io_uring_prep_write_fixed(sqe, fd, addr, len, off, 0);
-	else
-		io_uring_prep_read_fixed(sqe, fd, addr, len, off, 0);
-	ret = io_uring_submit(ring);
-	if (ret != 1)
-		return ret < 0 ? ret : -EIO;
-	ret = io_uring_wait_cqe(ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(ring, cqe);
-	return ret;
 }
 
 /* fail_make_request for this task on DISK, with probability pct */
@@ -115,11 +57,12 @@ static int arm(const char *disk, int pct)
 
 	snprintf(path, sizeof(path), "/sys/block/%s/make-it-fail", disk);
 	snprintf(val, sizeof(val), "%d", pct);
-	if (put(DBG "verbose", "0") || put(DBG "task-filter", pct ? "Y" : "N") ||
-	    put(DBG "times", "-1") || put(DBG "interval", "1") ||
-	    put(DBG "probability", val) ||
-	    put("/proc/self/make-it-fail", pct ? "1" : "0") ||
-	    put(path, pct ? "1" : "0"))
+	if (probe_put(DBG "verbose", "0") ||
+	    probe_put(DBG "task-filter", pct ? "Y" : "N") ||
+	    probe_put(DBG "times", "-1") || probe_put(DBG "interval", "1") ||
+	    probe_put(DBG "probability", val) ||
+	    probe_put("/proc/self/make-it-fail", pct ? "1" : "0") ||
+	    probe_put(path, pct ? "1" : "0"))
 		return -1;
 	return 0;
 }
@@ -141,9 +84,9 @@ int main(int argc, char **argv)
 		printf("FAILDEV skip=no fail_make_request in debugfs\n");
 		return 77;
 	}
-	vmpin0 = field("/proc/self/status", "VmPin");
-	hp0 = field("/proc/meminfo", "HugePages_Free");
-	held0 = pins_held();
+	vmpin0 = probe_field("/proc/self/status", "VmPin");
+	hp0 = probe_field("/proc/meminfo", "HugePages_Free");
+	held0 = probe_pins_held();
 	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);
 	buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1,
@@ -187,7 +130,8 @@ int main(int argc, char **argv)
 	}
 	for (c = 0; c < CHUNKS; c++) {
 		p = buf + (c * 3 % CHUNKS) * CHUNK;
-		ret = rw_fixed(&ring, 1, fd, p, CHUNK, (off_t)c * CHUNK);
+		ret = probe_rw_fixed(&ring, 1, fd, p, CHUNK, (off_t)c * CHUNK,
+				     0);
 		ok[c] = ret == (int)CHUNK;
 		acked += ok[c];
 		failed += ret == -EIO;
@@ -200,7 +144,8 @@ int main(int argc, char **argv)
 		if (!ok[c])
 			continue;
 		p = buf + (c * 5 % CHUNKS) * CHUNK;
-		ret = rw_fixed(&ring, 0, fd, p, CHUNK, (off_t)c * CHUNK);
+		ret = probe_rw_fixed(&ring, 0, fd, p, CHUNK, (off_t)c * CHUNK,
+				     0);
 		for (i = 0; ret == (int)CHUNK && i < CHUNK; i++)
 			if (p[i] != pat(c, i))
 				break;
@@ -211,9 +156,9 @@ int main(int argc, char **argv)
 	close(fd);
 	munmap(buf, BUF_LEN);
 	unlink(argv[1]);
-	vmpin1 = field("/proc/self/status", "VmPin");
-	hp1 = field("/proc/meminfo", "HugePages_Free");
-	held1 = pins_held();
+	vmpin1 = probe_field("/proc/self/status", "VmPin");
+	hp1 = probe_field("/proc/meminfo", "HugePages_Free");
+	held1 = probe_pins_held();
 	printf("FAILDEV disk=%s chunks=%d acked=%u eio=%u other=%u bad=%u vmpin_delta_kb=%ld hugepages_free_delta=%ld pins_delta=%ld\n",
 	       argv[2], CHUNKS, acked, failed, other, bad, vmpin1 - vmpin0,
 	       hp1 - hp0, held1 - held0);

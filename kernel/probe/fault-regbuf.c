@@ -44,6 +44,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "probe-util.h"
+
 #ifndef MAP_HUGETLB
 #define MAP_HUGETLB 0x40000
 #endif
@@ -54,62 +56,6 @@
 #define BUF_LEN		(64 * 1024)
 #define HPAGE		(2 * 1024 * 1024)
 #define MAX_N		400
-
-static int put(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -errno;
-	close(fd);
-	return ret;
-}
-
-static long get_num(const char *path)
-{
-	char buf[64];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtol(buf, NULL, 10);
-}
-
-/* a "key value" line of /proc/vmstat or a "key: value" of /proc/meminfo */
-static long field(const char *file, const char *key)
-{
-	char line[256];
-	size_t kl = strlen(key);
-	long v = -1;
-	FILE *f = fopen(file, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) &&
-		    (line[kl] == ' ' || line[kl] == ':')) {
-			v = strtol(line + kl + 1 + (line[kl] == ':'), NULL,
-				   10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
-/* vmstat keeps per-CPU deltas: fold them first (vmstat_refresh()) */
-static long pins_held(void)
-{
-	put("/proc/sys/vm/stat_refresh", "1");
-	return field("/proc/vmstat", "nr_foll_pin_acquired") -
-	       field("/proc/vmstat", "nr_foll_pin_released");
-}
 
 /* the slab and page-allocation sites count GFP_KERNEL calls too */
 static int setup_injection(void)
@@ -124,7 +70,7 @@ static int setup_injection(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
-		if (put(knobs[i][0], knobs[i][1])) {
+		if (probe_put(knobs[i][0], knobs[i][1])) {
 			printf("FAULT skip=%s: %s\n", knobs[i][0],
 			       strerror(errno));
 			return -1;
@@ -139,8 +85,8 @@ static int setup_injection(void)
 static int run_case(int huge)
 {
 	const char *name = huge ? "2M" : "4k";
-	long hp0 = field("/proc/meminfo", "HugePages_Free");
-	long vmpin0 = field("/proc/self/status", "VmPin");
+	long hp0 = probe_field("/proc/meminfo", "HugePages_Free");
+	long vmpin0 = probe_field("/proc/self/status", "VmPin");
 	long held0, leak, total = 0, first = 0, enomem = 0, left;
 	size_t map_len = huge ? HPAGE : BUF_LEN;
 	struct io_uring ring;
@@ -166,12 +112,12 @@ static int run_case(int huge)
 			printf("FAULT case=%s error=ring\n", name);
 			break;
 		}
-		held0 = pins_held();
+		held0 = probe_pins_held();
 		snprintf(nbuf, sizeof(nbuf), "%d", n);
-		put("/proc/thread-self/fail-nth", nbuf);
+		probe_put("/proc/thread-self/fail-nth", nbuf);
 		ret = io_uring_register_buffers(&ring, &iov, 1);
-		left = get_num("/proc/thread-self/fail-nth");
-		put("/proc/thread-self/fail-nth", "0");
+		left = probe_get_num("/proc/thread-self/fail-nth");
+		probe_put("/proc/thread-self/fail-nth", "0");
 		if (!ret && left != 0)
 			done = 1;	/* the N-th allocation never came */
 		if (ret == -ENOMEM)
@@ -180,7 +126,7 @@ static int run_case(int huge)
 		if (!ret)
 			io_uring_unregister_buffers(&ring);
 		io_uring_queue_exit(&ring);
-		leak = pins_held() - held0;
+		leak = probe_pins_held() - held0;
 		if (leak) {
 			printf("FAULT case=%s n=%d ret=%d leaked_pages=%ld\n",
 			       name, n, ret, leak);
@@ -192,8 +138,8 @@ static int run_case(int huge)
 	munmap(p, map_len);
 	printf("FAULT summary case=%s attempts=%d enomem=%ld leaked_pages=%ld first_leak_n=%ld vmpin_delta_kb=%ld hugepages_free_delta=%ld complete=%s\n",
 	       name, n - 1, enomem, total, first,
-	       field("/proc/self/status", "VmPin") - vmpin0,
-	       field("/proc/meminfo", "HugePages_Free") - hp0,
+	       probe_field("/proc/self/status", "VmPin") - vmpin0,
+	       probe_field("/proc/meminfo", "HugePages_Free") - hp0,
 	       done ? "yes" : "no");
 	return !done;
 }

@@ -52,6 +52,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "probe-util.h"
+
 #ifndef MAP_HUGETLB
 #define MAP_HUGETLB 0x40000
 #endif
@@ -227,28 +229,6 @@ static long disk_ios(const char *disk, int write)
 	return (long)(write ? v[4] : v[0]);
 }
 
-static int rw_fixed(struct io_uring *ring, int write, int fd, void *addr,
-		    unsigned int len, off_t off)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	if (write)
-		io_uring_prep_write_fixed(sqe, fd, addr, len, off, 0);
-	else
-		io_uring_prep_read_fixed(sqe, fd, addr, len, off, 0);
-	ret = io_uring_submit(ring);
-	if (ret != 1)
-		return ret < 0 ? ret : -EIO;
-	ret = io_uring_wait_cqe(ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(ring, cqe);
-	return ret;
-}
-
 static void *buf_alloc(int huge, size_t len, void **map, size_t *map_len)
 {
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
@@ -312,7 +292,7 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 		return 1;
 	}
 	/* one I/O outside the profile: TCG translates the path once */
-	ret = rw_fixed(ring, write, fd, buf, IO_SIZE, off);
+	ret = probe_rw_fixed(ring, write, fd, buf, IO_SIZE, off, 0);
 	if (ret != (int)IO_SIZE) {
 		printf("NVPROF op=%s backing=%s error=io:%d\n", op, bk, ret);
 		fail = 1;
@@ -324,8 +304,8 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 	for (it = 0; it < iters; it++) {
 		if (!write)
 			memset(buf, 0, IO_SIZE);
-		ret = rw_fixed(ring, write, fd, buf, IO_SIZE,
-			       off + (off_t)it * IO_SIZE);
+		ret = probe_rw_fixed(ring, write, fd, buf, IO_SIZE,
+				     off + (off_t)it * IO_SIZE, 0);
 		if (ret != (int)IO_SIZE) {
 			printf("NVPROF op=%s backing=%s error=io:%d\n", op,
 			       bk, ret);
@@ -344,8 +324,9 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 	    !write_str("events/kprobes/" KPROBE_EVENT "/enable", "1", 0)) {
 		kp0 = kprobe_hits();
 		for (it = 0; it < iters; it++)
-			if (rw_fixed(ring, write, fd, buf, IO_SIZE,
-				     off + (off_t)it * IO_SIZE) != (int)IO_SIZE)
+			if (probe_rw_fixed(ring, write, fd, buf, IO_SIZE,
+					   off + (off_t)it * IO_SIZE,
+					   0) != (int)IO_SIZE)
 				kp0 = -1;
 		kp1 = kprobe_hits();
 		write_str("events/kprobes/" KPROBE_EVENT "/enable", "0", 0);
