@@ -8,9 +8,10 @@
  *    still allows (gather_surplus_pages), and ignores a wrapped resv;
  *  - a shortage names the knob of that size (vm.nr_hugepages for the
  *    default size, sysfs otherwise) and the value to write;
- *  - THP "never" still gives PMD folios through MADV_COLLAPSE on 6.1+;
- *  - an mTHP size the kernel does not list is "not offered", a listed but
- *    disabled one names its enabled knob;
+ *  - THP "never" still gives PMD folios through MADV_COLLAPSE (6.1,
+ *    7d8faaf15545);
+ *  - an mTHP size the kernel does not list (mTHP: 6.8, 19eaf44954df) is
+ *    "not offered", a listed but disabled one names its enabled knob;
  *  - RLIMIT_MEMLOCK is not checked with CAP_IPC_LOCK (io_account_mem);
  *  - direct I/O multiples.
  */
