@@ -10,7 +10,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "hugebuf-engine.h"
@@ -222,27 +221,15 @@ static const char *hbe_mem_name(enum fio_memtype t)
 	}
 }
 
-/* hugetlb pages of @size exist here (/sys/kernel/mm/hugepages) */
-static bool hbe_have_hugepage_size(uint64_t size)
-{
-	char path[96];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/"
-		 "hugepages-%llukB", (unsigned long long)(size >> 10));
-	return !stat(path, &st);
-}
-
+/* lib's one message for a hugetlb size the kernel does not offer */
 static int hbe_check_hugepage_size(const char *opt, uint64_t size)
 {
 	char sz[32];
 
-	if (hbe_have_hugepage_size(size))
+	if (!hb_check_hugepage_size(size))
 		return 0;
 	hb_fmt_size(size, sz, sizeof(sz));
-	log_err(HBE_LOG_PREFIX "%s=%s: this system has no %s hugepages (see "
-		"/sys/kernel/mm/hugepages): use one of the sizes there, e.g. "
-		"2M\n", opt, sz, sz);
+	log_err(HBE_LOG_PREFIX "%s=%s: %s\n", opt, sz, hb_errmsg());
 	return -EINVAL;
 }
 

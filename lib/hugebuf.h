@@ -620,6 +620,8 @@ void hb_pool_knob(uint64_t page_size, char *path, size_t len);
  */
 int hb_check_pool(const struct hb_sysinfo *si, uint64_t page_size,
 		  uint64_t map_len);
+/* The kernel offers hugetlb pages of @page_size at all. */
+int hb_check_hugepage_size(uint64_t page_size);
 int hb_check_thp(const struct hb_sysinfo *si);
 int hb_check_mthp(const struct hb_sysinfo *si, uint64_t size);
 int hb_check_memlock(const struct hb_sysinfo *si, uint64_t charged_bytes);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -64,6 +65,33 @@ static unsigned long pool_available(const struct hb_pool *p)
 	return avail;
 }
 
+/*
+ * A hugetlb size the kernel does not offer at all (no hugepages-NkB
+ * directory: 1G needs the CPU's pdpe1gb and a boot-time pool) is one
+ * message, whoever asks.
+ */
+static int no_such_pool(uint64_t page_size, unsigned long need)
+{
+	char sz[32];
+
+	hb_fmt_size(page_size, sz, sizeof(sz));
+	return hb_seterr(ENOENT, "%s hugepages are not available on this "
+			 "machine (no %s/hugepages-%llukB): boot with "
+			 "hugepagesz=%s hugepages=%lu, or use 2M hugepages",
+			 sz, HB_HUGEPAGES_DIR,
+			 (unsigned long long)(page_size >> 10), sz, need);
+}
+
+int hb_check_hugepage_size(uint64_t page_size)
+{
+	char path[160];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/hugepages-%llukB", HB_HUGEPAGES_DIR,
+		 (unsigned long long)(page_size >> 10));
+	return stat(path, &st) ? no_such_pool(page_size, 1) : 0;
+}
+
 int hb_check_pool(const struct hb_sysinfo *si, uint64_t page_size,
 		  uint64_t map_len)
 {
@@ -75,12 +103,7 @@ int hb_check_pool(const struct hb_sysinfo *si, uint64_t page_size,
 	hb_fmt_size(page_size, sz, sizeof(sz));
 	hb_pool_knob(page_size, knob, sizeof(knob));
 	if (!p)
-		return hb_seterr(ENOENT, "%s hugepages are not available on "
-				 "this machine (no %s/hugepages-%llukB): boot "
-				 "with hugepagesz=%s hugepages=%lu, or use 2M "
-				 "hugepages", sz, HB_HUGEPAGES_DIR,
-				 (unsigned long long)(page_size >> 10), sz,
-				 need);
+		return no_such_pool(page_size, need);
 	avail = pool_available(p);
 	if (avail >= need)
 		return 0;

@@ -27,7 +27,7 @@ t_baseline
 out=$T_DIR/job.out
 timeout -k 5 120 "$FIO" --name=running --ioengine=external:"$HUGEBUF_ENGINE" \
 	--filename="$data" --size=64M --bs=1M --iodepth=4 --direct=1 \
-	--rw=randread --time_based --runtime=4 \
+	--rw=randread --time_based --runtime=15 \
 	--backing=hugetlb --output-format=json --output="$out" \
 	>"$out.err" 2>&1 &
 fio_pid=$!
