@@ -121,6 +121,22 @@ struct hb_kmodel {
 	 * pages or not (CVE-2023-2598, fixed by 776617db78c6).
 	 */
 	bool coalesce_nonconsecutive;
+	/*
+	 * NVMe passthrough with a fixed buffer (blk_rq_map_user_bvec(), see
+	 * hb_model_pt_map() and lib/kmodel.c for the releases): the bvecs are
+	 * checked by bio_split_rw_at() against every queue limit, trimmed to
+	 * the I/O (be0e822bb3f5, 6.12; 6.11.8).  Without it, the 6.1 walk:
+	 * max_segments against the iterator's nr_segs, whole bvecs, virt
+	 * boundary gaps only.
+	 */
+	bool pt_split_check;
+	/*
+	 * Before 2ff949441802 (6.12; 6.11.7, 6.6.60, 6.1.116) that walk also
+	 * refused, with -EINVAL, a bvec over a page boundary and whole bvecs
+	 * adding up to more than the I/O: only an I/O from a bvec's start to
+	 * the buffer's end could be mapped directly.
+	 */
+	bool pt_old_bvec_checks;
 	/* the release modelled; sublevel -1 when not known */
 	int kmajor, kminor, ksublevel;
 	/* human name, e.g. "6.12", "6.12.117", "6.1+hugebuf" */
@@ -478,6 +494,16 @@ unsigned int hb_predict_requests(const struct hb_imu *imu, uint64_t max_bytes,
 /* max_sectors_kb (as bytes), max_segments, max_segment_size of @dev. */
 int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
 			   unsigned int *max_segs, uint64_t *max_seg_size);
+/*
+ * Not pure: the passthrough limits of @blkdev (e.g. "nvme0n1") from
+ * /sys/block/<dev>/queue/: max_hw_sectors_kb (required), max_segments,
+ * max_segment_size, virt_boundary_mask, dma_alignment.  A missing optional
+ * attribute takes the kernel's default (128, 65536, 0, 511).  The segment
+ * boundary is not in sysfs: 0xffffffff, the default (NVMe keeps it), is
+ * assumed; dma_pad_mask neither: 0 (NVMe sets none).
+ */
+struct hb_pt_limits;
+int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim);
 /* --- end of system-side additions --- */
 
 /* ------------------------------------------------------------------ */
@@ -503,6 +529,71 @@ int hb_model_import_vec(const struct hb_kmodel *km, const struct hb_imu *imu,
 			const struct iovec *iov, unsigned int nr,
 			struct hb_bvec *out, unsigned int max_out,
 			struct hb_vimport *res);
+
+/* ------------------------------------------------------------------ */
+/* passthrough mapping (pure)                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The queue limits blk_rq_map_user_iov() looks at (hb_pt_queue_limits()
+ * reads them from sysfs).  NVMe: max_hw from MDTS, max_segments 127 (6.1)
+ * or 128 (6.12) on PCIe, max_segment_size 0xffffffff (a virt boundary
+ * lifts it), virt_boundary_mask 4095, seg_boundary_mask 0xffffffff,
+ * dma_align_mask 3.  Masks are 2^n - 1; 0 means none.
+ */
+struct hb_pt_limits {
+	uint64_t max_hw_bytes;		/* max_hw_sectors_kb * 1024 */
+	unsigned int max_segments;
+	uint64_t max_segment_size;
+	uint64_t virt_boundary_mask;
+	uint64_t seg_boundary_mask;
+	unsigned int dma_align_mask;	/* dma_alignment | dma_pad_mask */
+};
+
+enum hb_pt_path {
+	HB_PT_DIRECT,	/* the registered pages go to the device */
+	HB_PT_COPY,	/* bounce buffer (bio_copy_user_iov) */
+	HB_PT_EINVAL,	/* the command fails with -EINVAL */
+};
+
+struct hb_pt_map {
+	enum hb_pt_path path;
+	/*
+	 * direct: the DMA segments (scatterlist entries blk_rq_map_sg()
+	 * builds); copy: the bounce buffer's pages; einval: 0.
+	 */
+	unsigned int nsegs;
+	/*
+	 * direct: what the request records in nr_phys_segments; 6.1 takes
+	 * the iterator's nr_segs (an over-estimate), 6.12 the split walk's
+	 * count.  Fewer than @nsegs means the driver's table is too small
+	 * (the gap be0e822bb3f5 closed).
+	 */
+	unsigned int nr_phys_segments;
+	/*
+	 * copy: the bounce pages are more than max_segments, so appending
+	 * them to the request fails (-EINVAL) unless the page allocator
+	 * happens to return physically contiguous pages.
+	 */
+	bool bounce_over_limits;
+	/* short static reason, e.g. "virt boundary gap between bvecs (copy)" */
+	const char *why;
+};
+
+/*
+ * Model what NVMe passthrough (IORING_OP_URING_CMD with
+ * IORING_URING_CMD_FIXED) does with an I/O of @len bytes at @addr of the
+ * registered buffer @imu under @km and the queue limits @lim: the import
+ * is hb_model_import() (-EFAULT outside the buffer, as there), then
+ * blk_rq_map_user_iov() by the rules of @km (pt_split_check,
+ * pt_old_bvec_checks).  Passthrough requests are never split.  0 with
+ * @out filled in, or -errno for bad arguments.
+ */
+int hb_model_pt_map(const struct hb_kmodel *km, const struct hb_imu *imu,
+		    uint64_t addr, uint64_t len, const struct hb_pt_limits *lim,
+		    struct hb_pt_map *out);
+/* "direct", "copy", "einval" */
+const char *hb_pt_path_name(enum hb_pt_path p);
 
 /* ------------------------------------------------------------------ */
 /* NUMA: where the folios are, and what a binding policy can have      */

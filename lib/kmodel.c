@@ -39,6 +39,24 @@
  * Before 6.5 io_pin_pages() asked pin_user_pages() for the VMAs and
  * refused a buffer whose VMAs map different files (edd478269640, 6.3 and
  * 6.1.y stable); 6.5 left the file-backed check to GUP's FOLL_LONGTERM.
+ *
+ * NVMe passthrough with a fixed buffer (6.1+, blk_rq_map_user_bvec();
+ * lib/ptmap.c, docs/kernel-rules.md §9.4):
+ *   2ff949441802 (6.12-rc5) "fix sanity checks": stop the bvec walk at
+ *     the I/O's end instead of failing, and accept bvecs over a page.
+ *     6.1.116, 6.6.60 and 6.11.7 (their -rc1 stable reviews of
+ *     2024-11-06 list it); the 6.1.192 source has it.  Series that never
+ *     got it (6.2 - 6.5, 6.7 - 6.10) keep the old checks for every
+ *     sublevel.
+ *   be0e822bb3f5 (6.12-rc6) "fix queue limits checks ... for real":
+ *     bio_split_rw_at() over the trimmed bvecs.  6.11.8 (6.11.8-rc1
+ *     review, 2024-11-12, with its dependency "block: rework bio
+ *     splitting"); Greg's "FAILED: ... failed to apply to 6.1-stable
+ *     tree" (2024-11-06) for 6.1; not in 6.6.61, the review of the same
+ *     cycle, and no later 6.6.y backport was found: 6.1.y and 6.6.y are
+ *     modelled without it.
+ *   As for the import quirks, a bare "X.Y" is its stable series as it
+ *   ships today: "6.1" and "6.11" have both fixes that series took.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -89,6 +107,46 @@ static bool has_vaddr_fix(int major, int minor, int sub)
 	       has_fix(major, minor, sub, 6, 16, 12, 36);
 }
 
+/*
+ * A fix a stable series took at @fix_sub (< 0: never): the series at @sub
+ * has it; an unknown sublevel is the series as it ships today.
+ */
+static bool series_has_fix(int sub, int fix_sub)
+{
+	if (fix_sub < 0)
+		return false;
+	return sub < 0 || sub >= fix_sub;
+}
+
+/* The stable sublevel that took 2ff949441802, -1 for none. */
+static int pt_sanity_fix_sub(int major, int minor)
+{
+	if (major != 6)
+		return -1;
+	switch (minor) {
+	case 1:
+		return 116;
+	case 6:
+		return 60;
+	case 11:
+		return 7;
+	}
+	return -1;
+}
+
+/* The passthrough mapping rules (see the comment at the top). */
+static void pt_rules(int major, int minor, int sub, struct hb_kmodel *km)
+{
+	bool mainline_fixed = !version_before(major, minor, 6, 12);
+
+	km->pt_split_check = mainline_fixed ||
+			     (major == 6 && minor == 11 &&
+			      series_has_fix(sub, 8));
+	km->pt_old_bvec_checks =
+		!version_before(major, minor, 6, 1) && !mainline_fixed &&
+		!series_has_fix(sub, pt_sanity_fix_sub(major, minor));
+}
+
 static enum hb_kgen gen_of(int major, int minor, int sub)
 {
 	if (version_before(major, minor, 6, 3))
@@ -127,6 +185,7 @@ void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 	km->ksublevel = sub < 0 ? -1 : sub;
 	km->gen = gen_of(major, minor, sub);
 	import_quirks(major, minor, sub, km);
+	pt_rules(major, minor, sub, km);
 	km->pin_checks_vmas = version_before(major, minor, 6, 5);
 	km->acct_batch_dedup = version_before(major, minor, 6, 13);
 	km->vec_fixed = !version_before(major, minor, 6, 15);
@@ -167,6 +226,8 @@ void hb_kmodel_backport(int sub, struct hb_kmodel *km)
 	km->pin_checks_vmas = true;
 	km->first_bvec_pinned_page = true;
 	km->acct_batch_dedup = true;
+	/* the Debian 6.1 blk-map.c underneath */
+	pt_rules(6, 1, sub, km);
 	km->kmajor = 6;
 	km->kminor = 1;
 	km->ksublevel = sub < 0 ? -1 : sub;

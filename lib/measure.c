@@ -176,6 +176,66 @@ fail:
 			 path, dev);
 }
 
+/* /sys/block/@dev/queue/@attr, or @def when the kernel has no such file. */
+static int pt_queue_attr(const char *dev, const char *attr,
+			 unsigned long def, unsigned long *val)
+{
+	char path[160];
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", dev, attr);
+	ret = hb_read_ulong(path, val);
+	if (ret == -ENOENT) {
+		*val = def;
+		return 0;
+	}
+	if (ret)
+		return hb_seterr(-ret, "cannot read %s: %s", path,
+				 strerror(-ret));
+	return 0;
+}
+
+/*
+ * The defaults are the kernel's own for a queue that never set the limit
+ * (BLK_MAX_SEGMENTS, BLK_MAX_SEGMENT_SIZE, no virt boundary, the 511
+ * dma_alignment of a new queue); dma_alignment appeared in sysfs in 6.1.
+ */
+int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim)
+{
+	unsigned long kb, segs, segsz, virt, align;
+	char path[160];
+	int ret;
+
+	memset(lim, 0, sizeof(*lim));
+	if (!blkdev || !*blkdev || strchr(blkdev, '/'))
+		return hb_seterr(EINVAL, "'%s' is not a block device name "
+				 "(e.g. nvme0n1)", blkdev ? blkdev : "");
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_hw_sectors_kb",
+		 blkdev);
+	ret = hb_read_ulong(path, &kb);
+	if (ret)
+		return hb_seterr(-ret, "cannot read %s: is '%s' a whole-disk "
+				 "block device?", path, blkdev);
+	ret = pt_queue_attr(blkdev, "max_segments", 128, &segs);
+	if (!ret)
+		ret = pt_queue_attr(blkdev, "max_segment_size", 65536, &segsz);
+	if (!ret)
+		ret = pt_queue_attr(blkdev, "virt_boundary_mask", 0, &virt);
+	if (!ret)
+		ret = pt_queue_attr(blkdev, "dma_alignment", 511, &align);
+	if (ret)
+		return ret;
+	lim->max_hw_bytes = (uint64_t)kb << 10;
+	lim->max_segments = (unsigned int)segs;
+	lim->max_segment_size = segsz;
+	lim->virt_boundary_mask = virt;
+	/* not in sysfs: the default, which NVMe keeps */
+	lim->seg_boundary_mask = 0xffffffffULL;
+	/* dma_pad_mask is not in sysfs either; NVMe sets none */
+	lim->dma_align_mask = (unsigned int)align;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* live measurements                                                   */
 /* ------------------------------------------------------------------ */
