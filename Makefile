@@ -79,7 +79,7 @@ $(CLI): cli/hugebuf.c $(LIB_A) lib/hugebuf.h
 	$(CC) $(HB_CFLAGS) -o $@ $< $(LIB_A) $(HB_LDLIBS)
 
 ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/plan.c \
-	engines/share.c
+	engines/share.c engines/nvme.c
 
 $(ENGINE): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) lib/hugebuf.h \
 		config-host.mak

@@ -61,6 +61,8 @@ struct hbe_options {
 	unsigned int nowait;
 	unsigned int force_async;
 	struct cmdprio_options cmdprio_options;
+	/* fio's io_uring_cmd: "nvme" (passthrough); unset: by the files */
+	char *cmd_type;
 };
 
 /* what the options ask of the ring and of every SQE */
@@ -121,6 +123,24 @@ struct hbe_slot {
 	struct hbe_piece *pieces;
 };
 
+/*
+ * NVMe passthrough (engines/nvme.c): what the model predicts for the
+ * job's commands and what the engine saw.
+ */
+struct hbe_pt_stats {
+	bool on;			/* cmd_type=nvme */
+	char dev[PATH_MAX + 48];	/* "/dev/ng0n1 nsid 1, 512-byte LBAs" */
+	bool limits_known;
+	struct hb_pt_limits lim;
+	bool predicted;
+	unsigned long long cmd_len;	/* the largest command, bytes */
+	unsigned int count[3];		/* io_u buffers per enum hb_pt_path */
+	unsigned int min_segs, max_segs;	/* of the direct ones */
+	const char *why;		/* the first non-direct reason */
+	uint64_t commands;		/* read/write commands issued */
+	bool status_said, einval_said;
+};
+
 struct hbe_data {
 	struct io_uring ring;
 	bool ring_ok;
@@ -169,6 +189,12 @@ struct hbe_data {
 	struct hb_file_limits limits;	/* the first file's (statx) */
 	bool limits_ok;
 
+	/* passthrough: the analysis' imus, kept for the prediction */
+	struct hb_analysis an;
+	bool an_kept;
+	struct hb_imu *imu;
+	struct hbe_pt_stats pt;
+
 	/* report */
 	struct hb_bufstats st;
 	/* one bvec per folio (hb_analysis_coalesces) */
@@ -209,6 +235,22 @@ int hbe_share_attach(struct thread_data *td, struct hbe_data *hd,
 		     uint64_t len, bool same);
 int hbe_share_register(struct thread_data *td, struct hbe_data *hd);
 void hbe_share_detach(struct hbe_data *hd);
+/*
+ * cmd_type=nvme (engines/nvme.c).  hbe_nvme_wanted(): 1 when the job is a
+ * passthrough job (cmd_type=nvme, or every file a char device as fio's
+ * io_uring_cmd assumes), 0 when not, < 0 after a one-line error.
+ */
+int hbe_nvme_wanted(struct thread_data *td, struct hbe_options *o);
+bool hbe_is_nvme_generic(const char *path);
+int hbe_nvme_check_options(struct thread_data *td, struct hbe_options *o);
+int hbe_nvme_file_size(struct thread_data *td, struct fio_file *f);
+int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
+		  struct fio_file *f);
+void hbe_nvme_free_files(struct thread_data *td);
+int hbe_nvme_prep(struct hbe_data *hd, struct io_uring_sqe *sqe, int fd,
+		  struct hbe_piece *pc, bool fixed, unsigned int buf_index);
+int hbe_nvme_result(struct hbe_data *hd, struct hbe_piece *pc, int res);
+
 /* What the kernel is (version and behaviour), said once per process. */
 void hbe_note_kernel(void);
 /* One line at init when experimental_verify cannot verify this job. */

@@ -61,6 +61,8 @@ static void hbe_free_data(struct hbe_data *hd)
 		hb_free(&hd->buf);
 	if (hd->cmdprio_ok)
 		fio_cmdprio_cleanup(&hd->cmdprio);
+	if (hd->an_kept)
+		hb_analysis_free(&hd->an);
 	for (i = 0; hd->slots && i < hd->depth; i++) {
 		if (hd->slots[i].pieces)
 			free(hd->slots[i].pieces[0].viov);
@@ -103,7 +105,13 @@ static int hbe_init(struct thread_data *td)
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
 		goto fail;
 	}
-	ret = hbe_options_plan(td, o, &hd->backing, &hd->head_offset);
+	ret = hbe_nvme_wanted(td, o);
+	if (ret > 0) {
+		hd->pt.on = true;
+		ret = hbe_nvme_check_options(td, o);
+	}
+	if (!ret)
+		ret = hbe_options_plan(td, o, &hd->backing, &hd->head_offset);
 	if (!ret)
 		ret = hbe_options_uring(td, o, &hd->u);
 	if (!ret)
@@ -257,19 +265,42 @@ static unsigned int hbe_buf_index(struct hbe_data *hd, struct io_u *io_u)
  */
 static int hbe_model_buffers(struct hbe_data *hd)
 {
-	struct hb_analysis an;
+	struct hb_analysis *an = &hd->an;
 	int ret;
 
+	/* passthrough keeps the imus: each command is predicted at open */
 	ret = hb_analyze(&hd->km, hd->iovecs, hd->nr_iovecs, &hd->backing,
-			 hd->max_bs, hd->stride, 0, &an);
+			 hd->max_bs, hd->stride,
+			 hd->pt.on ? HB_ANALYZE_KEEP : 0, an);
 	if (ret) {
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
 		return ret;
 	}
-	hd->st = an.st;
-	hd->coalesces = hb_analysis_coalesces(&an, &hd->backing);
-	hb_analysis_free(&an);
+	hd->st = an->st;
+	hd->coalesces = hb_analysis_coalesces(an, &hd->backing);
+	if (hd->pt.on) {
+		hd->an_kept = true;
+		hd->imu = an->imu;
+	} else {
+		hb_analysis_free(an);
+	}
 	return 0;
+}
+
+/* IORING_OP_URING_CMD (5.19) in the kernel's opcode probe */
+static int hbe_check_uring_cmd(struct thread_data *td, struct hbe_data *hd)
+{
+	struct io_uring_probe *probe = io_uring_get_probe_ring(&hd->ring);
+	bool ok = probe && io_uring_opcode_supported(probe,
+						     IORING_OP_URING_CMD);
+
+	io_uring_free_probe(probe);
+	if (ok)
+		return 0;
+	log_err(HBE_LOG_PREFIX "the kernel has no IORING_OP_URING_CMD "
+		"(5.19+), which NVMe passthrough (cmd_type=nvme) needs\n");
+	td_verror(td, EOPNOTSUPP, "IORING_OP_URING_CMD");
+	return 1;
 }
 
 static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
@@ -289,6 +320,9 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	memset(&p, 0, sizeof(p));
 	p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP;
 	p.cq_entries = cq;
+	/* an NVMe command is 64 bytes in the SQE, its result 16 in the CQE */
+	if (hd->pt.on)
+		p.flags |= IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
 	if (o->hipri)
 		p.flags |= IORING_SETUP_IOPOLL;
 	if (o->sqpoll) {
@@ -312,6 +346,13 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 		p.flags &= ~(IORING_SETUP_SINGLE_ISSUER |
 			     IORING_SETUP_DEFER_TASKRUN);
 		ret = io_uring_queue_init_params(entries, &hd->ring, &p);
+	}
+	if (ret == -EINVAL && hd->pt.on) {
+		log_err(HBE_LOG_PREFIX "the kernel has no 128-byte SQEs "
+			"(IORING_SETUP_SQE128, 5.19+), which NVMe passthrough "
+			"(cmd_type=nvme) needs\n");
+		td_verror(td, EINVAL, "io_uring_queue_init");
+		return 1;
 	}
 	if (ret) {
 		if (ret == -ENOSYS)
@@ -339,6 +380,8 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	 * say EINVAL and keep the plain fd.
 	 */
 	io_uring_register_ring_fd(&hd->ring);
+	if (hd->pt.on && hbe_check_uring_cmd(td, hd))
+		return 1;
 
 	if (o->registerfiles) {
 		ret = io_uring_register_files_sparse(&hd->ring,
@@ -482,7 +525,10 @@ static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 	struct hbe_options *o = td->eo;
 	int ret;
 
-	ret = generic_open_file(td, f);
+	if (hd && hd->pt.on)
+		ret = hbe_nvme_open(td, hd, f);
+	else
+		ret = generic_open_file(td, f);
 	if (ret) {
 		if (td->o.odirect && (td->error == EINVAL || errno == EINVAL))
 			log_err(HBE_LOG_PREFIX "the file system of %s does not "
@@ -590,7 +636,14 @@ static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
 	struct fio_file *f = io_u->file;
 	int fd = o->registerfiles ? f->fileno : f->fd;
 
-	if (ddir_rw(io_u->ddir))
+	if (hd->pt.on) {
+		if (hbe_nvme_prep(hd, sqe, fd, pc, o->fixedbufs,
+				  hbe_buf_index(hd, io_u))) {
+			/* not whole LBAs: fail the io_u, the NOP says so */
+			pc->slot->error = EINVAL;
+			io_uring_prep_nop(sqe);
+		}
+	} else if (ddir_rw(io_u->ddir))
 		hbe_prep_rw(hd, sqe, fd, pc, o->fixedbufs);
 	else
 		io_uring_prep_fsync(sqe, fd, io_u->ddir == DDIR_DATASYNC ?
@@ -823,6 +876,8 @@ static int hbe_reap(struct thread_data *td, struct hbe_data *hd,
 
 		io_uring_cqe_seen(&hd->ring, cqe);
 		seen++;
+		if (hd->pt.on)
+			res = hbe_nvme_result(hd, pc, res);
 		hbe_complete_piece(td, hd, pc, res);
 	}
 	return seen;
@@ -874,6 +929,7 @@ static void hbe_cleanup(struct thread_data *td)
 {
 	struct hbe_data *hd = td->io_ops_data;
 
+	hbe_nvme_free_files(td);
 	if (!hd)
 		return;
 	if (hd->ring_ok && !td->error && !hd->reported) {
@@ -883,6 +939,19 @@ static void hbe_cleanup(struct thread_data *td)
 	hbe_share_detach(hd);
 	hbe_free_data(hd);
 	td->io_ops_data = NULL;
+}
+
+/* a namespace's size comes from Identify Namespace, not from stat */
+static int hbe_get_file_size(struct thread_data *td, struct fio_file *f)
+{
+	struct hbe_options *o = td->eo;
+	const char *c = o->cmd_type;
+
+	if (f->filetype == FIO_TYPE_CHAR &&
+	    ((c && !strcmp(c, "nvme")) ||
+	     (!(c && *c) && hbe_is_nvme_generic(f->file_name))))
+		return hbe_nvme_file_size(td, f);
+	return generic_get_file_size(td, f);
 }
 
 /* dlopen_ioengine() looks this symbol up by name */
@@ -900,7 +969,7 @@ struct ioengine_ops ioengine = {
 	.cleanup		= hbe_cleanup,
 	.open_file		= hbe_open_file,
 	.close_file		= hbe_close_file,
-	.get_file_size		= generic_get_file_size,
+	.get_file_size		= hbe_get_file_size,
 	.iomem_alloc		= hbe_iomem_alloc,
 	.iomem_free		= hbe_iomem_free,
 	.options		= hbe_option_table,

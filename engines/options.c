@@ -127,6 +127,13 @@ struct fio_option hbe_option_table[] = {
 		.help = "Append the report as one JSON line per job to this "
 			"file (default: $HUGEBUF_REPORT_JSON)"),
 
+	/* fio's io_uring_cmd engine */
+	HBE_OPT(.name = "cmd_type", .lname = "Uring cmd type",
+		.type = FIO_OPT_STR_STORE, .off1 = HBE_OFF(cmd_type),
+		.help = "nvme: NVMe read/write commands through "
+			"IORING_OP_URING_CMD on /dev/ngXnY (the default when "
+			"every file is one); none: read/write"),
+
 	/* fio's io_uring engine (3.33 engines/io_uring.c options[]) */
 	HBE_OPT(.name = "hipri", .lname = "High Priority",
 		.type = FIO_OPT_STR_SET, .off1 = HBE_OFF(hipri),

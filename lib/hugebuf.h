@@ -817,6 +817,23 @@ void hb_str_json_kv(struct hb_str *b, const char *key, const char *val,
 		    bool first);
 
 /* What a job (engine) or a check (CLI) learnt about its buffers. */
+/*
+ * NVMe passthrough (the engine's cmd_type=nvme): the namespace, the
+ * commands issued, and what hb_model_pt_map() predicts for the largest
+ * command from each registered buffer.  A prediction, not an observation:
+ * only a tracer sees the kernel's path.
+ */
+struct hb_pt_report {
+	const char *device;		/* "/dev/ng0n1 nsid 1, 512-byte LBAs" */
+	uint64_t commands;		/* read/write commands issued */
+	uint64_t cmd_len;		/* bytes of the largest command */
+	bool predicted;			/* limits known and buffers registered */
+	unsigned int count[3];		/* buffers per enum hb_pt_path */
+	unsigned int segs_min, segs_max;	/* DMA segments, direct ones */
+	const char *why;		/* first reason that is not direct */
+	const struct hb_pt_limits *lim;	/* NULL: not known */
+};
+
 struct hb_report {
 	const char *job;		/* job name, any bytes */
 	unsigned int subjob;
@@ -841,6 +858,7 @@ struct hb_report {
 	/* "", "source" or "clone" (a table cloned from another ring) */
 	const char *shared;
 	double ready_usec;		/* setup until the first I/O can go */
+	const struct hb_pt_report *pt;	/* NULL: not a passthrough job */
 };
 
 /* The report as text lines, each starting with @prefix. */

@@ -161,6 +161,60 @@ static void text_limits(struct hb_str *out, const char *prefix,
 		hb_str_printf(out, ", no atomic writes\n");
 }
 
+/* "direct", "copy", "einval", "mixed" or "" for the buffers' paths */
+static const char *pt_path_word(const struct hb_pt_report *pt)
+{
+	unsigned int i, kinds = 0, last = 0;
+
+	if (!pt->predicted)
+		return "";
+	for (i = 0; i < 3; i++)
+		if (pt->count[i]) {
+			kinds++;
+			last = i;
+		}
+	if (kinds > 1)
+		return "mixed";
+	return kinds ? hb_pt_path_name(last) : "";
+}
+
+static void text_pt(struct hb_str *out, const char *prefix, const char *job,
+		    const struct hb_pt_report *pt)
+{
+	const struct hb_pt_limits *l = pt->lim;
+
+	hb_str_printf(out, "%s%s: passthrough: %s, %llu read/write commands\n",
+		      prefix, job, pt->device ? pt->device : "?",
+		      (unsigned long long)pt->commands);
+	if (!l) {
+		hb_str_printf(out, "%s%s: passthrough: queue limits not found "
+			      "in sysfs: no mapping prediction\n", prefix,
+			      job);
+		return;
+	}
+	hb_str_printf(out, "%s%s: passthrough limits: max_hw %llu KiB, "
+		      "max_segments %u, virt boundary %#llx, dma alignment "
+		      "%u\n", prefix, job,
+		      (unsigned long long)(l->max_hw_bytes >> 10),
+		      l->max_segments,
+		      (unsigned long long)l->virt_boundary_mask,
+		      l->dma_align_mask + 1);
+	if (!pt->predicted)
+		return;
+	hb_str_printf(out, "%s%s: passthrough mapping (model, not traced) of "
+		      "a %llu-byte command: direct %u, copy %u, refused %u of "
+		      "%u buffers", prefix, job,
+		      (unsigned long long)pt->cmd_len, pt->count[HB_PT_DIRECT],
+		      pt->count[HB_PT_COPY], pt->count[HB_PT_EINVAL],
+		      pt->count[0] + pt->count[1] + pt->count[2]);
+	if (pt->count[HB_PT_DIRECT])
+		hb_str_printf(out, "; %u-%u DMA segments", pt->segs_min,
+			      pt->segs_max);
+	if (pt->why)
+		hb_str_printf(out, "; %s", pt->why);
+	hb_str_printf(out, "\n");
+}
+
 void hb_report_text(const struct hb_report *r, const char *prefix,
 		    struct hb_str *out)
 {
@@ -203,6 +257,8 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 		hb_str_printf(out, "%s%s: vectored: %u iovecs per I/O, %u bvecs "
 			      "in the model (READV/WRITEV_FIXED)\n", prefix,
 			      r->job, r->vec_iovecs, r->vec_bvecs);
+	if (r->pt)
+		text_pt(out, prefix, r->job, r->pt);
 	if (st->nr_nodes) {
 		unsigned int n;
 
@@ -247,6 +303,40 @@ static void json_nodes(struct hb_str *b, const struct hb_bufstats *st)
 		first = false;
 	}
 	hb_str_printf(b, "}");
+}
+
+/* flat pt_* keys, so a shell can pick one with grep */
+static void json_pt(struct hb_str *b, const struct hb_pt_report *pt)
+{
+	const struct hb_pt_limits *l;
+
+	hb_str_printf(b, ",\"passthrough\":%s", pt ? "true" : "false");
+	if (!pt)
+		return;
+	l = pt->lim;
+	hb_str_json_kv(b, "pt_device", pt->device ? pt->device : "", false);
+	hb_str_printf(b, ",\"pt_commands\":%llu,\"pt_cmd_len\":%llu",
+		      (unsigned long long)pt->commands,
+		      (unsigned long long)pt->cmd_len);
+	hb_str_json_kv(b, "pt_predicted", pt_path_word(pt), false);
+	hb_str_printf(b, ",\"pt_direct\":%u,\"pt_copy\":%u,\"pt_einval\":%u,"
+		      "\"pt_segments_min\":%u,\"pt_segments_max\":%u",
+		      pt->count[HB_PT_DIRECT], pt->count[HB_PT_COPY],
+		      pt->count[HB_PT_EINVAL],
+		      pt->count[HB_PT_DIRECT] ? pt->segs_min : 0,
+		      pt->segs_max);
+	hb_str_json_kv(b, "pt_why", pt->why ? pt->why : "", false);
+	if (l)
+		hb_str_printf(b, ",\"pt_max_hw_bytes\":%llu,"
+			      "\"pt_max_segments\":%u,"
+			      "\"pt_max_segment_size\":%llu,"
+			      "\"pt_virt_boundary_mask\":%llu,"
+			      "\"pt_dma_align_mask\":%u",
+			      (unsigned long long)l->max_hw_bytes,
+			      l->max_segments,
+			      (unsigned long long)l->max_segment_size,
+			      (unsigned long long)l->virt_boundary_mask,
+			      l->dma_align_mask);
 }
 
 void hb_report_json(const struct hb_report *r, struct hb_str *b)
@@ -298,6 +388,7 @@ void hb_report_json(const struct hb_report *r, struct hb_str *b)
 			      r->limits->atomic_unit_min,
 			      r->limits->atomic_unit_max,
 			      r->limits->atomic_segments_max);
+	json_pt(b, r->pt);
 	hb_str_json_kv(b, "device", have_device(r) ? r->device : "", false);
 	hb_str_printf(b, ",\"dev_reads\":%llu,\"dev_writes\":%llu,"
 		      "\"ios\":%llu,\"requests_per_io\":%.4f,"

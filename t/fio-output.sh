@@ -82,9 +82,10 @@ mount -t hugetlbfs -o pagesize=2M none "$H" || skip "cannot mount hugetlbfs on $
 t_atexit "umount $H"
 base=$(t_free_hugepages)
 python3 -c "open('$T_DIR/pat', 'wb').write(b'\xab' * (8 << 20))"
-# fio A: reads 0xab blocks into the shared pages for 3 s
+# fio A: reads 0xab blocks into the shared pages for 10 s (B and the
+# mmap below must find it still running, also on a loaded machine)
 (cd "$T_DIR" && "$FIO" --name=A --filename="$T_DIR/pat" --size=8M --rw=read \
-	--bs=1M --iodepth=2 --direct=1 --time_based --runtime=3 \
+	--bs=1M --iodepth=2 --direct=1 --time_based --runtime=10 \
 	--ioengine="$E" --mem=mmaphuge:"$H/shared" --output=/dev/null \
 	>"$T_DIR/A.out" 2>&1) &
 pa=$!
@@ -145,7 +146,7 @@ bad() {
 }
 bad "unknown mem=" "failed parsing mem=bogus" --mem=bogus
 bad "mmaphuge: not on hugetlbfs" "is not on hugetlbfs" --mem=mmaphuge:"$T_DIR/nothuge"
-bad "hugepage-size the system lacks" "no 16M hugepages" --mem=shmhuge --hugepage-size=16M
+bad "hugepage-size the system lacks" "16M hugepages are not available" --mem=shmhuge --hugepage-size=16M
 bad "mem= against backing=" "mem=shmhuge and backing=hugetlb contradict" --mem=shmhuge --backing=hugetlb
 bad "iomem_align against head_offset=" "iomem_align=4096 and head_offset=8192 contradict" --iomem_align=4k --head_offset=8k
 

@@ -120,11 +120,75 @@ static int test_text(void)
 	return ret;
 }
 
+/*
+ * A passthrough job: flat pt_* keys a shell can grep, one word for the
+ * buffers' predicted path ("mixed" when they differ), and text lines that
+ * say the path is a prediction.
+ */
+static int test_passthrough(void)
+{
+	struct hb_pt_limits lim = {
+		.max_hw_bytes = 512 << 10, .max_segments = 127,
+		.max_segment_size = 0xffffffffULL,
+		.virt_boundary_mask = 4095, .seg_boundary_mask = 0xffffffffULL,
+		.dma_align_mask = 3,
+	};
+	struct hb_pt_report pt = {
+		.device = "/dev/ng0n1 nsid 1, 512-byte LBAs",
+		.commands = 64, .cmd_len = 512 << 10, .predicted = true,
+		.count = { 4, 0, 0 }, .segs_min = 1, .segs_max = 1, .lim = &lim,
+	};
+	struct hb_report r;
+	struct hb_str b;
+	int ret = T_EXIT_PASS;
+
+	fill_report(&r, "pt");
+	r.pt = &pt;
+	hb_str_init(&b);
+	hb_report_json(&r, &b);
+	if (!strstr(b.s, "\"passthrough\":true,\"pt_device\":\"/dev/ng0n1 "
+			 "nsid 1, 512-byte LBAs\",\"pt_commands\":64,") ||
+	    !strstr(b.s, "\"pt_predicted\":\"direct\",\"pt_direct\":4,"
+			 "\"pt_copy\":0,\"pt_einval\":0,\"pt_segments_min\":1,"
+			 "\"pt_segments_max\":1") ||
+	    !strstr(b.s, "\"pt_max_segments\":127,"))
+		ret = t_fail("passthrough keys missing: %s", b.s);
+	hb_str_free(&b);
+
+	pt.count[HB_PT_COPY] = 1;
+	pt.why = "address not aligned";
+	hb_str_init(&b);
+	hb_report_json(&r, &b);
+	if (!strstr(b.s, "\"pt_predicted\":\"mixed\""))
+		ret = t_fail("direct + copy buffers are not \"mixed\": %s",
+			     b.s);
+	hb_str_free(&b);
+
+	hb_str_init(&b);
+	hb_report_text(&r, "hugebuf: ", &b);
+	if (!strstr(b.s, "hugebuf: pt: passthrough mapping (model, not "
+			 "traced) of a 524288-byte command: direct 4, copy 1, "
+			 "refused 0 of 5 buffers; 1-1 DMA segments; address "
+			 "not aligned\n"))
+		ret = t_fail("passthrough text line:\n%s", b.s);
+	hb_str_free(&b);
+
+	/* not a passthrough job: the key says so, no pt_* keys */
+	r.pt = NULL;
+	hb_str_init(&b);
+	hb_report_json(&r, &b);
+	if (!strstr(b.s, "\"passthrough\":false") || strstr(b.s, "pt_"))
+		ret = t_fail("non-passthrough report: %s", b.s);
+	hb_str_free(&b);
+	return ret;
+}
+
 int main(void)
 {
 	int ret = test_escape();
 
 	ret = t_worst(ret, test_json());
 	ret = t_worst(ret, test_text());
+	ret = t_worst(ret, test_passthrough());
 	return ret;
 }

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_type=nvme: NVMe read/write/flush commands through IORING_OP_URING_CMD
+ * (5.19, ee692a21e9bf) on an NVMe generic char device (/dev/ngXnY), from
+ * the registered buffers with IORING_URING_CMD_FIXED (6.1, 9cda70f622cd)
+ * when fixedbufs is set.  The same job file as fio's io_uring_cmd engine:
+ * the ring has 128-byte SQEs and 32-byte CQEs, each command carries a
+ * struct nvme_uring_cmd in the SQE, and a CQE's res is 0, a negative
+ * errno, or the NVMe status of the command.
+ *
+ * The kernel maps a fixed buffer for passthrough with
+ * blk_rq_map_user_bvec(): directly when the bvecs fit the queue limits,
+ * through a bounce buffer (bio_copy_user_iov) when they do not, or not at
+ * all (-EINVAL).  Which one is decided by lib's model
+ * (hb_model_pt_map) from the registration model and the queue limits of
+ * the namespace's block device; the engine checks the job's command size
+ * against it before the first I/O and reports the prediction.  The engine
+ * cannot see the path itself: only a tracer can (kernel/ktest.sh counts
+ * bio_copy_user_iov in its guests).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <linux/nvme_ioctl.h>
+
+#include "hugebuf-engine.h"
+
+/* NVM command set opcodes (NVMe base spec 2.0, figure "Opcodes for NVM") */
+#define HBE_NVME_FLUSH		0x00
+#define HBE_NVME_WRITE		0x01
+#define HBE_NVME_READ		0x02
+/* admin: Identify, CNS 0 = the namespace's data structure */
+#define HBE_NVME_IDENTIFY	0x06
+#define HBE_NVME_ID_LEN		4096
+
+/* Identify Namespace fields (bytes): NSZE, NLBAF, FLBAS, LBAF0 */
+#define HBE_ID_NSZE		0
+#define HBE_ID_NLBAF		25
+#define HBE_ID_FLBAS		26
+#define HBE_ID_LBAF		128
+
+/* one namespace, kept in the fio_file between get_file_size and cleanup */
+struct hbe_ns {
+	uint32_t nsid;
+	unsigned int lba_shift;
+	uint64_t nr_lbas;
+	char blkdev[NAME_MAX + 1];	/* nvmeXnY, for sysfs */
+	bool limits_ok;
+	struct hb_pt_limits lim;
+};
+
+static uint64_t hbe_le(const unsigned char *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* an NVMe generic char device: its sysfs class is nvme-generic */
+bool hbe_is_nvme_generic(const char *path)
+{
+	char sys[64], link[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (stat(path, &st) || !S_ISCHR(st.st_mode))
+		return false;
+	snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u/subsystem",
+		 major(st.st_rdev), minor(st.st_rdev));
+	n = readlink(sys, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strstr(link, "/nvme-generic") != NULL;
+}
+
+/* cmd_type=: "nvme", "none", or unset (decided by the files) */
+int hbe_nvme_wanted(struct thread_data *td, struct hbe_options *o)
+{
+	const char *c = o->cmd_type;
+	struct fio_file *f;
+	unsigned int i, chr = 0, ng = 0;
+	struct stat st;
+
+	if (c && *c && strcmp(c, "nvme") && strcmp(c, "none")) {
+		log_err(HBE_LOG_PREFIX "cmd_type=%s is not supported: use "
+			"cmd_type=nvme (NVMe passthrough on /dev/ngXnY) or "
+			"drop it\n", c);
+		return -EINVAL;
+	}
+	if (c && !strcmp(c, "none"))
+		return 0;
+	for_each_file(td, f, i) {
+		if (!stat(f->file_name, &st) && S_ISCHR(st.st_mode))
+			chr++;
+		if (hbe_is_nvme_generic(f->file_name))
+			ng++;
+	}
+	if (c && *c) {
+		if (chr != td->o.nr_files) {
+			log_err(HBE_LOG_PREFIX "cmd_type=nvme needs NVMe "
+				"generic char devices (/dev/ngXnY) as files, "
+				"%u of %u are not: use filename=/dev/ng0n1 or "
+				"drop cmd_type\n", td->o.nr_files - chr,
+				td->o.nr_files);
+			return -EINVAL;
+		}
+		return 1;
+	}
+	/*
+	 * As fio's io_uring_cmd, whose cmd_type defaults to nvme: a job on
+	 * NVMe generic devices only is a passthrough job, a mix an error.
+	 */
+	if (ng && ng != td->o.nr_files) {
+		log_err(HBE_LOG_PREFIX "some files are NVMe generic devices "
+			"and some are not: NVMe passthrough (cmd_type=nvme) "
+			"needs all of them on /dev/ngXnY\n");
+		return -EINVAL;
+	}
+	return ng ? 1 : 0;
+}
+
+/* What passthrough cannot do together with the job's other options. */
+int hbe_nvme_check_options(struct thread_data *td, struct hbe_options *o)
+{
+	const char *what = NULL;
+
+	if (o->vec_iovecs)
+		what = "vec_iovecs (vectored fixed passthrough is not in the "
+		       "kernel)";
+	else if (o->atomic_writes)
+		what = "atomic_writes (an RWF_ flag; NVMe commands are atomic "
+		       "up to the namespace's AWUN by themselves)";
+	else if (o->uncached)
+		what = "uncached (passthrough bypasses the page cache anyway)";
+	else if (o->nowait)
+		what = "nowait (an RWF_ flag of read/write, not of commands)";
+	else if (td->o.odirect)
+		hbe_note(HBE_LOG_PREFIX "direct=1 does not apply to NVMe "
+			 "passthrough: the char device is opened without "
+			 "O_DIRECT\n");
+	if (what) {
+		log_err(HBE_LOG_PREFIX "cmd_type=nvme does not take %s: drop "
+			"it\n", what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ngXnY -> nvmeXnY, whose queue/ in sysfs has the namespace's limits */
+static void hbe_ns_blkdev(const char *path, struct hbe_ns *ns)
+{
+	char real[PATH_MAX], sys[PATH_MAX + 32];
+	unsigned int c, n;
+	const char *base;
+	struct stat st;
+
+	ns->blkdev[0] = '\0';
+	if (!realpath(path, real))
+		return;
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	if (sscanf(base, "ng%un%u", &c, &n) != 2)
+		return;
+	snprintf(ns->blkdev, sizeof(ns->blkdev), "nvme%un%u", c, n);
+	snprintf(sys, sizeof(sys), "/sys/block/%s/queue", ns->blkdev);
+	if (stat(sys, &st))
+		ns->blkdev[0] = '\0';
+	else
+		ns->limits_ok = !hb_pt_queue_limits(ns->blkdev, &ns->lim);
+}
+
+/* Identify Namespace: size, LBA size; no metadata formats */
+static int hbe_ns_identify(int fd, const char *path, struct hbe_ns *ns)
+{
+	struct nvme_admin_cmd cmd;
+	unsigned char *id;
+	unsigned int fmt, nlbaf, flbas, ms, ds;
+	int ret;
+
+	id = aligned_alloc(4096, HBE_NVME_ID_LEN);
+	if (!id)
+		return -ENOMEM;
+	memset(id, 0, HBE_NVME_ID_LEN);
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opcode = HBE_NVME_IDENTIFY;
+	cmd.nsid = ns->nsid;
+	cmd.addr = (uintptr_t)id;
+	cmd.data_len = HBE_NVME_ID_LEN;
+	cmd.cdw10 = 0;
+	ret = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
+	if (ret) {
+		log_err(HBE_LOG_PREFIX "%s: Identify Namespace failed (%s): "
+			"passthrough needs root (CAP_SYS_ADMIN) and a "
+			"working controller\n", path,
+			ret < 0 ? strerror(errno) : "NVMe status");
+		free(id);
+		return ret < 0 ? -errno : -EIO;
+	}
+	nlbaf = id[HBE_ID_NLBAF];
+	flbas = id[HBE_ID_FLBAS];
+	/* the format index: bits 3:0, and bits 6:5 above 16 formats */
+	fmt = (flbas & 0xf) | (nlbaf > 15 ? ((flbas >> 5) & 3) << 4 : 0);
+	ms = hbe_le(id + HBE_ID_LBAF + 4 * fmt, 2);
+	ds = id[HBE_ID_LBAF + 4 * fmt + 2];
+	ns->nr_lbas = hbe_le(id + HBE_ID_NSZE, 8);
+	free(id);
+	if (ds < 9 || ds > 16) {
+		log_err(HBE_LOG_PREFIX "%s: LBA data size 2^%u is not one "
+			"this engine knows (512 B - 64 KiB)\n", path, ds);
+		return -EINVAL;
+	}
+	if (ms) {
+		log_err(HBE_LOG_PREFIX "%s: the namespace carries %u bytes of "
+			"metadata per LBA, which the engine does not send: "
+			"format it without metadata (nvme format --lbaf=N)\n",
+			path, ms);
+		return -EINVAL;
+	}
+	ns->lba_shift = ds;
+	return 0;
+}
+
+static struct hbe_ns *hbe_ns_of(struct thread_data *td, struct fio_file *f)
+{
+	struct hbe_ns *ns = FILE_ENG_DATA(f);
+	int fd, ret;
+
+	if (ns)
+		return ns;
+	ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return NULL;
+	fd = open(f->file_name, O_RDONLY);
+	if (fd < 0) {
+		log_err(HBE_LOG_PREFIX "cannot open %s: %s\n", f->file_name,
+			strerror(errno));
+		td_verror(td, errno, "open");
+		free(ns);
+		return NULL;
+	}
+	ret = ioctl(fd, NVME_IOCTL_ID);
+	if (ret <= 0) {
+		log_err(HBE_LOG_PREFIX "%s is not an NVMe namespace (the "
+			"NVME_IOCTL_ID ioctl fails): use /dev/ngXnY, or "
+			"cmd_type=none\n", f->file_name);
+		td_verror(td, ENODEV, "NVME_IOCTL_ID");
+		goto fail;
+	}
+	ns->nsid = ret;
+	ret = hbe_ns_identify(fd, f->file_name, ns);
+	if (ret) {
+		td_verror(td, -ret, "nvme identify");
+		goto fail;
+	}
+	close(fd);
+	hbe_ns_blkdev(f->file_name, ns);
+	FILE_SET_ENG_DATA(f, ns);
+	return ns;
+fail:
+	close(fd);
+	free(ns);
+	return NULL;
+}
+
+/* fio's ->get_file_size for a namespace: NSZE blocks of the LBA size */
+int hbe_nvme_file_size(struct thread_data *td, struct fio_file *f)
+{
+	struct hbe_ns *ns;
+
+	if (fio_file_size_known(f))
+		return 0;
+	ns = hbe_ns_of(td, f);
+	if (!ns)
+		return 1;
+	f->real_file_size = ns->nr_lbas << ns->lba_shift;
+	fio_file_set_size_known(f);
+	return 0;
+}
+
+/* The largest command of the job: a whole I/O, or a chunk_size piece. */
+static unsigned long long hbe_nvme_cmd_len(struct thread_data *td,
+					   struct hbe_options *o)
+{
+	unsigned long long bs = td_max_bs(td);
+
+	return o->chunk_size && o->chunk_size < bs ? o->chunk_size : bs;
+}
+
+/* Every block size, chunk and offset step must be whole LBAs. */
+static int hbe_nvme_check_lba(struct thread_data *td, struct hbe_options *o,
+			      struct fio_file *f, struct hbe_ns *ns)
+{
+	unsigned long long lba = 1ULL << ns->lba_shift, v[6];
+	const char *name[6] = { "bs (read)", "bs (write)", "bs (read max)",
+				"bs (write max)", "chunk_size", "offset" };
+	unsigned int i;
+
+	v[0] = td->o.min_bs[DDIR_READ];
+	v[1] = td->o.min_bs[DDIR_WRITE];
+	v[2] = td->o.max_bs[DDIR_READ];
+	v[3] = td->o.max_bs[DDIR_WRITE];
+	v[4] = o->chunk_size;
+	v[5] = f->file_offset;
+	for (i = 0; i < 6; i++) {
+		if (!(v[i] & (lba - 1)))
+			continue;
+		log_err(HBE_LOG_PREFIX "%s: %s=%llu is not a multiple of the "
+			"namespace's %llu-byte LBA: use whole blocks\n",
+			f->file_name, name[i], v[i], lba);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * What the kernel will do with the job's largest command from each
+ * registered buffer (lib's model of blk_rq_map_user_iov): refused
+ * commands are a one-line error before any I/O, the rest is counted for
+ * the report.
+ */
+static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
+			    struct hbe_options *o, struct fio_file *f,
+			    struct hbe_ns *ns)
+{
+	unsigned long long len = hbe_nvme_cmd_len(td, o);
+	struct hbe_pt_stats *ps = &hd->pt;
+	unsigned int i;
+
+	if (!ns->limits_ok) {
+		ps->limits_known = false;
+		return 0;
+	}
+	ps->limits_known = true;
+	ps->lim = ns->lim;
+	ps->cmd_len = len;
+	if (len > ns->lim.max_hw_bytes) {
+		log_err(HBE_LOG_PREFIX "%s takes at most %llu KiB per command "
+			"(max_hw_sectors_kb), the job issues %llu KiB: set "
+			"chunk_size=%lluk to split every I/O into commands, "
+			"or a smaller bs\n", f->file_name,
+			(unsigned long long)ns->lim.max_hw_bytes >> 10,
+			len >> 10,
+			(unsigned long long)ns->lim.max_hw_bytes >> 10);
+		return -EINVAL;
+	}
+	if (!o->fixedbufs || !hd->imu)
+		return 0;
+	memset(ps->count, 0, sizeof(ps->count));
+	ps->min_segs = UINT_MAX;
+	ps->max_segs = 0;
+	for (i = 0; i < hd->depth; i++) {
+		struct hb_imu *imu = &hd->imu[i / hd->slots_per_region];
+		uint64_t addr = (uintptr_t)hd->slots[i].io_u->buf;
+		struct hb_pt_map m;
+		int ret;
+
+		ret = hb_model_pt_map(&hd->km, imu, addr, len, &ns->lim, &m);
+		if (ret)
+			return 0;	/* the import model refused: not ours */
+		ps->count[m.path]++;
+		if (m.path == HB_PT_DIRECT) {
+			if (m.nsegs < ps->min_segs)
+				ps->min_segs = m.nsegs;
+			if (m.nsegs > ps->max_segs)
+				ps->max_segs = m.nsegs;
+		} else if (!ps->why) {
+			ps->why = m.why;
+		}
+		if (m.path == HB_PT_EINVAL) {
+			log_err(HBE_LOG_PREFIX "kernel %s would refuse a "
+				"%llu KiB command from io_u %u's registered "
+				"buffer on %s (EINVAL: %s): use hugepage "
+				"backing, layout=per-io or a smaller bs\n",
+				hd->km.name, len >> 10, i, f->file_name,
+				m.why);
+			return -EINVAL;
+		}
+	}
+	ps->predicted = true;
+	return 0;
+}
+
+/* ->open_file: the char device without O_DIRECT, then the checks. */
+int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
+		  struct fio_file *f)
+{
+	struct hbe_options *o = td->eo;
+	unsigned int odirect = td->o.odirect;
+	struct hbe_ns *ns;
+	int ret;
+
+	ns = hbe_ns_of(td, f);
+	if (!ns)
+		return 1;
+	td->o.odirect = 0;
+	ret = generic_open_file(td, f);
+	td->o.odirect = odirect;
+	if (ret)
+		return ret;
+	ret = hbe_nvme_check_lba(td, o, f, ns);
+	if (!ret && hd)
+		ret = hbe_nvme_predict(td, hd, o, f, ns);
+	if (ret) {
+		td_verror(td, -ret, "nvme passthrough");
+		if (generic_close_file(td, f))
+			log_err(HBE_LOG_PREFIX "closing %s failed too\n",
+				f->file_name);
+		return 1;
+	}
+	if (hd && !hd->pt.dev[0])
+		snprintf(hd->pt.dev, sizeof(hd->pt.dev), "%s nsid %u, "
+			 "%u-byte LBAs", f->file_name, ns->nsid,
+			 1U << ns->lba_shift);
+	return 0;
+}
+
+void hbe_nvme_free_files(struct thread_data *td)
+{
+	struct fio_file *f;
+	unsigned int i;
+
+	for_each_file(td, f, i) {
+		free(FILE_ENG_DATA(f));
+		FILE_SET_ENG_DATA(f, NULL);
+	}
+}
+
+/*
+ * One command in a 128-byte SQE: read/write of the piece's LBAs from its
+ * address (a registered buffer's, with IORING_URING_CMD_FIXED), or a
+ * flush for fsync/fdatasync.  Returns -EINVAL for a piece that is not
+ * whole LBAs (the open-time checks make that impossible).
+ */
+int hbe_nvme_prep(struct hbe_data *hd, struct io_uring_sqe *sqe, int fd,
+		  struct hbe_piece *pc, bool fixed, unsigned int buf_index)
+{
+	struct io_u *io_u = pc->slot->io_u;
+	struct hbe_ns *ns = FILE_ENG_DATA(io_u->file);
+	struct nvme_uring_cmd *cmd;
+	uint64_t slba, nlb;
+
+	(void)hd;
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = NVME_URING_CMD_IO;
+	cmd = (struct nvme_uring_cmd *)sqe->cmd;
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->nsid = ns->nsid;
+	if (!ddir_rw(io_u->ddir)) {
+		cmd->opcode = HBE_NVME_FLUSH;
+		return 0;
+	}
+	if ((pc->off | pc->len) & ((1ULL << ns->lba_shift) - 1) || !pc->len)
+		return -EINVAL;
+	slba = pc->off >> ns->lba_shift;
+	nlb = (pc->len >> ns->lba_shift) - 1;	/* zero-based */
+	cmd->opcode = io_u->ddir == DDIR_READ ? HBE_NVME_READ :
+						HBE_NVME_WRITE;
+	cmd->addr = (uintptr_t)pc->addr;
+	cmd->data_len = pc->len;
+	cmd->cdw10 = slba & 0xffffffffu;
+	cmd->cdw11 = slba >> 32;
+	cmd->cdw12 = nlb & 0xffff;
+	if (fixed) {
+		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+		sqe->buf_index = buf_index;
+	}
+	hd->pt.commands++;
+	return 0;
+}
+
+/*
+ * A passthrough CQE into the engine's read/write terms: 0 is the whole
+ * piece done, a positive res is the command's NVMe status (said once),
+ * a negative one the errno.
+ */
+int hbe_nvme_result(struct hbe_data *hd, struct hbe_piece *pc, int res)
+{
+	if (!res)
+		return ddir_rw(pc->slot->io_u->ddir) ? (int)pc->len : 0;
+	if (res > 0) {
+		if (!hd->pt.status_said) {
+			hd->pt.status_said = true;
+			log_err(HBE_LOG_PREFIX "%s: NVMe status 0x%x (SCT %u, "
+				"SC 0x%02x) at byte %llu\n",
+				pc->slot->io_u->file->file_name, res,
+				(res >> 8) & 7, res & 0xff, pc->off);
+		}
+		return -EIO;
+	}
+	if (res == -EINVAL && !hd->pt.einval_said) {
+		hd->pt.einval_said = true;
+		log_err(HBE_LOG_PREFIX "%s: the kernel refused a %llu-byte "
+			"command (EINVAL): fixed buffers in passthrough "
+			"(IORING_URING_CMD_FIXED) need 6.1+, and the command "
+			"must fit the queue's limits (see the report)\n",
+			pc->slot->io_u->file->file_name, pc->len);
+	}
+	return res;
+}
