@@ -508,6 +508,11 @@ fi
 # unmounted first (6.8+ without BLK_DEV_WRITE_MOUNTED refuses to open a
 # mounted disk for writing)
 umount /nvme 2>/dev/null
+# the engine's NVMe passthrough (cmd_type=nvme) on the same raw region:
+# fio verify from hugetlb, THP and 4 KiB buffers, and the mapping path the
+# engine predicts against the kernel's (kprobes)
+[ -c /dev/ng0n1 ] && /hugebuf/bin/passthrough.sh /dev/ng0n1 \
+	/hugebuf/engine/hugebuf.so
 if [ -b /dev/nvme0n1 ]; then
 	run nvme-profile /hugebuf/bin/nvme-profile -d /dev/nvme0n1 -n 8
 fi
@@ -545,7 +550,8 @@ build_initramfs() {	# $1 = label, $2 = HUGEBUF_KERNEL value or "", $3 = output
 		cp "$f" "$root/hugebuf/tests/"
 	done
 	cp "$WORK/regbuf-probe" "$WORK/nvme-profile" "$WORK/fault-regbuf" \
-		"$WORK/fault-device" "$root/hugebuf/bin/"
+		"$WORK/fault-device" "$KDIR/probe/passthrough.sh" \
+		"$root/hugebuf/bin/"
 	copy_with_libs /usr/bin/fio "$root"
 	if [ -f "$KTEST_ENGINE" ]; then
 		copy_with_libs "$(readlink -f "$KTEST_ENGINE")" "$root"
@@ -638,7 +644,7 @@ count() {	# $1 = pass|fail|skip, $2 = what
 # parse one console log, count results and fill R[<label>,<field>]
 collect() {	# $1 = label, $2 = qemu exit status
 	local k=$1 log=$WORK/console-$1.log.txt p=0 f=0 s=0 name rc bad line
-	local np=0 nf=0 ns=0 ok fld
+	local np=0 nf=0 ns=0 ok fld pp=0 pf=0 qp=0 qf=0
 	if ! grep -q '^@@KTEST END' "$log"; then
 		count fail "$k: guest did not finish (qemu exit $2, see console log)"
 		R[$k,hang]=yes
@@ -653,6 +659,10 @@ collect() {	# $1 = label, $2 = qemu exit status
 		*) ok=f; count fail "$k $name (exit $rc)" ;;
 		esac
 		case $name:$ok in
+		pt:*:p) pp=$((pp + 1)) ;;
+		pt:*:f) pf=$((pf + 1)) ;;
+		pt-path:*:p) qp=$((qp + 1)) ;;
+		pt-path:*:f) qf=$((qf + 1)) ;;
 		nvme:test:*:p) np=$((np + 1)) ;;
 		nvme:test:*:f) nf=$((nf + 1)) ;;
 		nvme:test:*:s) ns=$((ns + 1)) ;;
@@ -663,6 +673,12 @@ collect() {	# $1 = label, $2 = qemu exit status
 	done < <(grep -a '^@@KTEST RESULT ' "$log")
 	R[$k,suite]="$p/$f/$s"
 	R[$k,nvsuite]="$np/$nf/$ns"
+	R[$k,pt]="$pp/$pf"
+	R[$k,ptpath]="$qp/$qf"
+	R[$k,ptjobs]=$(grep -a '^PT job=' "$log" | awk '{
+		for (i = 2; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+		printf "%s%s:%s/%s", n++ ? " " : "", v["job"], v["predicted"],
+			v["copied"] > 0 ? "copied" : "mapped" }')
 	line=$(grep -a '^@@KTEST NVME ' "$log" | tail -1)
 	for fld in max_hw_sectors_kb max_sectors_kb max_segments \
 		   max_segment_size virt_boundary_mask sgl_threshold; do
@@ -750,6 +766,8 @@ print_table() {
 	row "nvme requests / 8 MiB WRITE_FIXED, 2M" nvreq_write:2M
 	row "fio bandwidth (shortened run)" bw
 	row "failing nvme0n1: acked/EIO/bad/pins left" faildev
+	row "passthrough fio verify jobs pass/fail" pt
+	row "passthrough path = prediction pass/fail" ptpath
 	row "imu alloc failure: ENOMEM/attempts, 4 KiB" fault_n_4k
 	row "  leaked pins/VmPin kB/free hugepages, 4 KiB" fault_4k
 	row "imu alloc failure: ENOMEM/attempts, 2M" fault_n_2M

@@ -1,0 +1,144 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# passthrough.sh: NVMe passthrough through the engine (cmd_type=nvme) in the
+# kernel/ktest.sh guest, on the namespace's raw region past the end of its
+# ext4 file system (the last 128 MiB, shared with nvme-profile).
+#
+# For each job (hugetlb, THP and 4 KiB registered buffers, and one buffer
+# deliberately misaligned): fio writes with crc32c verify headers and reads
+# everything back (do_verify), through IORING_OP_URING_CMD with
+# IORING_URING_CMD_FIXED.  Then it checks what the engine predicted for
+# each command (the report's "passthrough" object: direct or copy, from
+# lib's model of blk_rq_map_user_iov) against what the kernel did, counted
+# by two kprobes around the job:
+#   blk_rq_map_user_iov  every passthrough command that carries data
+#                        (also fio's Identify Namespace at file setup);
+#   bio_kmalloc          called by bio_copy_user_iov() once per bounce
+#                        bio, and by nothing else in this guest while the
+#                        job runs (no SCSI, /nvme unmounted).
+# A command mapped directly never reaches bio_kmalloc; a copied one does.
+#
+# Output: "@@KTEST RESULT pt:<job> rc secs" for the fio run and
+# "@@KTEST RESULT pt-path:<job> rc 0" for the check, and a "PT" line with
+# the numbers.  Usage: passthrough.sh /dev/ngXnY ENGINE
+dev=${1:-/dev/ng0n1}
+engine=${2:-/hugebuf/engine/hugebuf.so}
+T=/sys/kernel/tracing
+blk=nvme${dev#/dev/ng}
+
+result() { echo "@@KTEST RESULT $1 $2 ${3:-0}"; }
+
+if [ ! -c "$dev" ] || [ ! -x /usr/bin/fio ] || [ ! -f "$engine" ]; then
+	echo "PT skip: no $dev, fio or engine"
+	result pt:all 77
+	exit 0
+fi
+
+kprobes_on() {
+	echo 'p:hb_pt_map blk_rq_map_user_iov' >>$T/kprobe_events &&
+		echo 'p:hb_pt_copy bio_kmalloc' >>$T/kprobe_events &&
+		echo 1 >$T/events/kprobes/hb_pt_map/enable &&
+		echo 1 >$T/events/kprobes/hb_pt_copy/enable
+}
+
+kprobes_off() {
+	echo 0 >$T/events/kprobes/hb_pt_map/enable 2>/dev/null
+	echo 0 >$T/events/kprobes/hb_pt_copy/enable 2>/dev/null
+	echo '-:hb_pt_map' >>$T/kprobe_events 2>/dev/null
+	echo '-:hb_pt_copy' >>$T/kprobe_events 2>/dev/null
+}
+
+hits() {	# event name
+	awk -v e="$1" '$1 == e { print $2 }' $T/kprobe_profile
+}
+
+# a JSON number or string field of the report line (flat keys only)
+jfield() {	# file, key
+	grep -o "\"$2\":[^,}]*" "$1" | head -n 1 | cut -d: -f2 | tr -d '"'
+}
+
+sectors=$(cat /sys/block/$blk/size)
+off=$((sectors * 512 - 128 * 1048576))
+kprobes_off
+if ! kprobes_on; then
+	echo "PT no kprobes: the path check is skipped"
+	probes=0
+else
+	probes=1
+fi
+echo 0 >$T/tracing_on 2>/dev/null	# count hits, keep no records
+
+# Does this kernel coalesce registered buffers?  Our series names itself
+# -hugebuf; Debian's 6.1 without it does not, 6.12 does.  Without
+# coalescing a 512 KiB buffer from 2 MiB pages is still 128 bvecs, one
+# more than NVMe's max_segments on 6.1: the kernel would refuse the
+# command (-EINVAL), and the engine refuses the job first.
+case $(uname -r) in
+*-hugebuf | 6.1[2-9].* | [7-9].*) big=direct ;;
+6.1.*) big=einval ;;
+*) big=direct ;;
+esac
+
+# name, expected path (direct, copy or einval), fio options...
+job() {
+	name=$1 want=$2
+	shift 2
+	rep=/tmp/pt-$name.json
+	out=/tmp/pt-$name.out
+	rm -f "$rep"
+	m0=$(hits hb_pt_map) c0=$(hits hb_pt_copy)
+	echo "@@KTEST RUN pt:$name"
+	s=$(date +%s)
+	timeout "${KTEST_TEST_TIMEOUT:-300}" /usr/bin/fio --name="pt-$name" \
+		--ioengine=external:"$engine" --filename="$dev" \
+		--cmd_type=nvme --fixedbufs --offset="$off" --size=32m \
+		--rw=randwrite --iodepth=4 --verify=crc32c --do_verify=1 \
+		--report_json="$rep" "$@" </dev/null >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	if [ "$want" = einval ]; then
+		# refused before any I/O, in one line that says why
+		if [ $rc != 0 ] && grep -q 'would refuse a .*EINVAL' "$out"; then
+			rc=0
+		else
+			echo "PT job=$name wanted the engine's EINVAL refusal (exit $rc)"
+			rc=1
+		fi
+		result "pt:$name" $rc $(($(date +%s) - s))
+		return
+	fi
+	result "pt:$name" $rc $(($(date +%s) - s))
+	[ $probes = 1 ] && [ $rc = 0 ] || return
+	m=$(($(hits hb_pt_map) - m0))
+	c=$(($(hits hb_pt_copy) - c0))
+	cmds=$(jfield "$rep" pt_commands)
+	got=$(jfield "$rep" pt_predicted)
+	echo "PT job=$name predicted=$got want=$want commands=$cmds" \
+		"mapped=$m copied=$c segments=$(jfield "$rep" pt_segments_max)"
+	ok=1
+	[ "$got" = "$want" ] || ok=0
+	[ -n "$cmds" ] && [ "$cmds" -gt 0 ] && [ "$m" -ge "$cmds" ] || ok=0
+	case $want in
+	direct) [ "$c" = 0 ] || ok=0 ;;
+	copy) [ "$c" -ge "$cmds" ] || ok=0 ;;
+	esac
+	result "pt-path:$name" $((1 - ok))
+}
+
+# 256 KiB: at most 64 bvecs, within 6.1's max_segments with or without
+# coalescing
+job hugetlb direct --backing=hugetlb --bs=256k
+job thp direct --backing=thp --bs=256k
+job 4k direct --backing=4k --bs=256k
+# 2 bytes into the buffer: not dword aligned (NVMe's dma_alignment 3)
+job misaligned copy --backing=hugetlb --bs=128k --head_offset=2
+# a whole MDTS (512 KiB) per command from 2 MiB folios, and one 8 MiB I/O
+# as 16 such commands
+job hugetlb-512k $big --backing=hugetlb --bs=512k
+job thp-512k $big --backing=thp --bs=512k
+job hugetlb-8m $big --backing=hugetlb --bs=8m --chunk_size=512k \
+	--iodepth=2
+kprobes_off
+echo 1 >$T/tracing_on 2>/dev/null
+exit 0
