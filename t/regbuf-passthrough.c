@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NVMe passthrough from a registered buffer: IORING_OP_URING_CMD with
+ * IORING_URING_CMD_FIXED (6.1, 9cda70f622cd) at folio boundaries, on
+ * 2 MiB hugetlb pages, PMD THPs and 4 KiB pages.
+ *
+ * The kernel imports the I/O with io_import_fixed() (the same bvec table
+ * as READ_FIXED, coalesced or not) and maps it with blk_rq_map_user_iov()
+ * (docs/kernel-rules.md §9.4): directly, through a bounce buffer, or not
+ * at all (-EINVAL).  For each command lib's model (hb_model_pt_map) says
+ * which; the test checks what userspace can see of that:
+ *   - a command the model says the kernel refuses must fail with
+ *     -EINVAL, and one it says the kernel takes must succeed;
+ *   - every command that succeeds moves the right bytes: the buffer range
+ *     is written to the namespace with a pattern, poisoned, read back
+ *     from the namespace and compared, and the bytes around the range
+ *     are left alone.
+ * The commands: inside the first folio, across the boundary between two
+ * folios, starting at a dword inside a page just before the boundary,
+ * two bytes off dword alignment (NVMe's dma_alignment is 3: a copy), and
+ * up to the buffer's end.  Each is the largest the queue takes
+ * (max_hw_sectors_kb) where that fits.
+ *
+ * It needs an NVMe generic char device whose namespace may be
+ * overwritten from a byte offset on: HUGEBUF_PT_DEV (e.g. /dev/ng0n1)
+ * and HUGEBUF_PT_OFFSET (kernel/ktest.sh sets both in its guests, for the
+ * raw region past the guest's file system).  Without them it is a SKIP.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/nvme_ioctl.h>
+
+#include "helpers.h"
+
+#define BUF_LEN		(4ULL << 20)	/* two 2 MiB folios */
+#define POISON		0x5a
+#define NVME_CMD_WRITE	0x01
+#define NVME_CMD_READ	0x02
+
+struct pt_dev {
+	int fd;
+	uint32_t nsid;
+	unsigned int lba;	/* bytes */
+	uint64_t off;		/* first byte we may write */
+	struct hb_pt_limits lim;
+	char blk[NAME_MAX + 1];
+};
+
+struct pt_cmd {
+	const char *name;
+	uint64_t boff;		/* offset in the registered buffer */
+	uint64_t len;		/* 0: the largest the queue takes */
+};
+
+static int pt_open(struct pt_dev *d)
+{
+	const char *dev = getenv("HUGEBUF_PT_DEV");
+	const char *off = getenv("HUGEBUF_PT_OFFSET");
+	unsigned int c, n;
+	char path[NAME_MAX + 64];
+	FILE *fp;
+	int ret;
+
+	if (!dev || !*dev || !off || !*off)
+		return t_skip("no NVMe namespace to overwrite: set "
+			      "HUGEBUF_PT_DEV=/dev/ngXnY and "
+			      "HUGEBUF_PT_OFFSET=<bytes>");
+	d->off = strtoull(off, NULL, 0);
+	if (sscanf(strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev,
+		   "ng%un%u", &c, &n) != 2)
+		return t_fail("HUGEBUF_PT_DEV=%s is not /dev/ngXnY", dev);
+	snprintf(d->blk, sizeof(d->blk), "nvme%un%u", c, n);
+	d->fd = open(dev, O_RDWR);
+	if (d->fd < 0)
+		return t_skip("cannot open %s: %s", dev, strerror(errno));
+	ret = ioctl(d->fd, NVME_IOCTL_ID);
+	if (ret <= 0)
+		return t_fail("%s: NVME_IOCTL_ID failed", dev);
+	d->nsid = ret;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/logical_block_size",
+		 d->blk);
+	fp = fopen(path, "r");
+	if (!fp || fscanf(fp, "%u", &d->lba) != 1)
+		ret = t_fail("cannot read %s", path);
+	else
+		ret = 0;
+	if (fp)
+		fclose(fp);
+	if (ret)
+		return ret;
+	if (hb_pt_queue_limits(d->blk, &d->lim))
+		return t_fail("%s: %s", d->blk, hb_errmsg());
+	if (d->off % d->lba)
+		return t_fail("HUGEBUF_PT_OFFSET=%llu is not whole %u-byte "
+			      "blocks", (unsigned long long)d->off, d->lba);
+	return 0;
+}
+
+/* One NVMe read or write of @len bytes at namespace byte @doff; cqe res. */
+static int pt_io(struct io_uring *ring, const struct pt_dev *d, int opcode,
+		 void *addr, uint64_t len, uint64_t doff)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	struct nvme_uring_cmd *cmd;
+	uint64_t slba = doff / d->lba;
+	int ret;
+
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, d->fd, NULL, 0, 0);
+	sqe->cmd_op = NVME_URING_CMD_IO;
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->buf_index = 0;
+	cmd = (struct nvme_uring_cmd *)sqe->cmd;
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opcode = opcode;
+	cmd->nsid = d->nsid;
+	cmd->addr = (uintptr_t)addr;
+	cmd->data_len = len;
+	cmd->cdw10 = slba & 0xffffffffu;
+	cmd->cdw11 = slba >> 32;
+	cmd->cdw12 = len / d->lba - 1;
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret > 0 ? -EIO : ret;	/* a positive res is an NVMe status */
+}
+
+static bool bytes_are(const char *p, size_t len, int c)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != (char)c)
+			return false;
+	return true;
+}
+
+/* write, poison, read back, compare; the rest of the buffer untouched */
+static int pt_data(struct io_uring *ring, const struct pt_dev *d, char *buf,
+		   const struct pt_cmd *c, uint64_t len, uint64_t seed,
+		   const char *what)
+{
+	char *p = buf + c->boff;
+	int ret;
+
+	memset(buf, POISON, BUF_LEN);
+	t_pattern_fill(p, len, seed, 0);
+	ret = pt_io(ring, d, NVME_CMD_WRITE, p, len, d->off);
+	if (ret)
+		return t_fail("%s: write: %s", what, strerror(-ret));
+	memset(p, POISON, len);
+	ret = pt_io(ring, d, NVME_CMD_READ, p, len, d->off);
+	if (ret)
+		return t_fail("%s: read: %s", what, strerror(-ret));
+	ret = t_pattern_verify(what, p, len, seed, 0);
+	if (ret)
+		return ret;
+	if (!bytes_are(buf, c->boff, POISON) ||
+	    !bytes_are(p + len, BUF_LEN - c->boff - len, POISON))
+		return t_fail("%s: the read wrote outside its range", what);
+	return 0;
+}
+
+static int run_cmd(struct io_uring *ring, const struct pt_dev *d, char *buf,
+		   const struct t_model *m, const struct pt_cmd *c,
+		   const char *backing)
+{
+	uint64_t len = c->len ? c->len : d->lim.max_hw_bytes;
+	struct hb_pt_map pm;
+	char what[160];
+	int ret;
+
+	if (c->boff + len > BUF_LEN)
+		len = (BUF_LEN - c->boff) / d->lba * d->lba;
+	snprintf(what, sizeof(what), "%s: %s (%llu bytes at %#llx)", backing,
+		 c->name, (unsigned long long)len,
+		 (unsigned long long)c->boff);
+	ret = hb_model_pt_map(m->km, m->imu, (uintptr_t)buf + c->boff, len,
+			      &d->lim, &pm);
+	if (ret)
+		return t_fail("%s: model: %s", what, strerror(-ret));
+	if (pm.path == HB_PT_EINVAL) {
+		memset(buf, POISON, BUF_LEN);
+		ret = pt_io(ring, d, NVME_CMD_READ, buf + c->boff, len,
+			    d->off);
+		if (ret != -EINVAL)
+			return t_fail("%s: the model says the kernel refuses "
+				      "it (%s), the kernel gave %d", what,
+				      pm.why, ret);
+		t_info("%s: refused with EINVAL, as modelled (%s)", what,
+		       pm.why);
+		return 0;
+	}
+	ret = pt_data(ring, d, buf, c, len, 0x9e3779b9u ^ c->boff, what);
+	if (!ret)
+		t_info("%s: data ok, modelled %s (%u segments; %s)", what,
+		       hb_pt_path_name(pm.path), pm.nsegs, pm.why);
+	return ret;
+}
+
+static int run_backing(const struct pt_dev *d, const char *backing)
+{
+	static const struct pt_cmd cmds[] = {
+		{ "inside the first folio", 0, 0 },
+		{ "across the folio boundary", (2ULL << 20) - (128 << 10),
+		  256 << 10 },
+		{ "from a dword inside a page", (2ULL << 20) - (64 << 10) + 4,
+		  128 << 10 },
+		{ "two bytes off dword alignment", (1ULL << 20) + 2, 64 << 10 },
+		{ "up to the buffer's end", (4ULL << 20) - (256 << 10), 0 },
+	};
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32,
+	};
+	struct hb_backing b;
+	struct io_uring ring;
+	struct t_model m;
+	struct hb_buf buf;
+	struct iovec iov;
+	unsigned int i;
+	int ret;
+
+	if (!strcmp(backing, "thp"))
+		ret = t_alloc_thp(BUF_LEN, 0, &buf, "passthrough from THPs");
+	else
+		ret = t_alloc(backing, BUF_LEN, 0, &buf);
+	if (ret)
+		return ret;
+	hb_backing_parse(backing, &b);
+	ret = t_model_buffer(buf.addr, BUF_LEN, &b, &m);
+	if (ret)
+		goto out_buf;
+	ret = io_uring_queue_init_params(8, &ring, &p);
+	if (ret) {
+		ret = t_skip("no ring with 128-byte SQEs: %s", strerror(-ret));
+		goto out_model;
+	}
+	iov.iov_base = buf.addr;
+	iov.iov_len = BUF_LEN;
+	ret = t_register(&ring, &iov, 1);
+	if (ret)
+		goto out_ring;
+	for (i = 0; i < T_ARRAY_SIZE(cmds) && !ret; i++)
+		ret = run_cmd(&ring, d, buf.addr, &m, &cmds[i], backing);
+	io_uring_unregister_buffers(&ring);
+out_ring:
+	io_uring_queue_exit(&ring);
+out_model:
+	t_model_free(&m);
+out_buf:
+	hb_free(&buf);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const backings[] = { "hugetlb:2M", "thp", "4k" };
+	struct t_baseline base;
+	struct pt_dev d;
+	unsigned int i, ran = 0;
+	int ret;
+
+	(void)argv;
+	if (argc > 1)
+		return t_skip("takes no arguments");
+	ret = pt_open(&d);
+	if (ret)
+		return ret;
+	ret = t_baseline_take(&base, 0);
+	if (ret)
+		return ret;
+	for (i = 0; i < T_ARRAY_SIZE(backings); i++) {
+		int r = run_backing(&d, backings[i]);
+
+		if (r == T_EXIT_FAIL) {
+			ret = r;
+			break;
+		}
+		ran += r == T_EXIT_PASS;
+	}
+	close(d.fd);
+	ret = t_worst(ret, t_baseline_check(&base, "after every backing"));
+	if (ret == T_EXIT_PASS && !ran)
+		return t_skip("no backing could be allocated");
+	return ret;
+}
