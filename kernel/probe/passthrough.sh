@@ -14,10 +14,14 @@
 # by two kprobes around the job:
 #   blk_rq_map_user_iov  every passthrough command that carries data
 #                        (also fio's Identify Namespace at file setup);
-#   bio_kmalloc          called by bio_copy_user_iov() once per bounce
-#                        bio, and by nothing else in this guest while the
-#                        job runs (no SCSI, /nvme unmounted).
-# A command mapped directly never reaches bio_kmalloc; a copied one does.
+#   bio_add_pc_page      called by bio_copy_user_iov() for every bounce
+#                        page (6.1 and 6.12), and by nothing else in this
+#                        guest while the job runs: the direct bvec path
+#                        reuses the registered bvecs and a user buffer
+#                        (Identify) goes through bio_add_hw_page().
+# A command mapped directly never reaches bio_add_pc_page; a copied one
+# does, once per page.  (Not bio_kmalloc: blk_rq_map_bio_alloc() takes
+# every non-polled passthrough bio from it, direct ones too.)
 #
 # Output: "@@KTEST RESULT pt:<job> rc secs" for the fio run and
 # "@@KTEST RESULT pt-path:<job> rc 0" for the check, and a "PT" line with
@@ -37,16 +41,17 @@ fi
 
 kprobes_on() {
 	echo 'p:hb_pt_map blk_rq_map_user_iov' >>$T/kprobe_events &&
-		echo 'p:hb_pt_copy bio_kmalloc' >>$T/kprobe_events &&
+		echo 'p:hb_pt_copy bio_add_pc_page' >>$T/kprobe_events &&
 		echo 1 >$T/events/kprobes/hb_pt_map/enable &&
 		echo 1 >$T/events/kprobes/hb_pt_copy/enable
 }
 
 kprobes_off() {
-	echo 0 >$T/events/kprobes/hb_pt_map/enable 2>/dev/null
-	echo 0 >$T/events/kprobes/hb_pt_copy/enable 2>/dev/null
-	echo '-:hb_pt_map' >>$T/kprobe_events 2>/dev/null
-	echo '-:hb_pt_copy' >>$T/kprobe_events 2>/dev/null
+	for e in hb_pt_map hb_pt_copy; do
+		[ -d $T/events/kprobes/$e ] || continue
+		echo 0 >$T/events/kprobes/$e/enable
+		echo "-:$e" >>$T/kprobe_events
+	done
 }
 
 hits() {	# event name
