@@ -685,7 +685,8 @@ collect() {	# $1 = label, $2 = qemu exit status
 	R[$k,ptjobs]=$(grep -a '^PT job=' "$log" | awk '{
 		for (i = 2; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
 		printf "%s%s:%s/%s", n++ ? " " : "", v["job"], v["predicted"],
-			v["copied"] > 0 ? "copied" : "mapped" }')
+			(v["seen"] != "" ? v["seen"] :
+			 v["copied"] > 0 ? "copied" : "mapped") }')
 	line=$(grep -a '^@@KTEST NVME ' "$log" | tail -1)
 	for fld in max_hw_sectors_kb max_sectors_kb max_segments \
 		   max_segment_size virt_boundary_mask sgl_threshold; do
@@ -780,6 +781,11 @@ print_table() {
 	row "imu alloc failure: ENOMEM/attempts, 2M" fault_n_2M
 	row "  leaked pins/VmPin kB/free hugepages, 2M" fault_2M
 	row "kernel BUG/WARNING/Oops/Bad page lines" bad
+	printf '\nNVMe passthrough jobs (kernel/probe/passthrough.sh), job:'
+	printf 'predicted/what the kprobes saw\n'
+	for k in $KTEST_KERNELS; do
+		printf '  %-10s %s\n' "$k" "${R[$k,ptjobs]:-n/a}"
+	done
 	printf '\n'
 }
 

@@ -106,6 +106,8 @@ job() {
 		# refused before any I/O, in one line that says why
 		if [ $rc != 0 ] && grep -q 'would refuse a .*EINVAL' "$out"; then
 			rc=0
+			echo "PT job=$name predicted=einval want=einval" \
+				"seen=refused-by-the-engine"
 		else
 			echo "PT job=$name wanted the engine's EINVAL refusal (exit $rc)"
 			rc=1
