@@ -684,9 +684,10 @@ collect() {	# $1 = label, $2 = qemu exit status
 	R[$k,ptpath]="$qp/$qf"
 	R[$k,ptjobs]=$(grep -a '^PT job=' "$log" | awk '{
 		for (i = 2; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
-		printf "%s%s:%s/%s", n++ ? " " : "", v["job"], v["predicted"],
-			(v["seen"] != "" ? v["seen"] :
-			 v["copied"] > 0 ? "copied" : "mapped") }')
+		saw = v["copied"] > 0 ? "copied" : "mapped"
+		if (v["seen"] != "") saw = v["seen"]
+		printf "%s%s:%s/%s", n++ ? " " : "", v["job"], v["predicted"], saw
+		delete v }')
 	line=$(grep -a '^@@KTEST NVME ' "$log" | tail -1)
 	for fld in max_hw_sectors_kb max_sectors_kb max_segments \
 		   max_segment_size virt_boundary_mask sgl_threshold; do
