@@ -565,6 +565,7 @@ build_initramfs() {	# $1 = label, $2 = HUGEBUF_KERNEL value or "", $3 = output
 		cp "$KTEST_ENGINE" "$root/hugebuf/engine/hugebuf.so"
 	fi
 	cp "$WORK/fio.job" "$root/hugebuf/fio.job"
+	cp "$TOP/examples/nvme-passthrough.fio" "$root/hugebuf/"
 	{
 		echo "export HUGEBUF_TEST_DIR=/mnt/hugebuf-test"
 		[ -n "$2" ] && echo "export HUGEBUF_KERNEL=$2"

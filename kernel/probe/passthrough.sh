@@ -146,6 +146,23 @@ job hugetlb-512k $big --backing=hugetlb --bs=512k
 job thp-512k $big --backing=thp --bs=512k
 job hugetlb-8m $big --backing=hugetlb --bs=8m --chunk_size=512k \
 	--iodepth=2
+# examples/nvme-passthrough.fio as shipped: the same 8 MiB job from a job
+# file, with its variables from the environment
+if [ -f /hugebuf/nvme-passthrough.fio ]; then
+	echo "@@KTEST RUN pt:example"
+	s=$(date +%s)
+	HUGEBUF_ENGINE=$engine HUGEBUF_PT_DEV=$dev HUGEBUF_PT_OFFSET=$off \
+		HUGEBUF_SIZE=32m timeout "${KTEST_TEST_TIMEOUT:-300}" \
+		/usr/bin/fio /hugebuf/nvme-passthrough.fio </dev/null \
+		>/tmp/pt-example.out 2>&1
+	rc=$?
+	cat /tmp/pt-example.out
+	if [ $big = einval ]; then
+		[ $rc != 0 ] && grep -q 'would refuse a .*EINVAL' \
+			/tmp/pt-example.out && rc=0 || rc=1
+	fi
+	result pt:example $rc $(($(date +%s) - s))
+fi
 kprobes_off
 echo 1 >$T/tracing_on 2>/dev/null
 exit 0
