@@ -82,7 +82,7 @@ static int setup_injection(void)
 	return 0;
 }
 
-static int run_case(int huge)
+static int run_case(int huge, long *leaked)
 {
 	const char *name = huge ? "2M" : "4k";
 	long hp0 = probe_field("/proc/meminfo", "HugePages_Free");
@@ -141,7 +141,29 @@ static int run_case(int huge)
 	       probe_field("/proc/self/status", "VmPin") - vmpin0,
 	       probe_field("/proc/meminfo", "HugePages_Free") - hp0,
 	       done ? "yes" : "no");
+	*leaked = total;
 	return !done;
+}
+
+/*
+ * A sweep does not always reach the imu allocation with its N-th fault:
+ * in one guest run of several, on unpatched 6.1, the 4 KiB case got 8
+ * ENOMEMs in 10 attempts and no leak (the number of allocations the
+ * call makes before the imu is not the same every time).  A case whose
+ * sweep saw no leak is swept again, up to SWEEPS times; the last summary
+ * line is the one kernel/ktest.sh reads.  A kernel that leaks does so in
+ * some sweep, one that does not never does.
+ */
+#define SWEEPS 3
+
+static int sweep_case(int huge)
+{
+	long leaked = 0;
+	int i, ret = 0;
+
+	for (i = 0; i < SWEEPS && !leaked && !ret; i++)
+		ret = run_case(huge, &leaked);
+	return ret;
 }
 
 int main(void)
@@ -150,7 +172,7 @@ int main(void)
 
 	if (setup_injection())
 		return 77;
-	fail |= run_case(0);
-	fail |= run_case(1);
+	fail |= sweep_case(0);
+	fail |= sweep_case(1);
 	return fail;
 }
