@@ -690,8 +690,18 @@ static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
 
 	fio_ro_check(td, io_u);
 
+	/*
+	 * As fio's io_uring and io_uring_cmd (3.33): a trim is done
+	 * synchronously by fio's own do_io_u_trim() (BLKDISCARD on a block
+	 * device) once the I/O queued before it has gone out; the engine is
+	 * flagged FIO_ASYNCIO_SYNC_TRIM so fio times it as synchronous.
+	 */
 	if (io_u->ddir == DDIR_TRIM) {
-		io_u->error = EOPNOTSUPP;
+		if (hd->nr_queued)
+			return FIO_Q_BUSY;
+		do_io_u_trim(td, io_u);
+		io_u_mark_submit(td, 1);
+		io_u_mark_complete(td, 1);
 		return FIO_Q_COMPLETED;
 	}
 
@@ -958,7 +968,8 @@ static int hbe_get_file_size(struct thread_data *td, struct fio_file *f)
 struct ioengine_ops ioengine = {
 	.name			= "hugebuf",
 	.version		= FIO_IOOPS_VERSION,
-	.flags			= FIO_NO_OFFLOAD | FIO_ASYNCIO_SETS_ISSUE_TIME,
+	.flags			= FIO_NO_OFFLOAD | FIO_ASYNCIO_SETS_ISSUE_TIME |
+				  FIO_ASYNCIO_SYNC_TRIM,
 	.init			= hbe_init,
 	.post_init		= hbe_post_init,
 	.io_u_init		= hbe_io_u_init,
