@@ -124,20 +124,14 @@ struct hbe_slot {
 };
 
 /*
- * NVMe passthrough (engines/nvme.c): what the model predicts for the
- * job's commands and what the engine saw.
+ * NVMe passthrough (engines/nvme.c): the report's passthrough part, filled
+ * in as the job opens its namespace and issues commands.
  */
 struct hbe_pt_stats {
 	bool on;			/* cmd_type=nvme */
 	char dev[PATH_MAX + 48];	/* "/dev/ng0n1 nsid 1, 512-byte LBAs" */
-	bool limits_known;
-	struct hb_pt_limits lim;
-	bool predicted;
-	unsigned long long cmd_len;	/* the largest command, bytes */
-	unsigned int count[3];		/* io_u buffers per enum hb_pt_path */
-	unsigned int min_segs, max_segs;	/* of the direct ones */
-	const char *why;		/* the first non-direct reason */
-	uint64_t commands;		/* read/write commands issued */
+	struct hb_pt_limits lim;	/* r.lim points here once known */
+	struct hb_pt_report r;
 	bool status_said, einval_said;
 };
 

@@ -290,12 +290,7 @@ static int hbe_model_buffers(struct hbe_data *hd)
 /* IORING_OP_URING_CMD (5.19) in the kernel's opcode probe */
 static int hbe_check_uring_cmd(struct thread_data *td, struct hbe_data *hd)
 {
-	struct io_uring_probe *probe = io_uring_get_probe_ring(&hd->ring);
-	bool ok = probe && io_uring_opcode_supported(probe,
-						     IORING_OP_URING_CMD);
-
-	io_uring_free_probe(probe);
-	if (ok)
+	if (hb_uring_op_supported(&hd->ring, IORING_OP_URING_CMD))
 		return 0;
 	log_err(HBE_LOG_PREFIX "the kernel has no IORING_OP_URING_CMD "
 		"(5.19+), which NVMe passthrough (cmd_type=nvme) needs\n");

@@ -32,11 +32,8 @@
 #include <linux/nvme_ioctl.h>
 
 #include "hugebuf-engine.h"
+#include "uring-compat.h"
 
-/* NVM command set opcodes (NVMe base spec 2.0, figure "Opcodes for NVM") */
-#define HBE_NVME_FLUSH		0x00
-#define HBE_NVME_WRITE		0x01
-#define HBE_NVME_READ		0x02
 /* admin: Identify, CNS 0 = the namespace's data structure */
 #define HBE_NVME_IDENTIFY	0x06
 #define HBE_NVME_ID_LEN		4096
@@ -52,7 +49,6 @@ struct hbe_ns {
 	uint32_t nsid;
 	unsigned int lba_shift;
 	uint64_t nr_lbas;
-	char blkdev[NAME_MAX + 1];	/* nvmeXnY, for sysfs */
 	bool limits_ok;
 	struct hb_pt_limits lim;
 };
@@ -157,27 +153,13 @@ int hbe_nvme_check_options(struct thread_data *td, struct hbe_options *o)
 	return 0;
 }
 
-/* ngXnY -> nvmeXnY, whose queue/ in sysfs has the namespace's limits */
-static void hbe_ns_blkdev(const char *path, struct hbe_ns *ns)
+/* the namespace's queue limits, from its block device's sysfs */
+static void hbe_ns_limits(const char *path, struct hbe_ns *ns)
 {
-	char real[PATH_MAX], sys[PATH_MAX + 32];
-	unsigned int c, n;
-	const char *base;
-	struct stat st;
+	char blkdev[NAME_MAX + 1];
 
-	ns->blkdev[0] = '\0';
-	if (!realpath(path, real))
-		return;
-	base = strrchr(real, '/');
-	base = base ? base + 1 : real;
-	if (sscanf(base, "ng%un%u", &c, &n) != 2)
-		return;
-	snprintf(ns->blkdev, sizeof(ns->blkdev), "nvme%un%u", c, n);
-	snprintf(sys, sizeof(sys), "/sys/block/%s/queue", ns->blkdev);
-	if (stat(sys, &st))
-		ns->blkdev[0] = '\0';
-	else
-		ns->limits_ok = !hb_pt_queue_limits(ns->blkdev, &ns->lim);
+	ns->limits_ok = !hb_nvme_ng_blkdev(path, blkdev, sizeof(blkdev)) &&
+			!hb_pt_queue_limits(blkdev, &ns->lim);
 }
 
 /* Identify Namespace: size, LBA size; no metadata formats */
@@ -264,7 +246,7 @@ static struct hbe_ns *hbe_ns_of(struct thread_data *td, struct fio_file *f)
 		goto fail;
 	}
 	close(fd);
-	hbe_ns_blkdev(f->file_name, ns);
+	hbe_ns_limits(f->file_name, ns);
 	FILE_SET_ENG_DATA(f, ns);
 	return ns;
 fail:
@@ -334,16 +316,16 @@ static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
 			    struct hbe_ns *ns)
 {
 	unsigned long long len = hbe_nvme_cmd_len(td, o);
-	struct hbe_pt_stats *ps = &hd->pt;
+	struct hb_pt_report *r = &hd->pt.r;
 	unsigned int i;
 
-	if (!ns->limits_ok) {
-		ps->limits_known = false;
+	r->device = hd->pt.dev;
+	r->lim = NULL;
+	if (!ns->limits_ok)
 		return 0;
-	}
-	ps->limits_known = true;
-	ps->lim = ns->lim;
-	ps->cmd_len = len;
+	hd->pt.lim = ns->lim;
+	r->lim = &hd->pt.lim;
+	r->cmd_len = len;
 	if (len > ns->lim.max_hw_bytes) {
 		log_err(HBE_LOG_PREFIX "%s takes at most %llu KiB per command "
 			"(max_hw_sectors_kb), the job issues %llu KiB: set "
@@ -356,9 +338,9 @@ static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
 	}
 	if (!o->fixedbufs || !hd->imu)
 		return 0;
-	memset(ps->count, 0, sizeof(ps->count));
-	ps->min_segs = UINT_MAX;
-	ps->max_segs = 0;
+	memset(r->count, 0, sizeof(r->count));
+	r->segs_min = UINT_MAX;
+	r->segs_max = 0;
 	for (i = 0; i < hd->depth; i++) {
 		struct hb_imu *imu = &hd->imu[i / hd->slots_per_region];
 		uint64_t addr = (uintptr_t)hd->slots[i].io_u->buf;
@@ -368,14 +350,14 @@ static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
 		ret = hb_model_pt_map(&hd->km, imu, addr, len, &ns->lim, &m);
 		if (ret)
 			return 0;	/* the import model refused: not ours */
-		ps->count[m.path]++;
+		r->count[m.path]++;
 		if (m.path == HB_PT_DIRECT) {
-			if (m.nsegs < ps->min_segs)
-				ps->min_segs = m.nsegs;
-			if (m.nsegs > ps->max_segs)
-				ps->max_segs = m.nsegs;
-		} else if (!ps->why) {
-			ps->why = m.why;
+			if (m.nsegs < r->segs_min)
+				r->segs_min = m.nsegs;
+			if (m.nsegs > r->segs_max)
+				r->segs_max = m.nsegs;
+		} else if (!r->why) {
+			r->why = m.why;
 		}
 		if (m.path == HB_PT_EINVAL) {
 			log_err(HBE_LOG_PREFIX "kernel %s would refuse a "
@@ -387,11 +369,11 @@ static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
 			return -EINVAL;
 		}
 	}
-	ps->predicted = true;
+	r->predicted = true;
 	return 0;
 }
 
-/* ->open_file: the char device without O_DIRECT, then the checks. */
+/* ->open_file (@hd set): the char device without O_DIRECT, the checks. */
 int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 		  struct fio_file *f)
 {
@@ -409,7 +391,7 @@ int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 	if (ret)
 		return ret;
 	ret = hbe_nvme_check_lba(td, o, f, ns);
-	if (!ret && hd)
+	if (!ret)
 		ret = hbe_nvme_predict(td, hd, o, f, ns);
 	if (ret) {
 		td_verror(td, -ret, "nvme passthrough");
@@ -418,7 +400,7 @@ int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 				f->file_name);
 		return 1;
 	}
-	if (hd && !hd->pt.dev[0])
+	if (!hd->pt.dev[0])
 		snprintf(hd->pt.dev, sizeof(hd->pt.dev), "%s nsid %u, "
 			 "%u-byte LBAs", f->file_name, ns->nsid,
 			 1U << ns->lba_shift);
@@ -437,45 +419,29 @@ void hbe_nvme_free_files(struct thread_data *td)
 }
 
 /*
- * One command in a 128-byte SQE: read/write of the piece's LBAs from its
- * address (a registered buffer's, with IORING_URING_CMD_FIXED), or a
- * flush for fsync/fdatasync.  Returns -EINVAL for a piece that is not
- * whole LBAs (the open-time checks make that impossible).
+ * One command per piece: read/write of the piece's LBAs from its address
+ * (a registered buffer's with @fixed), or a flush for fsync/fdatasync.
+ * Returns -EINVAL for a piece that is not whole LBAs (the open-time
+ * checks make that impossible).
  */
 int hbe_nvme_prep(struct hbe_data *hd, struct io_uring_sqe *sqe, int fd,
 		  struct hbe_piece *pc, bool fixed, unsigned int buf_index)
 {
 	struct io_u *io_u = pc->slot->io_u;
 	struct hbe_ns *ns = FILE_ENG_DATA(io_u->file);
-	struct nvme_uring_cmd *cmd;
-	uint64_t slba, nlb;
+	uint8_t op;
 
-	(void)hd;
-	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
-	sqe->cmd_op = NVME_URING_CMD_IO;
-	cmd = (struct nvme_uring_cmd *)sqe->cmd;
-	memset(cmd, 0, sizeof(*cmd));
-	cmd->nsid = ns->nsid;
 	if (!ddir_rw(io_u->ddir)) {
-		cmd->opcode = HBE_NVME_FLUSH;
+		hb_prep_nvme_io(sqe, fd, HB_NVME_CMD_FLUSH, ns->nsid, NULL, 0,
+				0, ns->lba_shift, false, 0);
 		return 0;
 	}
 	if ((pc->off | pc->len) & ((1ULL << ns->lba_shift) - 1) || !pc->len)
 		return -EINVAL;
-	slba = pc->off >> ns->lba_shift;
-	nlb = (pc->len >> ns->lba_shift) - 1;	/* zero-based */
-	cmd->opcode = io_u->ddir == DDIR_READ ? HBE_NVME_READ :
-						HBE_NVME_WRITE;
-	cmd->addr = (uintptr_t)pc->addr;
-	cmd->data_len = pc->len;
-	cmd->cdw10 = slba & 0xffffffffu;
-	cmd->cdw11 = slba >> 32;
-	cmd->cdw12 = nlb & 0xffff;
-	if (fixed) {
-		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
-		sqe->buf_index = buf_index;
-	}
-	hd->pt.commands++;
+	op = io_u->ddir == DDIR_READ ? HB_NVME_CMD_READ : HB_NVME_CMD_WRITE;
+	hb_prep_nvme_io(sqe, fd, op, ns->nsid, pc->addr, pc->len, pc->off,
+			ns->lba_shift, fixed, buf_index);
+	hd->pt.r.commands++;
 	return 0;
 }
 

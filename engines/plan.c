@@ -301,26 +301,13 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		.vec_bvecs = hd->vec_bvecs,
 	};
 	const struct hb_kdetect *d = hb_kdetect_cached();
-	const struct hbe_pt_stats *ps = &hd->pt;
-	struct hb_pt_report pt = {
-		.device = ps->dev,
-		.commands = ps->commands,
-		.cmd_len = ps->cmd_len,
-		.predicted = ps->predicted,
-		.segs_min = ps->min_segs,
-		.segs_max = ps->max_segs,
-		.why = ps->why,
-		.lim = ps->limits_known ? &ps->lim : NULL,
-	};
 	const char *path;
 	uint64_t r1, w1;
 	struct hb_str text;
 
 	r.kernel_detect = d ? d->summary : "";
-	if (ps->on) {
-		memcpy(pt.count, ps->count, sizeof(pt.count));
-		r.pt = &pt;
-	}
+	if (hd->pt.on)
+		r.pt = &hd->pt.r;
 	if (hd->dev_ok && td->o.odirect && r.ios &&
 	    !hb_blkdev_ios(hd->dev, &r1, &w1)) {
 		r.device = hd->dev;

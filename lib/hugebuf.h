@@ -504,6 +504,12 @@ int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
  */
 struct hb_pt_limits;
 int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim);
+/*
+ * The block device of an NVMe generic char device: /dev/ngXnY (or a link
+ * to it) -> "nvmeXnY", whose /sys/block/<dev>/queue has the namespace's
+ * limits.  -EINVAL when the name is not ngXnY.
+ */
+int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len);
 /* --- end of system-side additions --- */
 
 /* ------------------------------------------------------------------ */

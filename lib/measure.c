@@ -200,6 +200,23 @@ static int pt_queue_attr(const char *dev, const char *attr,
  * (BLK_MAX_SEGMENTS, BLK_MAX_SEGMENT_SIZE, no virt boundary, the 511
  * dma_alignment of a new queue); dma_alignment appeared in sysfs in 6.1.
  */
+int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len)
+{
+	char real[PATH_MAX];
+	const char *base;
+	unsigned int c, n;
+
+	if (realpath(path, real))
+		path = real;
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (sscanf(base, "ng%un%u", &c, &n) != 2)
+		return hb_seterr(EINVAL, "%s is not an NVMe generic char device "
+				 "(/dev/ngXnY)", path);
+	snprintf(blkdev, len, "nvme%un%u", c, n);
+	return 0;
+}
+
 int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim)
 {
 	unsigned long kb, segs, segsz, virt, align;

@@ -135,6 +135,8 @@ int t_ring_init(struct io_uring *ring, unsigned int entries);
  */
 int t_io(struct io_uring *ring, int op, int fd, void *addr, unsigned int len,
 	 uint64_t off, int idx);
+/* Submit the one SQE prepared on @ring and wait: cqe->res, or -errno. */
+int t_submit_wait(struct io_uring *ring);
 /* Register @nr iovecs through lib/; ENOMEM as non-root -> SKIP. */
 int t_register(struct io_uring *ring, const struct iovec *iov, unsigned int nr);
 /*

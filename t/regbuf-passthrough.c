@@ -38,16 +38,16 @@
 #include <linux/nvme_ioctl.h>
 
 #include "helpers.h"
+#include "uring-compat.h"
 
 #define BUF_LEN		(4ULL << 20)	/* two 2 MiB folios */
 #define POISON		0x5a
-#define NVME_CMD_WRITE	0x01
-#define NVME_CMD_READ	0x02
 
 struct pt_dev {
 	int fd;
 	uint32_t nsid;
 	unsigned int lba;	/* bytes */
+	unsigned int lba_shift;
 	uint64_t off;		/* first byte we may write */
 	struct hb_pt_limits lim;
 	char blk[NAME_MAX + 1];
@@ -63,7 +63,6 @@ static int pt_open(struct pt_dev *d)
 {
 	const char *dev = getenv("HUGEBUF_PT_DEV");
 	const char *off = getenv("HUGEBUF_PT_OFFSET");
-	unsigned int c, n;
 	char path[NAME_MAX + 64];
 	FILE *fp;
 	int ret;
@@ -73,10 +72,8 @@ static int pt_open(struct pt_dev *d)
 			      "HUGEBUF_PT_DEV=/dev/ngXnY and "
 			      "HUGEBUF_PT_OFFSET=<bytes>");
 	d->off = strtoull(off, NULL, 0);
-	if (sscanf(strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev,
-		   "ng%un%u", &c, &n) != 2)
+	if (hb_nvme_ng_blkdev(dev, d->blk, sizeof(d->blk)))
 		return t_fail("HUGEBUF_PT_DEV=%s is not /dev/ngXnY", dev);
-	snprintf(d->blk, sizeof(d->blk), "nvme%un%u", c, n);
 	d->fd = open(dev, O_RDWR);
 	if (d->fd < 0)
 		return t_skip("cannot open %s: %s", dev, strerror(errno));
@@ -97,43 +94,22 @@ static int pt_open(struct pt_dev *d)
 		return ret;
 	if (hb_pt_queue_limits(d->blk, &d->lim))
 		return t_fail("%s: %s", d->blk, hb_errmsg());
+	d->lba_shift = __builtin_ctz(d->lba);
 	if (d->off % d->lba)
 		return t_fail("HUGEBUF_PT_OFFSET=%llu is not whole %u-byte "
 			      "blocks", (unsigned long long)d->off, d->lba);
 	return 0;
 }
 
-/* One NVMe read or write of @len bytes at namespace byte @doff; cqe res. */
+/* One NVMe read or write of @len bytes at namespace byte @doff. */
 static int pt_io(struct io_uring *ring, const struct pt_dev *d, int opcode,
 		 void *addr, uint64_t len, uint64_t doff)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct io_uring_cqe *cqe;
-	struct nvme_uring_cmd *cmd;
-	uint64_t slba = doff / d->lba;
 	int ret;
 
-	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, d->fd, NULL, 0, 0);
-	sqe->cmd_op = NVME_URING_CMD_IO;
-	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
-	sqe->buf_index = 0;
-	cmd = (struct nvme_uring_cmd *)sqe->cmd;
-	memset(cmd, 0, sizeof(*cmd));
-	cmd->opcode = opcode;
-	cmd->nsid = d->nsid;
-	cmd->addr = (uintptr_t)addr;
-	cmd->data_len = len;
-	cmd->cdw10 = slba & 0xffffffffu;
-	cmd->cdw11 = slba >> 32;
-	cmd->cdw12 = len / d->lba - 1;
-	ret = io_uring_submit(ring);
-	if (ret != 1)
-		return ret < 0 ? ret : -EIO;
-	ret = io_uring_wait_cqe(ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(ring, cqe);
+	hb_prep_nvme_io(io_uring_get_sqe(ring), d->fd, opcode, d->nsid, addr,
+			len, doff, d->lba_shift, true, 0);
+	ret = t_submit_wait(ring);
 	return ret > 0 ? -EIO : ret;	/* a positive res is an NVMe status */
 }
 
@@ -155,11 +131,11 @@ static int pt_data(struct io_uring *ring, const struct pt_dev *d, char *buf,
 
 	memset(buf, POISON, BUF_LEN);
 	t_pattern_fill(p, len, seed, 0);
-	ret = pt_io(ring, d, NVME_CMD_WRITE, p, len, d->off);
+	ret = pt_io(ring, d, HB_NVME_CMD_WRITE, p, len, d->off);
 	if (ret)
 		return t_fail("%s: write: %s", what, strerror(-ret));
 	memset(p, POISON, len);
-	ret = pt_io(ring, d, NVME_CMD_READ, p, len, d->off);
+	ret = pt_io(ring, d, HB_NVME_CMD_READ, p, len, d->off);
 	if (ret)
 		return t_fail("%s: read: %s", what, strerror(-ret));
 	ret = t_pattern_verify(what, p, len, seed, 0);
@@ -191,7 +167,7 @@ static int run_cmd(struct io_uring *ring, const struct pt_dev *d, char *buf,
 		return t_fail("%s: model: %s", what, strerror(-ret));
 	if (pm.path == HB_PT_EINVAL) {
 		memset(buf, POISON, BUF_LEN);
-		ret = pt_io(ring, d, NVME_CMD_READ, buf + c->boff, len,
+		ret = pt_io(ring, d, HB_NVME_CMD_READ, buf + c->boff, len,
 			    d->off);
 		if (ret != -EINVAL)
 			return t_fail("%s: the model says the kernel refuses "

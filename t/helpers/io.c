@@ -31,12 +31,26 @@ int t_ring_init(struct io_uring *ring, unsigned int entries)
 	return T_EXIT_PASS;
 }
 
+int t_submit_wait(struct io_uring *ring)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
 int t_io(struct io_uring *ring, int op, int fd, void *addr, unsigned int len,
 	 uint64_t off, int idx)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct io_uring_cqe *cqe;
-	int ret;
 
 	if (!sqe)
 		return -EBUSY;
@@ -56,15 +70,7 @@ int t_io(struct io_uring *ring, int op, int fd, void *addr, unsigned int len,
 	default:
 		return -EINVAL;
 	}
-	ret = io_uring_submit(ring);
-	if (ret != 1)
-		return ret < 0 ? ret : -EIO;
-	ret = io_uring_wait_cqe(ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(ring, cqe);
-	return ret;
+	return t_submit_wait(ring);
 }
 
 int t_register(struct io_uring *ring, const struct iovec *iov, unsigned int nr)
