@@ -18,8 +18,10 @@ t_mthp || true
 
 run_example() {
 	local job=$1 opts=$2 name
+	shift 2
 	name=$(basename "$job" .fio)
-	if ! t_fio "$name" "$T_TOP/examples/$job"; then
+	# "$@": fio's own options before the job file
+	if ! t_fio "$name" "$@" "$T_TOP/examples/$job"; then
 		fail "$name: fio exited non-zero:"
 		cat "$T_DIR/$name.err" "$T_DIR/$name.out" | head -5
 		return
@@ -41,6 +43,12 @@ run_example thp-randread.fio --nonzero-read
 run_example verify-crc32c.fio --verify
 run_example verify-md5.fio --verify
 run_example builtin-io_uring-8m.fio --nonzero-read
+# the device job under fio --readonly, on the file the jobs above wrote:
+# it reads, and the file's bytes are the same afterwards
+before=$(sha256sum <"$HUGEBUF_FILE")
+run_example device-read.fio --nonzero-read --readonly
+[ "$(sha256sum <"$HUGEBUF_FILE")" = "$before" ] ||
+	fail "device-read.fio: the file changed under fio --readonly"
 # NVMe passthrough overwrites a namespace: only where one is offered for
 # it (HUGEBUF_PT_DEV=/dev/ngXnY, HUGEBUF_PT_OFFSET); kernel/probe/
 # passthrough.sh runs the same job in every ktest guest
