@@ -35,8 +35,6 @@
 #define READ_ROUNDS	4
 /* Kernel memory measurements per check: take the median. */
 #define KMEM_ROUNDS	3
-/* Tolerance of the kernel-memory signal: max(pred / 4, this) KiB. */
-#define KMEM_SLACK_KB	256
 
 static const char *prog = "hugebuf";
 
@@ -400,15 +398,14 @@ static void info_detect_json(const struct hb_kdetect *d)
 	printf("},\n");
 }
 
-static void info_text(const struct hb_sysinfo *si)
+static void info_text(const struct hb_sysinfo *si, const struct hb_kmodel *km)
 {
 	char a[32], b[32];
 	unsigned int i;
 
 	printf("kernel:          %s\n", si->release);
 	printf("coalescing:      model %s: %s (imu header %u B%s)\n",
-	       si->kmodel.name, hb_kgen_name(si->kmodel.gen),
-	       si->kmodel.imu_header,
+	       km->name, hb_kgen_name(km->gen), km->imu_header,
 	       getenv("HUGEBUF_KERNEL") ? ", from HUGEBUF_KERNEL" : "");
 	info_detect_text(hb_kdetect_cached());
 	if (!si->nr_pools)
@@ -447,19 +444,18 @@ static void info_text(const struct hb_sysinfo *si)
 	       "degraded (run as root for the exact folio map)");
 }
 
-static void info_json(const struct hb_sysinfo *si)
+static void info_json(const struct hb_sysinfo *si, const struct hb_kmodel *km)
 {
 	char a[32];
 	unsigned int i;
 
 	printf("{\"kernel\": {");
 	json_kv_str("release", si->release, true);
-	json_kv_str("model", si->kmodel.name, true);
-	json_kv_str("generation", hb_kgen_name(si->kmodel.gen), true);
+	json_kv_str("model", km->name, true);
+	json_kv_str("generation", hb_kgen_name(km->gen), true);
 	printf("\"imu_header\": %u, \"exact_nr_segs\": %s, "
-	       "\"imu_cache_bvecs\": %u},\n", si->kmodel.imu_header,
-	       json_bool(si->kmodel.exact_nr_segs),
-	       si->kmodel.imu_cache_bvecs);
+	       "\"imu_cache_bvecs\": %u},\n", km->imu_header,
+	       json_bool(km->exact_nr_segs), km->imu_cache_bvecs);
 	info_detect_json(hb_kdetect_cached());
 	printf(" \"pools\": [");
 	for (i = 0; i < si->nr_pools; i++) {
@@ -501,18 +497,19 @@ static void info_json(const struct hb_sysinfo *si)
 static int cmd_info(int argc, char **argv)
 {
 	struct hb_sysinfo si;
+	struct hb_kmodel km;
 	struct opts o;
 	int ret;
 
 	ret = parse_opts("info", argc, argv, &o);
 	if (ret)
 		return ret;
-	if (hb_sysinfo_read(&si))
+	if (hb_sysinfo_read(&si) || hb_kmodel_running(&km))
 		return system_error("reading system information");
 	if (o.json)
-		info_json(&si);
+		info_json(&si, &km);
 	else
-		info_text(&si);
+		info_text(&si, &km);
 	return EXIT_MATCH;
 }
 
@@ -675,20 +672,6 @@ struct check {
 	long kmem_kb;
 	long pred_kb, none_kb, multi_kb;
 };
-
-static long kmem_tol(long pred_kb)
-{
-	long t = pred_kb / 4;
-
-	return t > KMEM_SLACK_KB ? t : KMEM_SLACK_KB;
-}
-
-static bool kmem_near(long measured, long pred)
-{
-	long d = measured - pred;
-
-	return (d < 0 ? -d : d) <= kmem_tol(pred);
-}
 
 /* Fill @fd up to @size bytes with non-zero data so reads hit the disk. */
 static int fill_file(int fd, uint64_t size)
@@ -855,42 +838,24 @@ static int measure_kmem(struct check *c)
 }
 
 /*
- * Did the kernel coalesce?  Compare the measurements with two hypotheses
- * over the same probed pages: no coalescing (< 6.3) and multi-folio
- * coalescing.  Block requests decide when they differ, else kernel memory.
- * Returns -1 when neither signal tells them apart.
+ * The one verdict (lib/verdict.c) over what was measured, beside the
+ * running kernel's model and two hypotheses over the same probed pages:
+ * no coalescing (< 6.3) and multi-folio coalescing.
  */
-static int kernel_coalesced(const struct check *c)
+static void check_verdict(const struct check *c,
+			  struct hb_coalesce_verdict *v)
 {
-	if (!c->multi.coalesced)
-		return 0;	/* nothing to coalesce */
-	if (c->reads_done && c->pred_none != c->pred_multi) {
-		if (c->reqs == c->pred_multi)
-			return 1;
-		if (c->reqs == c->pred_none)
-			return 0;
-	}
-	if (c->kmem_done && !kmem_near(c->none_kb, c->multi_kb)) {
-		if (kmem_near(c->kmem_kb, c->multi_kb))
-			return 1;
-		if (kmem_near(c->kmem_kb, c->none_kb))
-			return 0;
-	}
-	return -1;
-}
+	struct hb_coalesce_evidence e = {
+		.can_coalesce = c->multi.coalesced,
+		.requests = { .done = c->reads_done, .measured = c->reqs,
+			      .model = c->pred_reqs, .none = c->pred_none,
+			      .multi = c->pred_multi },
+		.kmem = { .done = c->kmem_done, .measured = c->kmem_kb,
+			  .model = c->pred_kb, .none = c->none_kb,
+			  .multi = c->multi_kb },
+	};
 
-static bool check_matches(const struct check *c)
-{
-	if (c->reads_done && c->reqs != c->pred_reqs)
-		return false;
-	if (c->kmem_done && !kmem_near(c->kmem_kb, c->pred_kb))
-		return false;
-	return true;
-}
-
-static const char *tri(int v)
-{
-	return v < 0 ? "unknown" : v ? "yes" : "no";
+	hb_coalesce_verdict(&e, v);
 }
 
 static void print_nodes(const struct hb_bufstats *st)
@@ -908,6 +873,7 @@ static void print_nodes(const struct hb_bufstats *st)
 
 static void check_text(const struct check *c)
 {
+	struct hb_coalesce_verdict v;
 	const struct hb_probe *p = &c->an.probe[0];
 	char bs[HB_BACKING_STR_MAX], sz[32], a[32], b[32];
 	const struct hb_imu *imu = &c->an.imu[0];
@@ -953,12 +919,14 @@ static void check_text(const struct check *c)
 		       KMEM_ROUNDS, c->pred_kb, c->none_kb);
 	else
 		printf("kernel memory:   %s\n", c->kmem_note);
+	check_verdict(c, &v);
 	printf("kernel coalesced: %s; matches model: %s\n",
-	       tri(kernel_coalesced(c)), yes_no(check_matches(c)));
+	       hb_tristate_name(v.coalesced), yes_no(v.matches_model));
 }
 
 static void check_json(const struct check *c)
 {
+	struct hb_coalesce_verdict v;
 	const struct hb_probe *p = &c->an.probe[0];
 	unsigned int n;
 	bool first;
@@ -1020,8 +988,9 @@ static void check_json(const struct check *c)
 		json_kv_str("note", c->kmem_note, false);
 		printf("},\n");
 	}
+	check_verdict(c, &v);
 	printf(" \"kernel_coalesced\": \"%s\", \"matches_model\": %s}\n",
-	       tri(kernel_coalesced(c)), json_bool(check_matches(c)));
+	       hb_tristate_name(v.coalesced), json_bool(v.matches_model));
 }
 
 /*
@@ -1106,6 +1075,7 @@ static void check_cleanup(struct check *c)
 
 static int cmd_check(int argc, char **argv)
 {
+	struct hb_coalesce_verdict v;
 	struct check *c;
 	int ret;
 
@@ -1167,7 +1137,8 @@ static int cmd_check(int argc, char **argv)
 		check_json(c);
 	else
 		check_text(c);
-	ret = check_matches(c) ? EXIT_MATCH : EXIT_MISMATCH;
+	check_verdict(c, &v);
+	ret = v.matches_model ? EXIT_MATCH : EXIT_MISMATCH;
 out:
 	check_cleanup(c);
 	free(c);

@@ -9,6 +9,14 @@
  * The kernel model (hb_model_*) is pure: arrays in, tables out, no system
  * calls.  It mirrors io_uring/rsrc.c of the kernel generation it is asked
  * to model (see lib/model.c for the rules and the kernel commits).
+ *
+ * lib/ is a one-way stack (t/lib-layers.sh checks the objects): the
+ * readers of /proc and /sys (sysinfo, pagemap, filelimits, numa) and the
+ * pure model (model, kmodel, account, ptmap, vimport, layout, predict,
+ * verdict) at the bottom; backings, registration, measurement, the probe,
+ * the preflight and the allocator above them; analysis, the report and
+ * the kernel's detection (hb_kmodel_running()) on top.  No file calls a
+ * layer above its own.
  */
 #ifndef HUGEBUF_H
 #define HUGEBUF_H
@@ -152,6 +160,8 @@ void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km);
  */
 void hb_kmodel_for_release(int major, int minor, int sublevel,
 			   struct hb_kmodel *km);
+/* @km with the coalescing rules of @gen (and the flags that follow it). */
+void hb_kmodel_set_gen(struct hb_kmodel *km, enum hb_kgen gen);
 /* Our series (kernel/patches) on Debian 6.1; @sublevel may be -1. */
 void hb_kmodel_backport(int sublevel, struct hb_kmodel *km);
 /*
@@ -316,7 +326,6 @@ struct hb_mthp {
 struct hb_sysinfo {
 	char release[65];
 	int kmajor, kminor, kpatch;
-	struct hb_kmodel kmodel;
 	unsigned int nr_pools;
 	struct hb_pool pools[HB_MAX_POOLS];
 	uint64_t default_hugepage;	/* Hugepagesize from /proc/meminfo */
@@ -330,6 +339,11 @@ struct hb_sysinfo {
 	bool kpageflags;	/* /proc/kpageflags readable */
 };
 
+/*
+ * Read what the system offers (the bottom layer: /proc and /sys only).
+ * The kernel's coalescing model is not a fact read here: ask
+ * hb_kmodel_running() for it.
+ */
 int hb_sysinfo_read(struct hb_sysinfo *si);
 /* The pool of @page_size, or NULL. */
 const struct hb_pool *hb_sysinfo_pool(const struct hb_sysinfo *si,
@@ -728,7 +742,10 @@ int hb_check_memlock(const struct hb_sysinfo *si, uint64_t charged_bytes);
  */
 int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
 		   uint64_t *charged_bytes);
-/* Every check the plan needs: pool or THP/mTHP, then memlock. */
+/* What the backing needs: pool (and NUMA policy), THP or mTHP. */
+int hb_preflight_resources(const struct hb_sysinfo *si,
+			   const struct hb_plan *plan);
+/* Every check the plan needs: resources, then memlock when registered. */
 int hb_preflight(const struct hb_sysinfo *si, const struct hb_kmodel *km,
 		 const struct hb_plan *plan);
 /*
@@ -800,6 +817,49 @@ void hb_analysis_free(struct hb_analysis *a);
  */
 bool hb_analysis_coalesces(const struct hb_analysis *a,
 			   const struct hb_backing *b);
+
+/* ------------------------------------------------------------------ */
+/* the verdict: did the kernel coalesce, as the model says? (verdict.c) */
+/* ------------------------------------------------------------------ */
+
+/* kernel memory figures are within max(prediction / 4, this) (kB) */
+#define HB_KMEM_SLACK_KB	256
+
+/*
+ * One measured figure of a registration beside its predictions under the
+ * running kernel's model and the two hypotheses: block requests per I/O
+ * (exact: the minimum over rounds) or kernel memory in kB.
+ */
+struct hb_signal {
+	bool done;		/* measured */
+	double measured;
+	double model, none, multi;
+};
+
+struct hb_coalesce_evidence {
+	/* the pages have folios above 4 KiB: there is something to coalesce */
+	bool can_coalesce;
+	struct hb_signal requests;
+	struct hb_signal kmem;
+};
+
+struct hb_coalesce_verdict {
+	int coalesced;		/* 1 yes, 0 no, -1 unknown */
+	bool matches_model;	/* every measured figure as the model says */
+	unsigned int signals;	/* figures measured (0: nothing checked) */
+	const char *decided_by;	/* "block requests", "kernel memory", ... */
+};
+
+/*
+ * The one rule (lib/verdict.c): block requests must be their prediction
+ * exactly; kernel memory within hb_kmem_near() of it.  Block requests
+ * decide coalescing when their hypotheses differ, else kernel memory.
+ */
+void hb_coalesce_verdict(const struct hb_coalesce_evidence *e,
+			 struct hb_coalesce_verdict *v);
+bool hb_kmem_near(double measured_kb, double predicted_kb);
+/* "yes", "no", "unknown" for 1, 0, -1 */
+const char *hb_tristate_name(int v);
 
 /* ------------------------------------------------------------------ */
 /* report: one writer for text and JSON                                 */

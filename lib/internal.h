@@ -5,6 +5,7 @@
 #ifndef HUGEBUF_INTERNAL_H
 #define HUGEBUF_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -23,5 +24,26 @@ int hb_read_ulong(const char *path, unsigned long *val);
 long hb_proc_kb(const char *file, const char *key);
 /* log2 of a power of two */
 unsigned int hb_ilog2(uint64_t v);
+
+/*
+ * lib/sysinfo.c, the bottom layer, reads each system fact for every file
+ * of lib/: nothing else opens these directories or parses these fields.
+ */
+#define HB_HUGEPAGES_DIR	"/sys/kernel/mm/hugepages"
+#define HB_THP_DIR		"/sys/kernel/mm/transparent_hugepage"
+/* The pool directory of @page_size, or its file @file (NULL: the dir). */
+void hb_pool_path(uint64_t page_size, const char *file, char *path,
+		  size_t len);
+/*
+ * The PMD size (hpage_pmd_size): a THP's folio size.  2 MiB where the
+ * kernel has no THP directory, x86-64's PMD_SIZE.
+ */
+uint64_t hb_sys_pmd_size(void);
+/* Hugepagesize of /proc/meminfo: the default hugetlb size, 0 if none. */
+uint64_t hb_sys_default_hugepage(void);
+/* CAP_IPC_LOCK in CapEff: RLIMIT_MEMLOCK is then not checked. */
+bool hb_sys_cap_ipc_lock(void);
+/* The page size of the hugetlbfs mount @path (or its directory) is on. */
+int hb_hugetlbfs_page_size(const char *path, uint64_t *size);
 
 #endif /* HUGEBUF_INTERNAL_H */

@@ -22,6 +22,8 @@
  *    first).  One whole hugepage (512 pages) costs a 16 KiB imu each
  *    without coalescing and 48 bytes with it (57bebf807e2a, 6.3); 512
  *    pages over two hugepages 16 KiB vs 64 bytes (a8edbb424b13, 6.12).
+ *    The model computes both figures for the version's imu header, and
+ *    the one verdict (lib/verdict.c) judges the measurement.
  *    (510 pages made 8 KiB imus, a size the slab serves from objects
  *    earlier registrations freed: 6.1 guests read 0-64 KiB of 256.)
  *  - accounting (exact, VmPin): buffers on hugepages H1, H2, H1 in one
@@ -33,6 +35,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +52,7 @@
 
 #define SZ_1M		(1ULL << 20)
 #define SZ_2M		(2ULL << 20)
-/* kernel memory threshold per copy: half of an uncoalesced 8 KiB imu */
+/* registrations per kernel memory count, and the fewest that can tell */
 #define KMEM_COPIES	32
 #define KMEM_MIN_COPIES	8
 
@@ -301,23 +304,6 @@ static int two_hugepages(struct hb_buf *buf)
 	return -1;
 }
 
-/* CAP_IPC_LOCK (bit 14) in CapEff of /proc/self/status */
-static bool have_ipc_lock(void)
-{
-	char line[128];
-	unsigned long long caps;
-	bool yes = false;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &caps) == 1)
-			yes = caps & (1ULL << 14);
-	fclose(f);
-	return yes;
-}
-
 /*
  * How many registrations charging @bytes each fit RLIMIT_MEMLOCK (at most
  * @want); the limit is only checked without CAP_IPC_LOCK.
@@ -327,16 +313,47 @@ static unsigned int copies_allowed(uint64_t bytes, unsigned int want)
 	struct rlimit rl;
 	uint64_t n;
 
-	if (have_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
+	if (hb_sys_cap_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
 	    rl.rlim_cur == RLIM_INFINITY)
 		return want;
 	n = rl.rlim_cur / bytes;
 	return n < want ? (unsigned int)n : want;
 }
 
-/* 1: coalesced, 0: one bvec per page, -1: not measured. */
-static int probe_kmem(struct hb_kdetect *d, struct io_uring *ring, void *addr,
-		      uint64_t len, uint64_t charge, uint64_t uncoalesced)
+/*
+ * What @k registrations of [@addr, @addr + @len) inside 2 MiB folios cost
+ * in kernel memory (kB) under @gen: the model's imu over the pages such a
+ * buffer pins.
+ */
+static double kmem_model_kb(const struct hb_kmodel *version, enum hb_kgen gen,
+			    const char *addr, uint64_t len, unsigned int k)
+{
+	uint64_t head = (uintptr_t)addr & (SZ_2M - 1);
+	unsigned int nr = hb_nr_pages(head, len);
+	struct hb_kmodel km = *version;
+	struct hb_page *pages;
+	struct hb_imu imu;
+	double kb = -1;
+
+	hb_kmodel_set_gen(&km, gen);
+	pages = calloc(nr, sizeof(*pages));
+	if (!pages)
+		return -1;
+	if (!hb_layout_synth(SZ_2M, head, len, 0, pages) &&
+	    !hb_imu_build(&km, pages, (uintptr_t)addr, len, &imu)) {
+		kb = (double)(k * imu.alloc_bytes) / 1024;
+		hb_imu_free(&imu);
+	}
+	free(pages);
+	return kb;
+}
+
+/*
+ * 1: coalesced, 0: one bvec per page, -1: not measured or not told apart
+ * (hb_coalesce_verdict() over the kernel memory of K registrations).
+ */
+static int probe_kmem(struct hb_kdetect *d, struct io_uring *ring, char *addr,
+		      uint64_t len, uint64_t charge)
 {
 	/*
 	 * Copies of one buffer inside one hugepage are charged once
@@ -345,18 +362,33 @@ static int probe_kmem(struct hb_kdetect *d, struct io_uring *ring, void *addr,
 	unsigned int k = len < SZ_2M ?
 			 (copies_allowed(charge, 1) ? KMEM_COPIES : 0) :
 			 copies_allowed(charge, KMEM_COPIES);
+	struct hb_coalesce_evidence e = { .can_coalesce = true };
+	struct hb_coalesce_verdict v;
 	long delta;
 
 	if (k < KMEM_MIN_COPIES) {
 		note(d, "RLIMIT_MEMLOCK too small for a kernel memory count");
 		return -1;
 	}
+	e.kmem.none = kmem_model_kb(&d->version_km, HB_KGEN_NONE, addr, len,
+				    k);
+	e.kmem.multi = kmem_model_kb(&d->version_km, HB_KGEN_MULTI_FIXED,
+				     addr, len, k);
+	if (e.kmem.none < 0 || e.kmem.multi < 0) {
+		note(d, "kernel memory model failed");
+		return -1;
+	}
 	if (hb_measure_reg_kmem(ring, addr, len, k, &delta)) {
 		note(d, "kernel memory count failed");
 		return -1;
 	}
-	/* half of what k uncoalesced imus cost, in KiB */
-	return delta < (long)((k * uncoalesced) >> 11) ? 1 : 0;
+	e.kmem.done = true;
+	e.kmem.measured = delta;
+	e.kmem.model = e.kmem.multi;
+	hb_coalesce_verdict(&e, &v);
+	if (v.coalesced < 0)
+		note(d, "kernel memory count told nothing apart");
+	return v.coalesced;
 }
 
 /*
@@ -406,11 +438,10 @@ static void run_experiments(struct hb_kdetect *d)
 		goto out;
 	}
 	h = buf.addr;
-	/* all of H1: a 16 KiB imu each (kmalloc_large) when not coalesced */
-	d->coalesce_single = probe_kmem(d, &ring, h, SZ_2M, SZ_2M, 16384);
-	/* 512 pages over H1 and H2: 16 KiB each (kmalloc_large order 2) */
-	d->coalesce_multi = probe_kmem(d, &ring, h + SZ_1M, SZ_2M, 2 * SZ_2M,
-				       16384);
+	/* all of H1: one folio, 6.3+ coalesces it */
+	d->coalesce_single = probe_kmem(d, &ring, h, SZ_2M, SZ_2M);
+	/* 512 pages over H1 and H2: two folios, 6.12+ and our series */
+	d->coalesce_multi = probe_kmem(d, &ring, h + SZ_1M, SZ_2M, 2 * SZ_2M);
 	d->batch_dedup = probe_batch_dedup(d, &ring, h);
 	hb_free(&buf);
 out:
@@ -452,9 +483,7 @@ static void behaviour_model(struct hb_kdetect *d)
 		/* only our series coalesces on 6.1 */
 		hb_kmodel_backport(v->ksublevel, b);
 	} else if (gen != v->gen) {
-		b->gen = gen;
-		b->vec_offset_from_bvec = b->vec_fixed &&
-					  gen == HB_KGEN_MULTI_FIXED;
+		hb_kmodel_set_gen(b, gen);
 		/* "6.12.9*": the version, behaving otherwise */
 		snprintf(b->name, sizeof(b->name), "%.22s*", v->name);
 	}
@@ -514,23 +543,33 @@ int hb_kmodel_detect(struct hb_kdetect *d)
 }
 
 /*
- * One detection per process: the experiments cost a few milliseconds.
- * While they run (hb_alloc() reads the system information, which asks for
- * the running model), the version's model answers.
+ * One detection per process, for every thread: the experiments cost a few
+ * milliseconds, and fio's clone_buffers jobs are threads that all ask at
+ * once.  pthread_once() makes the others wait for the first; the
+ * experiments allocate through hb_alloc(), which sits below this file and
+ * never asks for the running model, so nothing comes back here.  The
+ * failure's message is kept for every thread that asks later.
  */
+static pthread_once_t cached_once = PTHREAD_ONCE_INIT;
 static struct hb_kdetect cached;
 static int cached_ret;
-static bool cached_done, detecting;
+static char cached_err[256];
+
+static void detect_once(void)
+{
+	cached_ret = hb_kmodel_detect(&cached);
+	if (cached_ret)
+		snprintf(cached_err, sizeof(cached_err), "%s", hb_errmsg());
+}
 
 const struct hb_kdetect *hb_kdetect_cached(void)
 {
-	if (!cached_done && !detecting) {
-		detecting = true;
-		cached_ret = hb_kmodel_detect(&cached);
-		detecting = false;
-		cached_done = true;
+	pthread_once(&cached_once, detect_once);
+	if (cached_ret) {
+		hb_seterr(-cached_ret, "%s", cached_err);
+		return NULL;
 	}
-	return cached_done && !cached_ret ? &cached : NULL;
+	return &cached;
 }
 
 int hb_kmodel_running(struct hb_kmodel *km)
@@ -547,18 +586,9 @@ int hb_kmodel_running(struct hb_kmodel *km)
 					 env);
 		return 0;
 	}
-	if (detecting) {
-		struct hb_kdetect v;
-
-		memset(&v, 0, sizeof(v));
-		if (detect_version(&v))
-			return -EINVAL;
-		*km = v.version_km;
-		return 0;
-	}
 	d = hb_kdetect_cached();
 	if (!d)
-		return -EINVAL;
+		return cached_ret;
 	*km = d->chosen;
 	return 0;
 }

@@ -177,21 +177,30 @@ static void import_quirks(int major, int minor, int sub, struct hb_kmodel *km)
 			   !has_fix(major, minor, sub, 6, 4, 3, 2));
 }
 
+/*
+ * The vectored import's offset rule follows the generation: e1d7727b73a1
+ * (bvec[0]'s bv_offset) went to 6.15.5 and 6.16 together with
+ * 3a3c6d61577d, the first offset from the page index.
+ */
+void hb_kmodel_set_gen(struct hb_kmodel *km, enum hb_kgen gen)
+{
+	km->gen = gen;
+	km->vec_offset_from_bvec = km->vec_fixed &&
+				   gen == HB_KGEN_MULTI_FIXED;
+}
+
 void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 {
 	memset(km, 0, sizeof(*km));
 	km->kmajor = major;
 	km->kminor = minor;
 	km->ksublevel = sub < 0 ? -1 : sub;
-	km->gen = gen_of(major, minor, sub);
 	import_quirks(major, minor, sub, km);
 	pt_rules(major, minor, sub, km);
 	km->pin_checks_vmas = version_before(major, minor, 6, 5);
 	km->acct_batch_dedup = version_before(major, minor, 6, 13);
 	km->vec_fixed = !version_before(major, minor, 6, 15);
-	/* e1d7727b73a1 went to 6.15.5 together with 3a3c6d61577d */
-	km->vec_offset_from_bvec = km->vec_fixed &&
-				   has_vaddr_fix(major, minor, sub);
+	hb_kmodel_set_gen(km, gen_of(major, minor, sub));
 	if (version_before(major, minor, 6, 15)) {
 		km->imu_header = IMU_HEADER_OLD;
 	} else {

@@ -45,9 +45,7 @@ long hb_hugepages_free(uint64_t page_size)
 	unsigned long v;
 	int ret;
 
-	snprintf(path, sizeof(path),
-		 "/sys/kernel/mm/hugepages/hugepages-%llukB/free_hugepages",
-		 (unsigned long long)(page_size >> 10));
+	hb_pool_path(page_size, "free_hugepages", path, sizeof(path));
 	ret = hb_read_ulong(path, &v);
 	if (ret)
 		return hb_seterr(ret, "no %llukB hugepage pool on this machine "

@@ -13,8 +13,6 @@
 
 #include "internal.h"
 
-#define HB_HUGEPAGES_DIR	"/sys/kernel/mm/hugepages"
-#define HB_THP_DIR		"/sys/kernel/mm/transparent_hugepage"
 
 uint64_t hb_map_len(const struct hb_backing *b, uint64_t len,
 		    uint64_t head_offset)
@@ -28,14 +26,10 @@ uint64_t hb_map_len(const struct hb_backing *b, uint64_t len,
  */
 void hb_pool_knob(uint64_t page_size, char *path, size_t len)
 {
-	long kb = hb_proc_kb("/proc/meminfo", "Hugepagesize");
-
-	if (kb > 0 && page_size == (uint64_t)kb << 10)
+	if (page_size == hb_sys_default_hugepage())
 		snprintf(path, len, "/proc/sys/vm/nr_hugepages");
 	else
-		snprintf(path, len, HB_HUGEPAGES_DIR
-			 "/hugepages-%llukB/nr_hugepages",
-			 (unsigned long long)(page_size >> 10));
+		hb_pool_path(page_size, "nr_hugepages", path, len);
 }
 
 /*
@@ -72,23 +66,22 @@ static unsigned long pool_available(const struct hb_pool *p)
  */
 static int no_such_pool(uint64_t page_size, unsigned long need)
 {
-	char sz[32];
+	char sz[32], dir[128];
 
 	hb_fmt_size(page_size, sz, sizeof(sz));
+	hb_pool_path(page_size, NULL, dir, sizeof(dir));
 	return hb_seterr(ENOENT, "%s hugepages are not available on this "
-			 "machine (no %s/hugepages-%llukB): boot with "
-			 "hugepagesz=%s hugepages=%lu, or use 2M hugepages",
-			 sz, HB_HUGEPAGES_DIR,
-			 (unsigned long long)(page_size >> 10), sz, need);
+			 "machine (no %s): boot with hugepagesz=%s "
+			 "hugepages=%lu, or use 2M hugepages", sz, dir, sz,
+			 need);
 }
 
 int hb_check_hugepage_size(uint64_t page_size)
 {
-	char path[160];
+	char path[128];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/hugepages-%llukB", HB_HUGEPAGES_DIR,
-		 (unsigned long long)(page_size >> 10));
+	hb_pool_path(page_size, NULL, path, sizeof(path));
 	return stat(path, &st) ? no_such_pool(page_size, 1) : 0;
 }
 
@@ -235,8 +228,8 @@ int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
 	return ret;
 }
 
-static int check_backing(const struct hb_sysinfo *si,
-			 const struct hb_plan *plan)
+int hb_preflight_resources(const struct hb_sysinfo *si,
+			   const struct hb_plan *plan)
 {
 	const struct hb_backing *b = &plan->backing;
 
@@ -262,7 +255,7 @@ int hb_preflight(const struct hb_sysinfo *si, const struct hb_kmodel *km,
 	uint64_t charged;
 	int ret;
 
-	ret = check_backing(si, plan);
+	ret = hb_preflight_resources(si, plan);
 	if (ret || !plan->registered)
 		return ret;
 	ret = hb_plan_charge(km, plan, &charged);

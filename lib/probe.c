@@ -330,16 +330,6 @@ static int probe_thp_degraded(struct hb_probe *p, uint64_t start,
 	return 0;
 }
 
-static uint64_t pmd_size(void)
-{
-	unsigned long v;
-
-	if (!hb_read_ulong("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
-			   &v) && v)
-		return v;
-	return 2ULL << 20;
-}
-
 static int probe_degraded(struct hb_probe *p, uint64_t start,
 			  const struct hb_backing *recipe, const char *why)
 {
@@ -366,7 +356,7 @@ static int probe_degraded(struct hb_probe *p, uint64_t start,
 		snprintf(p->note, sizeof(p->note), "degraded: %s; 4 KiB pages "
 			 "from the recipe", why);
 	} else {
-		return probe_thp_degraded(p, start, pmd_size(), why);
+		return probe_thp_degraded(p, start, hb_sys_pmd_size(), why);
 	}
 	for (i = 0; i < p->nr_pages; i++)
 		synth_page(&p->pages[i],

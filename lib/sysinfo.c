@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * What the running system offers for hugepage-backed fixed buffers:
- * kernel release and coalescing generation, hugetlb pools, THP and mTHP
- * settings, memlock limit and capability, and whether the folio probe can
- * read PFNs.
+ * kernel release, hugetlb pools, THP and mTHP settings, memlock limit and
+ * capability, and whether the folio probe can read PFNs.
+ *
+ * The bottom layer of lib/: it reads /proc and /sys and calls nothing
+ * above it.  Which coalescing generation runs is not a fact read here but
+ * an experiment (lib/kdetect.c, hb_kmodel_running()) on top of the
+ * allocator, which reads its facts from here.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,8 +21,6 @@
 
 #include "internal.h"
 
-#define HB_HUGEPAGES_DIR	"/sys/kernel/mm/hugepages"
-#define HB_THP_DIR		"/sys/kernel/mm/transparent_hugepage"
 /* CAP_IPC_LOCK from linux/capability.h */
 #define HB_CAP_IPC_LOCK		14
 
@@ -29,8 +31,6 @@ static int parse_release(const char *rel, int *maj, int *min, int *patch)
 		return -EINVAL;
 	return 0;
 }
-
-/* hb_kmodel_running() is in lib/kdetect.c */
 
 /* The bracketed word of a sysfs choice file: "always [madvise] never". */
 static int read_bracketed(const char *path, char *out, size_t len)
@@ -63,13 +63,20 @@ static int dirent_kb_size(const char *name, uint64_t *bytes)
 	return 0;
 }
 
+void hb_pool_path(uint64_t page_size, const char *file, char *path,
+		  size_t len)
+{
+	snprintf(path, len, HB_HUGEPAGES_DIR "/hugepages-%llukB%s%s",
+		 (unsigned long long)(page_size >> 10), file ? "/" : "",
+		 file ? file : "");
+}
+
 static unsigned long pool_value(uint64_t page_size, const char *what)
 {
 	char path[128];
 	unsigned long v = 0;
 
-	snprintf(path, sizeof(path), HB_HUGEPAGES_DIR "/hugepages-%llukB/%s",
-		 (unsigned long long)(page_size >> 10), what);
+	hb_pool_path(page_size, what, path, sizeof(path));
 	if (hb_read_ulong(path, &v))
 		return 0;
 	return v;
@@ -157,19 +164,32 @@ static void read_mthp(struct hb_sysinfo *si)
 	sort_mthp(si);
 }
 
-static void read_thp(struct hb_sysinfo *si)
+uint64_t hb_sys_pmd_size(void)
 {
 	unsigned long v;
 
+	if (!hb_read_ulong(HB_THP_DIR "/hpage_pmd_size", &v) && v)
+		return v;
+	return 2ULL << 20;
+}
+
+uint64_t hb_sys_default_hugepage(void)
+{
+	long kb = hb_proc_kb("/proc/meminfo", "Hugepagesize");
+
+	return kb > 0 ? (uint64_t)kb << 10 : 0;
+}
+
+static void read_thp(struct hb_sysinfo *si)
+{
 	if (read_bracketed(HB_THP_DIR "/enabled", si->thp_enabled,
 			   sizeof(si->thp_enabled)))
 		strcpy(si->thp_enabled, "unsupported");
-	if (!hb_read_ulong(HB_THP_DIR "/hpage_pmd_size", &v))
-		si->thp_pmd_size = v;
+	si->thp_pmd_size = hb_sys_pmd_size();
 	read_mthp(si);
 }
 
-static bool has_cap_ipc_lock(void)
+bool hb_sys_cap_ipc_lock(void)
 {
 	char line[256];
 	bool ret = false;
@@ -226,29 +246,22 @@ int hb_sysinfo_read(struct hb_sysinfo *si)
 {
 	struct utsname u;
 	struct rlimit rl;
-	long kb;
-	int ret;
 
 	memset(si, 0, sizeof(*si));
 	if (uname(&u))
 		return hb_seterr(errno, "uname failed: %s", strerror(errno));
 	snprintf(si->release, sizeof(si->release), "%s", u.release);
 	parse_release(u.release, &si->kmajor, &si->kminor, &si->kpatch);
-	ret = hb_kmodel_running(&si->kmodel);
-	if (ret)
-		return ret;
 
 	read_pools(si);
-	kb = hb_proc_kb("/proc/meminfo", "Hugepagesize");
-	if (kb > 0)
-		si->default_hugepage = (uint64_t)kb << 10;
+	si->default_hugepage = hb_sys_default_hugepage();
 	read_thp(si);
 
 	if (!getrlimit(RLIMIT_MEMLOCK, &rl)) {
 		si->memlock_cur = rlim_bytes(rl.rlim_cur);
 		si->memlock_max = rlim_bytes(rl.rlim_max);
 	}
-	si->cap_ipc_lock = has_cap_ipc_lock();
+	si->cap_ipc_lock = hb_sys_cap_ipc_lock();
 	si->pagemap_pfn = pagemap_pfn_readable();
 	si->kpageflags = kpageflags_readable();
 	return 0;

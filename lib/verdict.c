@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The one verdict: did the kernel coalesce a registered buffer, and did it
+ * do what the model of the running kernel says?  Everyone who measures a
+ * registration asks here -- the behaviour detector (lib/kdetect.c),
+ * "hugebuf check", the engine's report and the kernel harness (through
+ * "hugebuf check --json") -- and no threshold about coalescing lives
+ * anywhere else.
+ *
+ * Two measurements tell coalescing apart, each compared with what the
+ * model predicts for the same probed pages under two hypotheses: no
+ * coalescing (one bvec per 4 KiB page, < 6.3) and multi-folio coalescing
+ * (one bvec per folio, 6.12+ and our 6.1 series):
+ *
+ *  - Block requests.  A bio_vec never spans two folios' worth of
+ *    non-contiguous pages, so the block layer splits an I/O by the bvec
+ *    table (bio_split_rw(): max_sectors, max_segments, max_segment_size).
+ *    A request count is an exact integer and other I/O on the disk only
+ *    adds requests, so the measurement is the minimum over rounds and the
+ *    rule is equality: a hypothesis holds when the count is its
+ *    prediction exactly.
+ *  - Kernel memory.  An imu costs its header plus 16 bytes per bvec
+ *    (io_sqe_buffer_register(), kvmalloc()), measured as the change of
+ *    SUnreclaim + VmallocUsed over K registrations.  Slab and vmalloc
+ *    activity elsewhere moves that figure, so it carries the tolerance
+ *    below.
+ *
+ * Block requests decide when their two predictions differ; else kernel
+ * memory, when its two predictions are told apart by the tolerance.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+/*
+ * The tolerance of a kernel memory figure: a quarter of the prediction
+ * (slab rounding of the imus, per-CPU slab caches), and at least
+ * HB_KMEM_SLACK_KB for the rest of the system's allocations while it is
+ * measured.
+ */
+static double absd(double x)
+{
+	return x < 0 ? -x : x;
+}
+
+static double kmem_tolerance(double predicted_kb)
+{
+	double t = absd(predicted_kb) / 4;
+
+	return t > HB_KMEM_SLACK_KB ? t : HB_KMEM_SLACK_KB;
+}
+
+bool hb_kmem_near(double measured_kb, double predicted_kb)
+{
+	return absd(measured_kb - predicted_kb) <= kmem_tolerance(predicted_kb);
+}
+
+/* An exact count is a hypothesis's prediction, or it is not. */
+static bool count_is(const struct hb_signal *s, double predicted)
+{
+	return s->measured == predicted;
+}
+
+/* 1 coalesced, 0 not, -1 the block requests cannot tell. */
+static int by_requests(const struct hb_signal *s)
+{
+	if (!s->done || s->none == s->multi)
+		return -1;
+	if (count_is(s, s->multi))
+		return 1;
+	if (count_is(s, s->none))
+		return 0;
+	return -1;
+}
+
+/*
+ * 1 coalesced, 0 not, -1 unknown: the nearer hypothesis when the
+ * measurement lies within its tolerance, and only when the two
+ * hypotheses are apart by more than the tolerance themselves.
+ */
+static int by_kmem(const struct hb_signal *s)
+{
+	bool near_multi, near_none;
+
+	if (!s->done || hb_kmem_near(s->none, s->multi))
+		return -1;
+	near_multi = hb_kmem_near(s->measured, s->multi);
+	near_none = hb_kmem_near(s->measured, s->none);
+	if (near_multi && near_none)
+		return absd(s->measured - s->multi) <=
+		       absd(s->measured - s->none);
+	if (near_multi)
+		return 1;
+	if (near_none)
+		return 0;
+	return -1;
+}
+
+void hb_coalesce_verdict(const struct hb_coalesce_evidence *e,
+			 struct hb_coalesce_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->coalesced = -1;
+	v->decided_by = "";
+	v->signals = e->requests.done + e->kmem.done;
+	if (!e->can_coalesce) {
+		/* one 4 KiB page per folio: nothing to coalesce */
+		v->coalesced = 0;
+		v->decided_by = "model";
+	} else if ((v->coalesced = by_requests(&e->requests)) >= 0) {
+		v->decided_by = "block requests";
+	} else if ((v->coalesced = by_kmem(&e->kmem)) >= 0) {
+		v->decided_by = "kernel memory";
+	}
+	v->matches_model = true;
+	if (e->requests.done && !count_is(&e->requests, e->requests.model))
+		v->matches_model = false;
+	if (e->kmem.done && !hb_kmem_near(e->kmem.measured, e->kmem.model))
+		v->matches_model = false;
+}
+
+const char *hb_tristate_name(int v)
+{
+	return v < 0 ? "unknown" : v ? "yes" : "no";
+}

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# lib/ is a one-way stack: a file calls only files of its own layer or
+# below, and the calls between files have no cycle.  Read from the
+# objects (nm), so it checks what is linked, not what a comment says:
+#   base      util.c: errors, sizes, small file readers
+#   readers   /proc and /sys: sysinfo.c, pagemap.c, filelimits.c, numa.c
+#   model     pure, arrays in, tables out: model.c, kmodel.c, account.c,
+#             ptmap.c, vimport.c, layout.c, predict.c, verdict.c
+#   resources backing.c, register.c, measure.c, probe.c, preflight.c,
+#             alloc.c
+#   top       analysis.c, report.c, kdetect.c: the running model
+#             (hb_kmodel_running) is decided here and only here
+. "$(dirname "$0")/_fio-lib.sh"
+t_need_cmd nm tsort
+lib=$T_TOP/lib
+ls "$lib"/*.o >/dev/null 2>&1 || skip "no lib/*.o: run make"
+
+layer_of() {
+	case $1 in
+	util) echo 0 ;;
+	sysinfo | pagemap | filelimits | numa) echo 1 ;;
+	model | kmodel | account | ptmap | vimport | layout | predict | verdict)
+		echo 2 ;;
+	backing | register | measure | probe | preflight | alloc) echo 3 ;;
+	analysis | report | kdetect) echo 4 ;;
+	*) echo "" ;;
+	esac
+}
+
+# "symbol file" for every function lib/ defines
+t_tmpdir
+for o in "$lib"/*.o; do
+	f=$(basename "$o" .o)
+	[ -n "$(layer_of "$f")" ] || fail "lib/$f.c has no layer: add it here"
+	nm --defined-only "$o" | awk -v f="$f" '$2 ~ /^[TDBR]$/ { print $3, f }'
+done | sort >"$T_DIR/defs"
+
+# "caller callee" for every call between two files
+for o in "$lib"/*.o; do
+	f=$(basename "$o" .o)
+	nm -u "$o" | awk '{ print $NF }' | sort |
+		join - "$T_DIR/defs" | awk -v f="$f" '$2 != f { print f, $2 }'
+done | sort -u >"$T_DIR/calls"
+[ -s "$T_DIR/calls" ] || t_fail_now "no calls between lib/ files found"
+
+n=0
+while read -r from to; do
+	n=$((n + 1))
+	lf=$(layer_of "$from")
+	lt=$(layer_of "$to")
+	[ -n "$lt" ] || continue
+	[ "$lt" -le "$lf" ] ||
+		fail "lib/$from.c (layer $lf) calls up into lib/$to.c (layer $lt)"
+	# the pure model reads nothing: only base helpers below it
+	[ "$lf" != 2 ] || [ "$lt" = 0 ] || [ "$lt" = 2 ] ||
+		fail "lib/$from.c (the pure model) calls lib/$to.c, a reader"
+done <"$T_DIR/calls"
+t_info "$n calls between lib/ files checked"
+
+# tsort names the files of a cycle on stderr
+if ! tsort "$T_DIR/calls" >/dev/null 2>"$T_DIR/tsort"; then
+	fail "calls between lib/ files form a cycle:"
+	cat "$T_DIR/tsort"
+fi
+
+# the running model: asked for in the top layer only
+for o in "$lib"/*.o; do
+	f=$(basename "$o" .o)
+	if nm -u "$o" | grep -qw 'hb_kmodel_running\|hb_kdetect_cached' &&
+		[ "$(layer_of "$f")" != 4 ]; then
+		fail "lib/$f.c asks for the running model below the top layer"
+	fi
+done
+grep -n 'static bool.*detecting' "$lib"/*.c &&
+	fail "a re-entrancy flag is back in lib/"
+t_done

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit test of hb_coalesce_verdict(), the one verdict on whether the
+ * kernel coalesced a registered buffer and whether it matched the model
+ * (lib/verdict.c).  Every figure is worked out by hand from the rule:
+ * block requests are exact (the prediction or not: 8 MiB from 2 MiB bvecs
+ * is 2 requests on virtio-blk, from 4 KiB bvecs 9, docs/kernel-rules.md
+ * §9.1), kernel memory is within max(prediction / 4, 256 kB), the nearer
+ * hypothesis wins where both are within it, and block requests decide
+ * before kernel memory.  The kernel-memory figures of lib/kdetect.c's
+ * experiment: 32 registrations of 512 pages cost 32 x 16 KiB = 512 kB
+ * uncoalesced (kmalloc_large of 32 + 512 x 16 bytes), 0-2 kB coalesced
+ * (57bebf807e2a, a8edbb424b13).
+ */
+#include <string.h>
+
+#include "helpers.h"
+
+#define UNKNOWN	-1
+
+struct vcase {
+	const char *what;
+	bool can_coalesce;
+	struct hb_signal requests, kmem;
+	int coalesced;
+	bool matches;
+	const char *decided_by;
+};
+
+/* measured, then the predictions: running model, no coalescing, multi */
+#define SIG(m, p, n, c) \
+	{ .done = true, .measured = m, .model = p, .none = n, .multi = c }
+#define REQS	SIG
+#define KMEM	SIG
+
+static const struct vcase cases[] = {
+	{ "4 KiB pages, nothing measured", false, {}, {}, 0, true, "model" },
+	{ "6.12+ on 2M hugetlb: 2 requests as modelled", true,
+	  REQS(2, 2, 9, 2), {}, 1, true, "block requests" },
+	{ "unpatched 6.1 under a coalescing model: 9 requests", true,
+	  REQS(9, 2, 9, 2), {}, 0, false, "block requests" },
+	{ "5 requests: neither hypothesis, no kernel memory", true,
+	  REQS(5, 2, 9, 2), {}, UNKNOWN, false, "" },
+	{ "1 MiB I/O: requests cannot tell, kernel memory does", true,
+	  REQS(1, 1, 1, 1), KMEM(10, 1.5, 512, 1.5), 1, true,
+	  "kernel memory" },
+	{ "kdetect on 6.1: 500 kB of 512 uncoalesced", true, {},
+	  KMEM(500, 512, 512, 0), 0, true, "kernel memory" },
+	{ "both hypotheses within tolerance, nearer is multi", true, {},
+	  KMEM(140, 0, 300, 0), 1, true, "kernel memory" },
+	{ "both hypotheses within tolerance, nearer is none", true, {},
+	  KMEM(160, 0, 300, 0), 0, true, "kernel memory" },
+	{ "hypotheses 200 kB apart: within the 256 kB slack", true, {},
+	  KMEM(0, 0, 200, 0), UNKNOWN, true, "" },
+	{ "2000 kB: far from both hypotheses", true, {},
+	  KMEM(2000, 0, 512, 0), UNKNOWN, false, "" },
+	{ "model 4096 kB, measured 5000: within a quarter", true, {},
+	  KMEM(5000, 4096, 4096, 16), 0, true, "kernel memory" },
+	{ "model 4096 kB, measured 5200: beyond a quarter", true, {},
+	  KMEM(5200, 4096, 4096, 16), UNKNOWN, false, "" },
+	{ "requests decide first, kernel memory disagrees with the model",
+	  true, REQS(2, 2, 9, 2), KMEM(512, 0, 512, 0), 1, false,
+	  "block requests" },
+};
+
+static int check_case(const struct vcase *c)
+{
+	struct hb_coalesce_evidence e = {
+		.can_coalesce = c->can_coalesce,
+		.requests = c->requests,
+		.kmem = c->kmem,
+	};
+	struct hb_coalesce_verdict v;
+	unsigned int signals = c->requests.done + c->kmem.done;
+
+	hb_coalesce_verdict(&e, &v);
+	if (v.coalesced != c->coalesced)
+		return t_fail("%s: coalesced %s, expected %s", c->what,
+			      hb_tristate_name(v.coalesced),
+			      hb_tristate_name(c->coalesced));
+	if (v.matches_model != c->matches)
+		return t_fail("%s: matches_model %d, expected %d", c->what,
+			      v.matches_model, c->matches);
+	if (strcmp(v.decided_by, c->decided_by))
+		return t_fail("%s: decided by '%s', expected '%s'", c->what,
+			      v.decided_by, c->decided_by);
+	if (v.signals != signals)
+		return t_fail("%s: %u signals, expected %u", c->what,
+			      v.signals, signals);
+	return T_EXIT_PASS;
+}
+
+/* the tolerance itself: a quarter of the prediction, at least 256 kB */
+static int check_tolerance(void)
+{
+	if (!hb_kmem_near(256, 0) || hb_kmem_near(256.5, 0))
+		return t_fail("the 256 kB slack is not the floor");
+	if (!hb_kmem_near(5120, 4096) || hb_kmem_near(5121, 4096))
+		return t_fail("a quarter of 4096 kB is not the tolerance");
+	if (!hb_kmem_near(-200, 0))
+		return t_fail("a negative delta inside the slack is not near");
+	return T_EXIT_PASS;
+}
+
+int main(void)
+{
+	int ret = check_tolerance();
+	unsigned int i;
+
+	for (i = 0; i < T_ARRAY_SIZE(cases); i++)
+		if (check_case(&cases[i]))
+			ret = T_EXIT_FAIL;
+	return ret;
+}
