@@ -102,6 +102,12 @@ bool hb_backing_is_hugetlb(const struct hb_backing *b)
 	       (b->kind == HB_BACKING_SHM && b->folio_size > HB_PAGE_SIZE);
 }
 
+const char *hb_backing_spellings(void)
+{
+	return "4k, thp, mthp:64K, hugetlb[:2M|:1G], memfd[:2M|:1G], "
+	       "shm[:2M|:1G], hugetlbfs:PATH or libhugetlbfs";
+}
+
 int hb_backing_parse(const char *s, struct hb_backing *b)
 {
 	char name[32];
@@ -111,10 +117,8 @@ int hb_backing_parse(const char *s, struct hb_backing *b)
 
 	memset(b, 0, sizeof(*b));
 	if (!s || !*s)
-		return hb_seterr(EINVAL, "empty backing: use 4k, thp, "
-				 "mthp:64K, hugetlb[:2M|:1G], memfd[:2M|:1G], "
-				 "shm[:2M|:1G], hugetlbfs:PATH or "
-				 "libhugetlbfs");
+		return hb_seterr(EINVAL, "empty backing: use %s",
+				 hb_backing_spellings());
 	colon = strchr(s, ':');
 	n = colon ? (size_t)(colon - s) : strlen(s);
 	if (n >= sizeof(name))
@@ -183,9 +187,8 @@ int hb_backing_parse(const char *s, struct hb_backing *b)
 		return 0;
 	}
 unknown:
-	ret = hb_seterr(EINVAL, "unknown backing '%s': use 4k, thp, mthp:64K, "
-			"hugetlb[:2M|:1G], memfd[:2M|:1G], shm[:2M|:1G], "
-			"hugetlbfs:PATH or libhugetlbfs", s);
+	ret = hb_seterr(EINVAL, "unknown backing '%s': use %s", s,
+			hb_backing_spellings());
 	return ret;
 no_size:
 	return hb_seterr(EINVAL, "backing '%s' takes no size: use '%s'", s,

@@ -377,6 +377,11 @@ struct hb_backing {
 };
 
 /*
+ * "4k, thp, mthp:64K, ... or libhugetlbfs": every spelling
+ * hb_backing_parse() takes, for usage lines and messages.
+ */
+const char *hb_backing_spellings(void);
+/*
  * Parse "4k", "thp", "mthp:64K", "hugetlb[:2M|:1G]", "memfd[:2M|:1G]",
  * "libhugetlbfs", "shm[:2M|:1G]", "hugetlbfs:PATH".  Sizes default to 2M
  * (hugetlb, memfd), the PMD size (thp) and 4K (shm: plain shared memory;
