@@ -12,21 +12,13 @@ import statistics
 import subprocess
 import sys
 
-KIB = 1 << 10
-MIB = 1 << 20
-GIB = 1 << 30
+# one reading of sizes for both scripts: bench.py's
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import GIB, KIB, MIB, parse_size  # noqa: E402
 
 METRICS = ("mibs", "cpu_gib", "cpu_run_gib", "p50", "p99", "req_io")
 # the engine's defaults: what the key rows compare
 DEFAULT_HB = "hugebuf hugetlb fixed"
-
-
-def parse_size(s):
-    s = s.strip().upper()
-    mult = {"K": KIB, "M": MIB, "G": GIB}
-    if s and s[-1] in mult:
-        return int(float(s[:-1]) * mult[s[-1]])
-    return int(s)
 
 
 def med(v):
