@@ -379,7 +379,7 @@ def run_point(ctx, cfg, rw, bs, extra=(), tag="sweep"):
     return r
 
 
-# vectored fixed I/O against plain fixed at 8M (issue 14): the same
+# vectored fixed I/O against plain fixed at 8M: the same
 # hugetlb buffers, READV_FIXED with 4 iovecs whose cuts sit 4 KiB into
 # folios, against one READ_FIXED
 VEC_VARIANTS = {"fixed": [], "vectored": ["--vec_iovecs=4",

@@ -481,7 +481,9 @@ int hb_blkdev_of_path(const char *path, char *dev, size_t len);
 /* Reads completed (field 1) / writes completed (field 5) of @dev. */
 int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes);
 
-/* --- added by the system side (issue 2): request and kmem signals --- */
+/* ------------------------------------------------------------------ */
+/* measurement: block requests and kernel memory of registrations      */
+/* ------------------------------------------------------------------ */
 
 struct io_uring;
 struct hb_imu;

@@ -11,52 +11,9 @@
  *                inside its folio.
  *
  * Stable series that took a fix behave like mainline from the sublevel
- * that carried it.  Where each threshold comes from:
- *   3a3c6d61577d, 5afb4bf9fc62, e1c75831f682 (6.16-rc4):
- *     6.12.36  Debian's changelog of linux 6.12.37-1 lists all three
- *              under the 6.12.36 stable update;
- *     6.15.5   in the 6.15.5-rc1 stable review (2025-07-03), with
- *              e1d7727b73a1 for the vectored import.
- *     6.1.y and 6.6.y have no multi-folio coalescing: nothing to fix.
- *   d6fef34ee4d1 (6.7-rc3), "offset < bv_len" in io_import_fixed():
- *     the bug needs 6.3's hand-coded advance (b000ae0ec2d7); 6.1 used
- *     iov_iter_advance(), which already steps over a whole bvec (6.1.65
- *     took the fix anyway: Debian linux 6.1.66-1).  6.6.y: queued for
- *     stable with 5.4.263 and 6.1.65 (2023-11-30), but the 6.6.y release
- *     that carried it was NOT established; the model keeps the quirk for
- *     every 6.6.y and the behaviour check (lib/kdetect.c) decides.
- *   a23800f08a60 (6.10-rc5), nr_segs = bv_len:
- *     6.9.7 (its release announcement lists it) and 6.6.36 (the
- *     v6.6.36-rt35 stable merge carries it).
- *   776617db78c6 (6.4-rc1), CVE-2023-2598: 6.3.2.
- *   111a12b422a8 (7.0-rc), a zero-length import at the buffer's end: the
- *     kernel read past its bvec table; userspace sees an empty I/O before
- *     and after, so the model returns an empty import on every kernel.
- * Independent of the generation: io_import_fixed() computes an exact
- * nr_segs since 6.15 (80c7378f94cf and friends), and struct io_mapped_ubuf
- * grew from 32 to 56 bytes of header with the kernel-buffer (ublk) fields,
- * together with a cache for imus of at most 32 bvecs (IO_CACHED_BVECS_SEGS).
- * Before 6.5 io_pin_pages() asked pin_user_pages() for the VMAs and
- * refused a buffer whose VMAs map different files (edd478269640, 6.3 and
- * 6.1.y stable); 6.5 left the file-backed check to GUP's FOLL_LONGTERM.
- *
- * NVMe passthrough with a fixed buffer (6.1+, blk_rq_map_user_bvec();
- * lib/ptmap.c, docs/kernel-rules.md §9.4):
- *   2ff949441802 (6.12-rc5) "fix sanity checks": stop the bvec walk at
- *     the I/O's end instead of failing, and accept bvecs over a page.
- *     6.1.116, 6.6.60 and 6.11.7 (their -rc1 stable reviews of
- *     2024-11-06 list it); the 6.1.192 source has it.  Series that never
- *     got it (6.2 - 6.5, 6.7 - 6.10) keep the old checks for every
- *     sublevel.
- *   be0e822bb3f5 (6.12-rc6) "fix queue limits checks ... for real":
- *     bio_split_rw_at() over the trimmed bvecs.  6.11.8 (6.11.8-rc1
- *     review, 2024-11-12, with its dependency "block: rework bio
- *     splitting"); Greg's "FAILED: ... failed to apply to 6.1-stable
- *     tree" (2024-11-06) for 6.1; not in 6.6.61, the review of the same
- *     cycle, and no later 6.6.y backport was found: 6.1.y and 6.6.y are
- *     modelled without it.
- *   As for the import quirks, a bare "X.Y" is its stable series as it
- *   ships today: "6.1" and "6.11" have both fixes that series took.
+ * that carried it.  Which release carried which fix, and where that was
+ * found, is docs/kernel-rules.md §1.1; the functions below encode that
+ * list, each naming its commit.
  */
 #include <errno.h>
 #include <stdio.h>

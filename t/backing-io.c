@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Live I/O through every backing this machine offers (project issue 2):
+ * Live I/O through every backing this machine offers:
  * hugetlb:2M, memfd:2M, thp, each mTHP size the kernel lists, 4k, and
  * hugetlb:1G when that pool has pages.  For each: allocate 8 MiB (one
  * folio for 1G) through lib/, probe the real folios, model the
