@@ -932,11 +932,13 @@ struct hb_jobplan {
 	 * fio's mem=, already in lib's words: @mem_name as written
 	 * ("shmhuge", "mmaphuge:/mnt/f"; NULL: mem= not set), @mem_kind the
 	 * backing it means ("4k", "shm", "hugetlb", "hugetlbfs:PATH") and
-	 * @mem_page_size the hugepage size it takes (0: none).
+	 * @mem_page_size the hugepage size it takes (0: none).  A mem= that
+	 * has no backing here comes with @mem_refused, its one line.
 	 */
 	const char *mem_name;
 	const char *mem_kind;
 	uint64_t mem_page_size;
+	const char *mem_refused;
 	uint64_t head_offset;		/* head_offset= (may be "negative") */
 	unsigned int mem_align;		/* fio's iomem_align, 0: unset */
 	unsigned int depth;		/* iodepth: I/O slots */

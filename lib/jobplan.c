@@ -227,6 +227,8 @@ static int plan_mem_backing(struct hb_jobplan *p, const char *mine)
 	struct hb_backing own;
 	int ret;
 
+	if (p->mem_refused)
+		return hb_seterr(EINVAL, "%s", p->mem_refused);
 	if (p->mem_page_size) {
 		ret = check_hugepage_size("hugepage-size", p->mem_page_size);
 		if (ret)
