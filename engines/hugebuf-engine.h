@@ -16,15 +16,16 @@
 
 #define HBE_LOG_PREFIX	"hugebuf: "
 
+/* the option values are lib's plan values: no translation table */
 enum hbe_layout {
-	HBE_LAYOUT_PER_IO = 0,	/* one registered buffer per io_u */
-	HBE_LAYOUT_REGION,	/* io_us carved from <= 1 GiB regions */
+	HBE_LAYOUT_PER_IO = HB_JOB_PER_IO,	/* one registered buffer per io_u */
+	HBE_LAYOUT_REGION = HB_JOB_REGION,	/* io_us in <= 1 GiB regions */
 };
 
 enum hbe_clone {
-	HBE_CLONE_OFF = 0,
-	HBE_CLONE_SPLIT,	/* one registered table, a slice per job */
-	HBE_CLONE_SAME,		/* one table, all jobs on the same buffers */
+	HBE_CLONE_OFF = HB_JOB_CLONE_OFF,
+	HBE_CLONE_SPLIT = HB_JOB_CLONE_SPLIT,	/* a slice of one table per job */
+	HBE_CLONE_SAME = HB_JOB_CLONE_SAME,	/* all jobs on the same buffers */
 };
 
 enum hbe_check {
@@ -79,25 +80,34 @@ extern struct fio_option hbe_option_table[];
 void hbe_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * The backing and head offset the job asks for: backing=/hugepage_size=
- * (ours) or fio's mem=, hugepage-size and iomem_align, which map onto the
- * same lib backings.  A contradiction between the two is a one-line
- * error naming both; so is a hugepage size the system does not have.
+ * What the plan's inputs point at while it is checked: fio's mem= in
+ * lib's words and the job's file names.  Freed after the check.
  */
-int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
-		     struct hb_backing *b, uint64_t *head_offset);
+struct hbe_words {
+	char mem_name[PATH_MAX + 16];	/* "mmaphuge:/mnt/f" */
+	char mem_kind[PATH_MAX + 16];	/* "hugetlbfs:/mnt/f" */
+	char mem_refused[PATH_MAX * 2 + 160];	/* why mem= cannot be */
+	const char **files;
+};
 
 /*
- * nonvectored, uncached, nowait, force_async for the running kernel:
- * kernel dependent ones say in one line what they do here.
+ * Translate the job's options (ours and fio's) into lib's plan, once:
+ * no checks here, hb_jobplan_check() has every rule.  fio's mem=,
+ * hugepage-size and iomem_align map onto the same backings and head
+ * offset as backing=, hugepage_size= and head_offset=.
  */
-int hbe_options_uring(struct thread_data *td, struct hbe_options *o,
-		      struct hbe_uring_opts *u);
+int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
+		     struct hb_jobplan *p, struct hbe_words *w);
+/* after a passing check: mem= is the backing, not fio's allocator's */
+void hbe_options_took_mem(struct thread_data *td);
+/*
+ * nonvectored, uncached, nowait, force_async, atomic_writes for the
+ * running kernel: kernel dependent ones say in one line what they do.
+ */
+void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
+		       struct hbe_uring_opts *u);
 /* atomic_writes: the file must take the job's write sizes untorn. */
 int hbe_check_atomic_file(struct thread_data *td, const char *path);
-
-/* most SQEs one io_u may be split into by chunk_size */
-#define HBE_MAX_PIECES	4096
 
 struct hbe_slot;
 struct hbe_share;
@@ -125,118 +135,101 @@ struct hbe_slot {
 
 /*
  * NVMe passthrough (engines/nvme.c): the report's passthrough part, filled
- * in as the job opens its namespace and issues commands.
+ * in as the job opens its namespace and issues commands.  Allocated for
+ * passthrough jobs only: hd->pt says the job is one.
  */
 struct hbe_pt_stats {
-	bool on;			/* cmd_type=nvme */
 	char dev[PATH_MAX + 48];	/* "/dev/ng0n1 nsid 1, 512-byte LBAs" */
 	struct hb_pt_limits lim;	/* r.lim points here once known */
 	struct hb_pt_report r;
 	bool status_said, einval_said;
 };
 
+/* Set-up only: from ->init until the buffers are registered, then freed. */
+struct hbe_setup {
+	struct timespec t_init;		/* ->init entered */
+	char *slice_map;		/* this job's part of the mapping */
+	uint64_t slice_len;
+	struct iovec *iovecs;		/* what is registered */
+};
+
+/*
+ * The job beyond the I/O path: the checked plan, what cleanup releases,
+ * and what the job-end report says.
+ */
+struct hbe_job {
+	struct hb_jobplan plan;		/* checked: km, backing, layout */
+	struct hb_buf buf;		/* not clone_buffers: our mapping */
+	bool buf_ok;
+	bool cmdprio_ok;
+	/* clone_buffers (engines/share.c) */
+	struct hbe_share *share;
+	unsigned int share_idx;		/* 0: the job that registers */
+	/* passthrough: the analysis' imus, kept for the prediction */
+	struct hb_analysis an;
+	bool an_kept;
+	/* report */
+	bool reported;
+	struct hb_bufstats st;
+	uint64_t buffer_len;		/* the first registered buffer */
+	double register_usec;
+	long vmpin_kb;
+	double ready_usec;		/* init to buffers registered */
+	unsigned int vec_bvecs;		/* model: bvecs of one vectored I/O */
+	struct hb_file_limits limits;	/* the first file's (statx) */
+	bool limits_ok;
+	char dev[64];
+	bool dev_ok;
+	uint64_t dev_r0, dev_w0;
+};
+
+/* What the I/O path (queue, commit, getevents, event) reads and writes. */
 struct hbe_data {
 	struct io_uring ring;
 	bool ring_ok;
-	bool reported;
-	struct hb_backing backing;
-	uint64_t head_offset;	/* head_offset= or iomem_align */
-	struct hb_buf buf;
-	bool buf_ok;
-	struct hb_kmodel km;
+	bool defer_taskrun;
 	struct hbe_uring_opts u;
-	unsigned int prepped;	/* SQEs since the last IOSQE_ASYNC */
+	unsigned int prepped;		/* SQEs since the last IOSQE_ASYNC */
 	struct cmdprio cmdprio;
-	bool cmdprio_ok;
-
-	unsigned long long max_bs;
-	unsigned long long stride;	/* distance between io_u buffers */
-	unsigned int depth;
-	unsigned int slots_per_region;
-	unsigned int nr_iovecs;
-	struct iovec *iovecs;		/* what is (or would be) registered */
 	struct hbe_slot *slots;
-	unsigned int max_pieces;
-
+	unsigned int depth;
+	/* io_u i is in registered buffer base + i / slots_per_region */
+	unsigned int slots_per_region;
+	unsigned int buf_index_base;	/* whole-table clone (6.12) */
+	/* vec_iovecs: n cuts moved offset on, aligned for direct=1 */
+	unsigned int vec_n;
+	uint64_t vec_offset;
+	unsigned int dio_align;
 	/* io_us queued since the last commit, for issue_time */
 	struct io_u **queued;
 	unsigned int nr_queued;
 	unsigned int sqes_pending;	/* prepared but not submitted */
-
 	/* completed io_us waiting for ->event() */
 	struct io_u **events;
 	unsigned int nr_events;
-
-	/* clone_buffers (engines/share.c) */
-	struct hbe_share *share;
-	unsigned int share_idx;		/* 0: the job that registers */
-	char *slice_map;		/* this job's part of the mapping */
-	uint64_t slice_len;
-	unsigned int buf_index_base;	/* whole-table clone (6.12) */
-	struct timespec t_init;		/* ->init entered */
-	double ready_usec;		/* init to buffers registered */
-
-	unsigned int dio_align;		/* direct=1: iovec cuts align to it */
-	unsigned int vec_n;		/* vec_iovecs */
-	uint64_t vec_offset;
-	unsigned int vec_bvecs;		/* model: bvecs of one vectored I/O */
-	struct hb_file_limits limits;	/* the first file's (statx) */
-	bool limits_ok;
-
-	/* passthrough: the analysis' imus, kept for the prediction */
-	struct hb_analysis an;
-	bool an_kept;
-	struct hb_imu *imu;
-	struct hbe_pt_stats pt;
-
-	/* report */
-	struct hb_bufstats st;
-	/* one bvec per folio (hb_analysis_coalesces) */
-	bool coalesces;
-	double register_usec;
-	long vmpin_kb;
-	bool defer_taskrun;
-	char dev[64];
-	bool dev_ok;
-	uint64_t dev_r0, dev_w0;
-	uint64_t ios[2];
+	uint64_t ios[2];		/* reads, writes completed */
+	struct hbe_pt_stats *pt;	/* NULL: not passthrough */
+	struct hbe_setup *setup;	/* NULL once registered */
+	struct hbe_job *job;
 };
 
-/*
- * The buffer plan of a job (engines/plan.c): lay io_u i out at
- * base + head_offset + i * stride (lib/layout.c), check every option that
- * constrains it, and run lib's preflight for what it needs.
- */
-int hbe_plan_layout(struct thread_data *td, struct hbe_data *hd,
-		    struct hbe_options *o);
-int hbe_check_resources(struct hbe_data *hd, struct hbe_options *o,
-			uint64_t len);
-/* Bytes to map: our layout, and what fio's own carving writes to. */
-uint64_t hbe_alloc_len(struct thread_data *td, struct hbe_data *hd);
+/* Bytes fio's own carving writes to before post_init moves the buffers */
+uint64_t hbe_fio_len(struct thread_data *td);
 /*
  * vec_iovecs: the kernel must have READV_FIXED (a one-line error
  * otherwise); the model's bvecs for one vectored I/O go in the report.
  */
 int hbe_model_vectored(struct thread_data *td, struct hbe_data *hd);
 /*
- * clone_buffers (engines/share.c): the options it needs; attach at init
- * (the first job maps every job's slice, the others wait for it); at
- * post_init the first registers every slice and the others clone their
- * slice; detach at cleanup (the last job unmaps).
+ * clone_buffers (engines/share.c): attach at init (the first job maps
+ * every job's slice, the others wait for it); at post_init the first
+ * registers every slice and the others clone their slice; detach at
+ * cleanup (the last job unmaps).
  */
-int hbe_share_check(struct thread_data *td, struct hbe_options *o);
-int hbe_share_attach(struct thread_data *td, struct hbe_data *hd,
-		     uint64_t len, bool same);
+int hbe_share_attach(struct thread_data *td, struct hbe_data *hd);
 int hbe_share_register(struct thread_data *td, struct hbe_data *hd);
 void hbe_share_detach(struct hbe_data *hd);
-/*
- * cmd_type=nvme (engines/nvme.c).  hbe_nvme_wanted(): 1 when the job is a
- * passthrough job (cmd_type=nvme, or every file a char device as fio's
- * io_uring_cmd assumes), 0 when not, < 0 after a one-line error.
- */
-int hbe_nvme_wanted(struct thread_data *td, struct hbe_options *o);
-bool hbe_is_nvme_generic(const char *path);
-int hbe_nvme_check_options(struct thread_data *td, struct hbe_options *o);
+/* cmd_type=nvme (engines/nvme.c) */
 int hbe_nvme_file_size(struct thread_data *td, struct fio_file *f);
 int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 		  struct fio_file *f);

@@ -7,10 +7,15 @@
  *   fio --enghelp=/path/hugebuf.so
  *
  * The engine owns the I/O buffers: it allocates them with lib/ (hb_alloc,
- * folio aligned), lays io_u i out at base + head_offset + i * stride with
- * the stride rounded up to the folio size, registers them (one iovec per
- * io_u, or a few <= 1 GiB regions), and reports what the running kernel
- * makes of them (lib/'s model over the probed page map).
+ * folio aligned), lays io_u i out at base + head_offset + i * stride
+ * (lib/layout.c hb_slot_stride(): max_bs rounded up to the folio size
+ * when it is at least one folio, else to a power of two), registers them
+ * (one iovec per io_u, or a few <= 1 GiB regions), and reports what the
+ * running kernel makes of them (lib/'s model over the probed page map).
+ *
+ * ->init is one pass: fio's options become lib's job plan, lib checks it
+ * whole (hb_jobplan_check(), one line for any problem), then the engine
+ * allocates; ->post_init places, models, and registers.
  *
  * Built against the configured source tree of the fio it loads into.
  * fio 3.33 (FIO_IOOPS_VERSION 31) is the reference; newer ABIs are handled
@@ -49,6 +54,35 @@ static struct hbe_slot *hbe_slot_of(struct hbe_data *hd, struct io_u *io_u)
 	return &hd->slots[io_u->index];
 }
 
+/* ------------------------------------------------------------------ */
+/* init: translate, check, allocate                                    */
+/* ------------------------------------------------------------------ */
+
+static void hbe_free_setup(struct hbe_data *hd)
+{
+	if (!hd->setup)
+		return;
+	free(hd->setup->iovecs);
+	free(hd->setup);
+	hd->setup = NULL;
+}
+
+static void hbe_free_job(struct hbe_data *hd)
+{
+	struct hbe_job *j = hd->job;
+
+	if (!j)
+		return;
+	if (j->buf_ok)
+		hb_free(&j->buf);
+	if (j->cmdprio_ok)
+		fio_cmdprio_cleanup(&hd->cmdprio);
+	if (j->an_kept)
+		hb_analysis_free(&j->an);
+	free(j);
+	hd->job = NULL;
+}
+
 static void hbe_free_data(struct hbe_data *hd)
 {
 	unsigned int i;
@@ -57,118 +91,160 @@ static void hbe_free_data(struct hbe_data *hd)
 		return;
 	if (hd->ring_ok)
 		io_uring_queue_exit(&hd->ring);
-	if (hd->buf_ok)
-		hb_free(&hd->buf);
-	if (hd->cmdprio_ok)
-		fio_cmdprio_cleanup(&hd->cmdprio);
-	if (hd->an_kept)
-		hb_analysis_free(&hd->an);
+	hbe_free_job(hd);
+	hbe_free_setup(hd);
 	for (i = 0; hd->slots && i < hd->depth; i++) {
 		if (hd->slots[i].pieces)
 			free(hd->slots[i].pieces[0].viov);
 		free(hd->slots[i].pieces);
 	}
 	free(hd->slots);
-	free(hd->iovecs);
 	free(hd->queued);
 	free(hd->events);
+	free(hd->pt);
 	free(hd);
+}
+
+/*
+ * The one verdict: fio's options in lib's words (engines/options.c), and
+ * lib's check of the whole plan.  The plan's inputs point into @w and at
+ * fio's option strings: only the results are read after this.
+ */
+static int hbe_check_plan(struct thread_data *td, struct hb_jobplan *p)
+{
+	struct hbe_words *w;
+	int ret;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	ret = hbe_options_plan(td, td->eo, p, w);
+	if (!ret) {
+		ret = hb_jobplan_check(p);
+		/* as before the error, which may be a later option's */
+		if (p->pt_direct_ignored)
+			hbe_note(HBE_LOG_PREFIX "direct=1 does not apply to "
+				 "NVMe passthrough: the char device is opened "
+				 "without O_DIRECT\n");
+	}
+	if (ret)
+		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
+	p->files = NULL;
+	p->mem_name = p->mem_kind = p->mem_refused = NULL;
+	free(w->files);
+	free(w);
+	return ret;
+}
+
+/* The I/O path's copy of what the plan decided. */
+static int hbe_take_plan(struct hbe_data *hd)
+{
+	const struct hb_jobplan *p = &hd->job->plan;
+
+	hd->depth = p->depth;
+	hd->slots_per_region = p->slots_per_region;
+	hd->vec_n = p->vec_iovecs;
+	hd->vec_offset = p->vec_offset;
+	hd->dio_align = p->dio_align;
+	if (p->passthrough) {
+		hd->pt = calloc(1, sizeof(*hd->pt));
+		if (!hd->pt)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The engine's tables: a slot per io_u, its pieces and vectored cuts. */
+static int hbe_alloc_slots(struct hbe_data *hd)
+{
+	unsigned int i, pieces = hd->job->plan.max_pieces;
+
+	hd->slots = calloc(hd->depth, sizeof(*hd->slots));
+	hd->queued = calloc(hd->depth, sizeof(*hd->queued));
+	hd->events = calloc(hd->depth, sizeof(*hd->events));
+	if (!hd->slots || !hd->queued || !hd->events)
+		return -ENOMEM;
+	for (i = 0; i < hd->depth; i++) {
+		hd->slots[i].pieces = calloc(pieces, sizeof(struct hbe_piece));
+		if (!hd->slots[i].pieces)
+			return -ENOMEM;
+		/* vec_iovecs: one piece per io_u, cut into iovecs */
+		if (hd->vec_n) {
+			hd->slots[i].pieces[0].viov =
+				calloc(hd->vec_n, sizeof(struct iovec));
+			if (!hd->slots[i].pieces[0].viov)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* The buffers: our own mapping, or this job's slice of a shared one. */
+static int hbe_alloc_buffers(struct thread_data *td, struct hbe_data *hd)
+{
+	struct hbe_job *j = hd->job;
+	const struct hb_jobplan *p = &j->plan;
+	int ret;
+
+	if (p->clone != HB_JOB_CLONE_OFF)
+		return hbe_share_attach(td, hd);
+	ret = hb_alloc(&p->b, p->len, p->head, &j->buf);
+	if (ret) {
+		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
+		return ret;
+	}
+	j->buf_ok = true;
+	hd->setup->slice_map = j->buf.map;
+	hd->setup->slice_len = j->buf.map_len;
+	return 0;
 }
 
 static int hbe_init(struct thread_data *td)
 {
 	struct hbe_options *o = td->eo;
 	struct hbe_data *hd;
-	uint64_t len;
-	unsigned int i;
 	int ret;
 
 	/* as fio's io_uring: SQPOLL before 5.11 needed registered files */
 	if (o->sqpoll)
 		o->registerfiles = 1;
-	if (o->registerfiles && td->o.nr_files != td->o.open_files) {
-		log_err(HBE_LOG_PREFIX "registerfiles needs open_files equal to "
-			"nr_files (%u): drop open_files or registerfiles\n",
-			td->o.nr_files);
-		td_verror(td, EINVAL, "hugebuf init");
-		return 1;
-	}
 
 	hd = calloc(1, sizeof(*hd));
 	if (!hd)
 		return 1;
 	td->io_ops_data = hd;
-	clock_gettime(CLOCK_MONOTONIC, &hd->t_init);
-
-	ret = hb_kmodel_running(&hd->km);
-	if (ret) {
-		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
-		goto fail;
-	}
-	ret = hbe_nvme_wanted(td, o);
-	if (ret > 0) {
-		hd->pt.on = true;
-		ret = hbe_nvme_check_options(td, o);
-	}
-	if (!ret)
-		ret = hbe_options_plan(td, o, &hd->backing, &hd->head_offset);
-	if (!ret)
-		ret = hbe_options_uring(td, o, &hd->u);
-	if (!ret)
-		ret = hbe_plan_layout(td, hd, o);
-	if (!ret)
-		ret = hbe_share_check(td, o);
-	if (ret)
-		goto fail;
-
-	len = hbe_alloc_len(td, hd);
-	ret = hbe_check_resources(hd, o, len);
-	if (ret)
-		goto fail;
-
-	hd->slots = calloc(hd->depth, sizeof(*hd->slots));
-	hd->queued = calloc(hd->depth, sizeof(*hd->queued));
-	hd->events = calloc(hd->depth, sizeof(*hd->events));
-	if (!hd->slots || !hd->queued || !hd->events)
+	hd->setup = calloc(1, sizeof(*hd->setup));
+	hd->job = calloc(1, sizeof(*hd->job));
+	if (!hd->setup || !hd->job)
 		goto nomem;
-	for (i = 0; i < hd->depth; i++) {
-		hd->slots[i].pieces = calloc(hd->max_pieces,
-					     sizeof(struct hbe_piece));
-		if (!hd->slots[i].pieces)
-			goto nomem;
-		/* vec_iovecs: one piece per io_u, cut into iovecs */
-		if (o->vec_iovecs) {
-			hd->slots[i].pieces[0].viov =
-				calloc(o->vec_iovecs, sizeof(struct iovec));
-			if (!hd->slots[i].pieces[0].viov)
-				goto nomem;
-		}
-	}
+	clock_gettime(CLOCK_MONOTONIC, &hd->setup->t_init);
 
-	if (o->clone_buffers) {
-		ret = hbe_share_attach(td, hd, len,
-				       o->clone_buffers == HBE_CLONE_SAME);
-		if (ret)
-			goto fail;
-	} else {
-		ret = hb_alloc(&hd->backing, len, hd->head_offset, &hd->buf);
-		if (ret) {
-			log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
-			goto fail;
-		}
-		hd->buf_ok = true;
-		hd->slice_map = hd->buf.map;
-		hd->slice_len = hd->buf.map_len;
-	}
+	/* check: one pass over the whole plan, nothing allocated yet */
+	ret = hbe_check_plan(td, &hd->job->plan);
+	if (ret)
+		goto fail;
 	if (fio_cmdprio_init(td, &hd->cmdprio, &o->cmdprio_options)) {
 		ret = -EINVAL;
 		goto fail;
 	}
-	hd->cmdprio_ok = true;
+	hd->job->cmdprio_ok = true;
+	hbe_options_took_mem(td);
+	hbe_options_uring(td, o, &hd->u);
+
+	/* allocate: the engine's tables, then the buffers */
+	ret = hbe_take_plan(hd);
+	if (!ret)
+		ret = hbe_alloc_slots(hd);
+	if (ret == -ENOMEM)
+		goto nomem;
+	ret = hbe_alloc_buffers(td, hd);
+	if (ret)
+		goto fail;
 	hbe_warn_replay(td);
 	hbe_note_kernel();
 	return 0;
 nomem:
+	ret = -ENOMEM;
 	log_err(HBE_LOG_PREFIX "out of memory for the engine's tables\n");
 fail:
 	td_verror(td, ret < 0 ? -ret : ENOMEM, "hugebuf init");
@@ -201,17 +277,18 @@ static int hbe_io_u_init(struct thread_data *td, struct io_u *io_u)
 static int hbe_iomem_alloc(struct thread_data *td, size_t total_mem)
 {
 	struct hbe_data *hd = td->io_ops_data;
+	struct hbe_setup *su = hd ? hd->setup : NULL;
 
-	if (!hd || !hd->slice_map)
+	if (!su || !su->slice_map)
 		return 1;
-	if (total_mem > hd->slice_len) {
+	if (total_mem > su->slice_len) {
 		log_err(HBE_LOG_PREFIX "fio wants %zu bytes of buffers, the "
 			"engine planned %llu: this fio carves buffers "
 			"differently, please report it\n", total_mem,
-			(unsigned long long)hd->slice_len);
+			(unsigned long long)su->slice_len);
 		return 1;
 	}
-	td->orig_buffer = hd->slice_map;
+	td->orig_buffer = su->slice_map;
 	return 0;
 }
 
@@ -225,32 +302,41 @@ static void hbe_iomem_free(struct thread_data *td)
 /* post_init: move the buffers, probe + model, ring, registration      */
 /* ------------------------------------------------------------------ */
 
+/*
+ * io_u i at slice + head + i * stride (the plan's layout), and the
+ * iovecs that register them: one per io_u, or one per region.
+ */
 static int hbe_place_buffers(struct thread_data *td, struct hbe_data *hd)
 {
-	char *base = hd->slice_map + hd->head_offset;
-	unsigned int i;
+	const struct hb_jobplan *p = &hd->job->plan;
+	struct hbe_setup *su = hd->setup;
+	char *base = su->slice_map + p->head;
+	unsigned int i, nr;
+	int ret;
 
 	for (i = 0; i < hd->depth; i++) {
 		struct io_u *io_u = hd->slots[i].io_u;
 
-		io_u->buf = base + (uint64_t)i * hd->stride;
+		io_u->buf = base + (uint64_t)i * p->stride;
 		/*
 		 * init_io_u_buffers() filled fio's own carving; fill ours
 		 * the same way so writes carry the same kind of data.
 		 */
 		if (td_write(td)) {
 			io_u_fill_buffer(td, io_u, td->o.min_bs[DDIR_WRITE],
-					 hd->max_bs);
+					 p->max_bs);
 #if FIO_IOOPS_VERSION == 31
 			if (td->o.verify_pattern_bytes)
-				fill_verify_pattern(td, io_u->buf, hd->max_bs,
+				fill_verify_pattern(td, io_u->buf, p->max_bs,
 						    io_u, 0, 0);
 #endif
 		}
 	}
-	return hb_slot_iovecs((uintptr_t)base, hd->depth, hd->stride,
-			      hd->max_bs, hd->slots_per_region, &hd->iovecs,
-			      &hd->nr_iovecs);
+	ret = hb_slot_iovecs((uintptr_t)base, hd->depth, p->stride, p->max_bs,
+			     hd->slots_per_region, &su->iovecs, &nr);
+	if (!ret)
+		hd->job->buffer_len = su->iovecs[0].iov_len;
+	return ret;
 }
 
 static unsigned int hbe_buf_index(struct hbe_data *hd, struct io_u *io_u)
@@ -261,29 +347,29 @@ static unsigned int hbe_buf_index(struct hbe_data *hd, struct io_u *io_u)
 /*
  * What the running kernel makes of the registered buffers: lib's one
  * analysis (probe, registration model, import of a max_bs I/O at every
- * io_u, memlock charge).
+ * io_u, memlock charge).  Returns whether they coalesce.
  */
-static int hbe_model_buffers(struct hbe_data *hd)
+static int hbe_model_buffers(struct hbe_data *hd, bool *coalesces)
 {
-	struct hb_analysis *an = &hd->an;
+	struct hbe_job *j = hd->job;
+	const struct hb_jobplan *p = &j->plan;
+	struct hb_analysis *an = &j->an;
 	int ret;
 
 	/* passthrough keeps the imus: each command is predicted at open */
-	ret = hb_analyze(&hd->km, hd->iovecs, hd->nr_iovecs, &hd->backing,
-			 hd->max_bs, hd->stride,
-			 hd->pt.on ? HB_ANALYZE_KEEP : 0, an);
+	ret = hb_analyze(&p->km, hd->setup->iovecs, p->nr_iovecs, &p->b,
+			 p->max_bs, p->stride, hd->pt ? HB_ANALYZE_KEEP : 0,
+			 an);
 	if (ret) {
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
 		return ret;
 	}
-	hd->st = an->st;
-	hd->coalesces = hb_analysis_coalesces(an, &hd->backing);
-	if (hd->pt.on) {
-		hd->an_kept = true;
-		hd->imu = an->imu;
-	} else {
+	j->st = an->st;
+	*coalesces = hb_analysis_coalesces(an, &p->b);
+	if (hd->pt)
+		j->an_kept = true;
+	else
 		hb_analysis_free(an);
-	}
 	return 0;
 }
 
@@ -301,14 +387,15 @@ static int hbe_check_uring_cmd(struct thread_data *td, struct hbe_data *hd)
 static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 			 struct hbe_options *o)
 {
+	unsigned int pieces = hd->job->plan.max_pieces;
 	struct io_uring_params p;
 	unsigned int entries, cq;
 	int ret;
 
-	entries = hd->depth > hd->max_pieces ? hd->depth : hd->max_pieces;
+	entries = hd->depth > pieces ? hd->depth : pieces;
 	if (entries > 4096)
 		entries = 4096;
-	cq = hd->depth * hd->max_pieces;
+	cq = hd->depth * pieces;
 	if (cq < 2 * entries)
 		cq = 2 * entries;
 
@@ -316,7 +403,7 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP;
 	p.cq_entries = cq;
 	/* an NVMe command is 64 bytes in the SQE, its result 16 in the CQE */
-	if (hd->pt.on)
+	if (hd->pt)
 		p.flags |= IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
 	if (o->hipri)
 		p.flags |= IORING_SETUP_IOPOLL;
@@ -326,7 +413,8 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 			p.flags |= IORING_SETUP_SQ_AFF;
 			p.sq_thread_cpu = o->sqpoll_cpu;
 		}
-	} else if (o->defer_taskrun && !(hd->share && !hd->share_idx)) {
+	} else if (o->defer_taskrun &&
+		   !(hd->job->share && !hd->job->share_idx)) {
 		/*
 		 * Not on the ring others clone from: io_register_clone_buffers()
 		 * refuses a source ring whose single issuer is another task
@@ -342,7 +430,7 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 			     IORING_SETUP_DEFER_TASKRUN);
 		ret = io_uring_queue_init_params(entries, &hd->ring, &p);
 	}
-	if (ret == -EINVAL && hd->pt.on) {
+	if (ret == -EINVAL && hd->pt) {
 		log_err(HBE_LOG_PREFIX "the kernel has no 128-byte SQEs "
 			"(IORING_SETUP_SQE128, 5.19+), which NVMe passthrough "
 			"(cmd_type=nvme) needs\n");
@@ -375,7 +463,7 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	 * say EINVAL and keep the plain fd.
 	 */
 	io_uring_register_ring_fd(&hd->ring);
-	if (hd->pt.on && hbe_check_uring_cmd(td, hd))
+	if (hd->pt && hbe_check_uring_cmd(td, hd))
 		return 1;
 
 	if (o->registerfiles) {
@@ -400,13 +488,13 @@ static int hbe_register(struct thread_data *td, struct hbe_data *hd)
 	pin0 = hb_vmpin_kb();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* clone_buffers: register every job's slice, or clone one */
-	if (hd->share) {
+	if (hd->job->share) {
 		if (hbe_share_register(td, hd))
 			return 1;
 		ret = 0;
 	} else {
-		ret = hb_register_buffers(&hd->ring, hd->iovecs,
-					  hd->nr_iovecs);
+		ret = hb_register_buffers(&hd->ring, hd->setup->iovecs,
+					  hd->job->plan.nr_iovecs);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (ret) {
@@ -415,9 +503,9 @@ static int hbe_register(struct thread_data *td, struct hbe_data *hd)
 		return 1;
 	}
 	pin1 = hb_vmpin_kb();
-	hd->register_usec = (t1.tv_sec - t0.tv_sec) * 1e6 +
-			    (t1.tv_nsec - t0.tv_nsec) / 1e3;
-	hd->vmpin_kb = (pin0 >= 0 && pin1 >= 0) ? pin1 - pin0 : -1;
+	hd->job->register_usec = (t1.tv_sec - t0.tv_sec) * 1e6 +
+				 (t1.tv_nsec - t0.tv_nsec) / 1e3;
+	hd->job->vmpin_kb = (pin0 >= 0 && pin1 >= 0) ? pin1 - pin0 : -1;
 	return 0;
 }
 
@@ -427,19 +515,24 @@ static void hbe_mark_ready(struct hbe_data *hd)
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	hd->ready_usec = (now.tv_sec - hd->t_init.tv_sec) * 1e6 +
-			 (now.tv_nsec - hd->t_init.tv_nsec) / 1e3;
+	hd->job->ready_usec = (now.tv_sec - hd->setup->t_init.tv_sec) * 1e6 +
+			      (now.tv_nsec - hd->setup->t_init.tv_nsec) / 1e3;
 }
 
 static int hbe_post_init(struct thread_data *td)
 {
 	struct hbe_data *hd = td->io_ops_data;
 	struct hbe_options *o = td->eo;
+	const struct hb_jobplan *p;
+	const struct hb_bufstats *st;
 	char bk[HB_BACKING_STR_MAX];
+	bool coalesces = false;
 	int ret;
 
-	if (!hd || !hd->slice_map || td->error)
+	if (!hd || !hd->setup || !hd->setup->slice_map || td->error)
 		return 1;
+	p = &hd->job->plan;
+	st = &hd->job->st;
 	ret = hbe_place_buffers(td, hd);
 	if (ret) {
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
@@ -447,25 +540,25 @@ static int hbe_post_init(struct thread_data *td)
 		return 1;
 	}
 
-	ret = hbe_model_buffers(hd);
+	ret = hbe_model_buffers(hd, &coalesces);
 	if (ret) {
 		td_verror(td, -ret, "hugebuf probe");
 		return 1;
 	}
-	hb_backing_str(&hd->backing, bk, sizeof(bk));
-	if (hd->st.min_folio != hd->backing.folio_size ||
-	    hd->st.max_folio != hd->backing.folio_size)
+	hb_backing_str(&p->b, bk, sizeof(bk));
+	if (st->min_folio != p->b.folio_size ||
+	    st->max_folio != p->b.folio_size)
 		hbe_note(HBE_LOG_PREFIX "warning: backing=%s asked for %llu-byte "
 			 "folios, the probe saw %llu..%llu (THP/mTHP are best "
 			 "effort: for mTHP echo never > /sys/kernel/mm/"
 			 "transparent_hugepage/hugepages-2048kB/enabled "
 			 "while testing; for THP free or compact memory)\n",
-			 bk, (unsigned long long)hd->backing.folio_size,
-			 (unsigned long long)hd->st.min_folio,
-			 (unsigned long long)hd->st.max_folio);
+			 bk, (unsigned long long)p->b.folio_size,
+			 (unsigned long long)st->min_folio,
+			 (unsigned long long)st->max_folio);
 	/* 4 KiB pages have nothing to coalesce: no warning for them */
-	if (o->coalesce_check != HBE_CHECK_OFF && !hd->coalesces &&
-	    (hd->backing.folio_size > HB_PAGE_SIZE ||
+	if (o->coalesce_check != HBE_CHECK_OFF && !coalesces &&
+	    (p->b.folio_size > HB_PAGE_SIZE ||
 	     o->coalesce_check == HBE_CHECK_REQUIRE)) {
 		bool req = o->coalesce_check == HBE_CHECK_REQUIRE;
 		char msg[640];
@@ -473,9 +566,9 @@ static int hbe_post_init(struct thread_data *td)
 		snprintf(msg, sizeof(msg), HBE_LOG_PREFIX "%s: kernel %s "
 			 "would not coalesce these buffers (backing=%s, "
 			 "%u-%u bvecs for %u-%u folios per buffer)%s\n",
-			 req ? "error" : "warning", hd->km.name, bk,
-			 hd->st.min_bvecs, hd->st.max_bvecs,
-			 hd->st.min_folios, hd->st.max_folios,
+			 req ? "error" : "warning", p->km.name, bk,
+			 st->min_bvecs, st->max_bvecs,
+			 st->min_folios, st->max_folios,
 			 req ? ": use hugepage backing with head_offset "
 			       "0, or coalesce_check=warn" : "");
 		if (req) {
@@ -493,6 +586,8 @@ static int hbe_post_init(struct thread_data *td)
 	if (o->fixedbufs && hbe_register(td, hd))
 		return 1;
 	hbe_mark_ready(hd);
+	/* registered: what only set-up needed goes */
+	hbe_free_setup(hd);
 	return 0;
 }
 
@@ -500,18 +595,18 @@ static int hbe_post_init(struct thread_data *td)
 /* files                                                               */
 /* ------------------------------------------------------------------ */
 
-static void hbe_dev_start(struct hbe_data *hd, struct fio_file *f)
+static void hbe_dev_start(struct hbe_job *j, struct fio_file *f)
 {
 	/* what the first file allows for direct and atomic I/O (statx) */
-	if (!hd->limits_ok)
-		hd->limits_ok = !hb_file_limits(f->file_name, &hd->limits);
-	if (hd->dev[0] || f->filetype == FIO_TYPE_CHAR)
+	if (!j->limits_ok)
+		j->limits_ok = !hb_file_limits(f->file_name, &j->limits);
+	if (j->dev[0] || f->filetype == FIO_TYPE_CHAR)
 		return;
-	if (hb_blkdev_of_path(f->file_name, hd->dev, sizeof(hd->dev))) {
-		hd->dev[0] = '-';	/* tried, not block backed */
+	if (hb_blkdev_of_path(f->file_name, j->dev, sizeof(j->dev))) {
+		j->dev[0] = '-';	/* tried, not block backed */
 		return;
 	}
-	hd->dev_ok = !hb_blkdev_ios(hd->dev, &hd->dev_r0, &hd->dev_w0);
+	j->dev_ok = !hb_blkdev_ios(j->dev, &j->dev_r0, &j->dev_w0);
 }
 
 static int hbe_open_file(struct thread_data *td, struct fio_file *f)
@@ -520,7 +615,7 @@ static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 	struct hbe_options *o = td->eo;
 	int ret;
 
-	if (hd && hd->pt.on)
+	if (hd && hd->pt)
 		ret = hbe_nvme_open(td, hd, f);
 	else
 		ret = generic_open_file(td, f);
@@ -542,7 +637,7 @@ static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 				f->file_name);
 		return 1;
 	}
-	hbe_dev_start(hd, f);
+	hbe_dev_start(hd->job, f);
 	if (o->registerfiles && hd->ring_ok) {
 		ret = io_uring_register_files_update(&hd->ring, f->fileno,
 						     &f->fd, 1);
@@ -631,7 +726,7 @@ static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
 	struct fio_file *f = io_u->file;
 	int fd = o->registerfiles ? f->fileno : f->fd;
 
-	if (hd->pt.on) {
+	if (hd->pt) {
 		if (hbe_nvme_prep(hd, sqe, fd, pc, o->fixedbufs,
 				  hbe_buf_index(hd, io_u))) {
 			/* not whole LBAs: fail the io_u, the NOP says so */
@@ -881,7 +976,7 @@ static int hbe_reap(struct thread_data *td, struct hbe_data *hd,
 
 		io_uring_cqe_seen(&hd->ring, cqe);
 		seen++;
-		if (hd->pt.on)
+		if (hd->pt)
 			res = hbe_nvme_result(hd, pc, res);
 		hbe_complete_piece(td, hd, pc, res);
 	}
@@ -937,8 +1032,8 @@ static void hbe_cleanup(struct thread_data *td)
 	hbe_nvme_free_files(td);
 	if (!hd)
 		return;
-	if (hd->ring_ok && !td->error && !hd->reported) {
-		hd->reported = true;
+	if (hd->ring_ok && !td->error && !hd->job->reported) {
+		hd->job->reported = true;
 		hbe_report(td, hd);
 	}
 	hbe_share_detach(hd);
@@ -954,7 +1049,7 @@ static int hbe_get_file_size(struct thread_data *td, struct fio_file *f)
 
 	if (f->filetype == FIO_TYPE_CHAR &&
 	    ((c && !strcmp(c, "nvme")) ||
-	     (!(c && *c) && hbe_is_nvme_generic(f->file_name))))
+	     (!(c && *c) && hb_is_nvme_generic(f->file_name))))
 		return hbe_nvme_file_size(td, f);
 	return generic_get_file_size(td, f);
 }

@@ -25,8 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/nvme_ioctl.h>
@@ -60,97 +58,6 @@ static uint64_t hbe_le(const unsigned char *p, unsigned int n)
 	while (n--)
 		v = v << 8 | p[n];
 	return v;
-}
-
-/* an NVMe generic char device: its sysfs class is nvme-generic */
-bool hbe_is_nvme_generic(const char *path)
-{
-	char sys[64], link[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-
-	if (stat(path, &st) || !S_ISCHR(st.st_mode))
-		return false;
-	snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u/subsystem",
-		 major(st.st_rdev), minor(st.st_rdev));
-	n = readlink(sys, link, sizeof(link) - 1);
-	if (n <= 0)
-		return false;
-	link[n] = '\0';
-	return strstr(link, "/nvme-generic") != NULL;
-}
-
-/* cmd_type=: "nvme", "none", or unset (decided by the files) */
-int hbe_nvme_wanted(struct thread_data *td, struct hbe_options *o)
-{
-	const char *c = o->cmd_type;
-	struct fio_file *f;
-	unsigned int i, chr = 0, ng = 0;
-	struct stat st;
-
-	if (c && *c && strcmp(c, "nvme") && strcmp(c, "none")) {
-		log_err(HBE_LOG_PREFIX "cmd_type=%s is not supported: use "
-			"cmd_type=nvme (NVMe passthrough on /dev/ngXnY) or "
-			"drop it\n", c);
-		return -EINVAL;
-	}
-	if (c && !strcmp(c, "none"))
-		return 0;
-	for_each_file(td, f, i) {
-		if (!stat(f->file_name, &st) && S_ISCHR(st.st_mode))
-			chr++;
-		if (hbe_is_nvme_generic(f->file_name))
-			ng++;
-	}
-	if (c && *c) {
-		if (chr != td->o.nr_files) {
-			log_err(HBE_LOG_PREFIX "cmd_type=nvme needs NVMe "
-				"generic char devices (/dev/ngXnY) as files, "
-				"%u of %u are not: use filename=/dev/ng0n1 or "
-				"drop cmd_type\n", td->o.nr_files - chr,
-				td->o.nr_files);
-			return -EINVAL;
-		}
-		return 1;
-	}
-	/*
-	 * As fio's io_uring_cmd, whose cmd_type defaults to nvme: a job on
-	 * NVMe generic devices only is a passthrough job, a mix an error.
-	 */
-	if (ng && ng != td->o.nr_files) {
-		log_err(HBE_LOG_PREFIX "some files are NVMe generic devices "
-			"and some are not: NVMe passthrough (cmd_type=nvme) "
-			"needs all of them on /dev/ngXnY\n");
-		return -EINVAL;
-	}
-	return ng ? 1 : 0;
-}
-
-/* What passthrough cannot do together with the job's other options. */
-int hbe_nvme_check_options(struct thread_data *td, struct hbe_options *o)
-{
-	const char *what = NULL;
-
-	if (o->vec_iovecs)
-		what = "vec_iovecs (vectored fixed passthrough is not in the "
-		       "kernel)";
-	else if (o->atomic_writes)
-		what = "atomic_writes (an RWF_ flag; NVMe commands are atomic "
-		       "up to the namespace's AWUN by themselves)";
-	else if (o->uncached)
-		what = "uncached (passthrough bypasses the page cache anyway)";
-	else if (o->nowait)
-		what = "nowait (an RWF_ flag of read/write, not of commands)";
-	else if (td->o.odirect)
-		hbe_note(HBE_LOG_PREFIX "direct=1 does not apply to NVMe "
-			 "passthrough: the char device is opened without "
-			 "O_DIRECT\n");
-	if (what) {
-		log_err(HBE_LOG_PREFIX "cmd_type=nvme does not take %s: drop "
-			"it\n", what);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /* the namespace's queue limits, from its block device's sysfs */
@@ -316,15 +223,18 @@ static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
 			    struct hbe_ns *ns)
 {
 	unsigned long long len = hbe_nvme_cmd_len(td, o);
-	struct hb_pt_report *r = &hd->pt.r;
+	struct hbe_pt_stats *pt = hd->pt;
+	struct hb_pt_report *r = &pt->r;
+	const struct hb_kmodel *km = &hd->job->plan.km;
+	const struct hb_imu *imus = hd->job->an_kept ? hd->job->an.imu : NULL;
 	unsigned int i;
 
-	r->device = hd->pt.dev;
+	r->device = pt->dev;
 	r->lim = NULL;
 	if (!ns->limits_ok)
 		return 0;
-	hd->pt.lim = ns->lim;
-	r->lim = &hd->pt.lim;
+	pt->lim = ns->lim;
+	r->lim = &pt->lim;
 	r->cmd_len = len;
 	if (len > ns->lim.max_hw_bytes) {
 		log_err(HBE_LOG_PREFIX "%s takes at most %llu KiB per command "
@@ -336,18 +246,18 @@ static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
 			(unsigned long long)ns->lim.max_hw_bytes >> 10);
 		return -EINVAL;
 	}
-	if (!o->fixedbufs || !hd->imu)
+	if (!o->fixedbufs || !imus)
 		return 0;
 	memset(r->count, 0, sizeof(r->count));
 	r->segs_min = UINT_MAX;
 	r->segs_max = 0;
 	for (i = 0; i < hd->depth; i++) {
-		struct hb_imu *imu = &hd->imu[i / hd->slots_per_region];
+		const struct hb_imu *imu = &imus[i / hd->slots_per_region];
 		uint64_t addr = (uintptr_t)hd->slots[i].io_u->buf;
 		struct hb_pt_map m;
 		int ret;
 
-		ret = hb_model_pt_map(&hd->km, imu, addr, len, &ns->lim, &m);
+		ret = hb_model_pt_map(km, imu, addr, len, &ns->lim, &m);
 		if (ret)
 			return 0;	/* the import model refused: not ours */
 		r->count[m.path]++;
@@ -364,7 +274,7 @@ static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
 				"%llu KiB command from io_u %u's registered "
 				"buffer on %s (EINVAL: %s): use hugepage "
 				"backing, layout=per-io or a smaller bs\n",
-				hd->km.name, len >> 10, i, f->file_name,
+				km->name, len >> 10, i, f->file_name,
 				m.why);
 			return -EINVAL;
 		}
@@ -400,8 +310,8 @@ int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 				f->file_name);
 		return 1;
 	}
-	if (!hd->pt.dev[0])
-		snprintf(hd->pt.dev, sizeof(hd->pt.dev), "%s nsid %u, "
+	if (!hd->pt->dev[0])
+		snprintf(hd->pt->dev, sizeof(hd->pt->dev), "%s nsid %u, "
 			 "%u-byte LBAs", f->file_name, ns->nsid,
 			 1U << ns->lba_shift);
 	return 0;
@@ -441,7 +351,7 @@ int hbe_nvme_prep(struct hbe_data *hd, struct io_uring_sqe *sqe, int fd,
 	op = io_u->ddir == DDIR_READ ? HB_NVME_CMD_READ : HB_NVME_CMD_WRITE;
 	hb_prep_nvme_io(sqe, fd, op, ns->nsid, pc->addr, pc->len, pc->off,
 			ns->lba_shift, fixed, buf_index);
-	hd->pt.r.commands++;
+	hd->pt->r.commands++;
 	return 0;
 }
 
@@ -455,8 +365,8 @@ int hbe_nvme_result(struct hbe_data *hd, struct hbe_piece *pc, int res)
 	if (!res)
 		return ddir_rw(pc->slot->io_u->ddir) ? (int)pc->len : 0;
 	if (res > 0) {
-		if (!hd->pt.status_said) {
-			hd->pt.status_said = true;
+		if (!hd->pt->status_said) {
+			hd->pt->status_said = true;
 			log_err(HBE_LOG_PREFIX "%s: NVMe status 0x%x (SCT %u, "
 				"SC 0x%02x) at byte %llu\n",
 				pc->slot->io_u->file->file_name, res,
@@ -464,8 +374,8 @@ int hbe_nvme_result(struct hbe_data *hd, struct hbe_piece *pc, int res)
 		}
 		return -EIO;
 	}
-	if (res == -EINVAL && !hd->pt.einval_said) {
-		hd->pt.einval_said = true;
+	if (res == -EINVAL && !hd->pt->einval_said) {
+		hd->pt->einval_said = true;
 		log_err(HBE_LOG_PREFIX "%s: the kernel refused a %llu-byte "
 			"command (EINVAL): fixed buffers in passthrough "
 			"(IORING_URING_CMD_FIXED) need 6.1+, and the command "

@@ -3,16 +3,20 @@
  * The engine's options: ours (backing, layout, head_offset, ...) and every
  * option of fio's own io_uring engine under fio's name, type and meaning,
  * so a job written for ioengine=io_uring runs with only the engine
- * swapped.  fio's memory options (mem=, hugepage-size, iomem_align) map
- * onto lib backings and the head offset here.
+ * swapped.  Every option goes into lib's job plan once (fio's memory
+ * options mem=, hugepage-size and iomem_align in lib's words), and
+ * lib's hb_jobplan_check() holds every rule they must keep.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include "hugebuf-engine.h"
+
+#include "verify.h"
 
 /* RWF_* as the running kernel reads them (include/uapi/linux/fs.h) */
 #define HBE_RWF_NOWAIT		0x00000008	/* 4.14 */
@@ -228,197 +232,106 @@ static const char *hbe_mem_name(enum fio_memtype t)
 	}
 }
 
-/* lib's one message for a hugetlb size the kernel does not offer */
-static int hbe_check_hugepage_size(const char *opt, uint64_t size)
-{
-	char sz[32];
-
-	if (!hb_check_hugepage_size(size))
-		return 0;
-	hb_fmt_size(size, sz, sizeof(sz));
-	log_err(HBE_LOG_PREFIX "%s=%s: %s\n", opt, sz, hb_errmsg());
-	return -EINVAL;
-}
-
 /*
- * fio's mem= as a lib backing spec: malloc/mmap/mmapshared are 4 KiB
- * pages, shm plain SysV shm, shmhuge SHM_HUGETLB and mmaphuge MAP_HUGETLB
- * (both at hugepage-size, which fio itself only rounds to), and
- * mmaphuge:FILE a file on hugetlbfs.
+ * fio's mem= in lib's words: malloc/mmap/mmapshared are 4 KiB pages, shm
+ * plain SysV shm, shmhuge SHM_HUGETLB and mmaphuge MAP_HUGETLB (both at
+ * hugepage-size, which fio itself only rounds to), and mmaphuge:FILE a
+ * file on hugetlbfs.  What has no backing here gets its one line in
+ * @w->mem_refused, for the check to say in its turn.
  */
-static int hbe_mem_spec(struct thread_data *td, char *spec, size_t len)
+static void hbe_mem_words(struct thread_data *td, struct hb_jobplan *p,
+			  struct hbe_words *w)
 {
-	unsigned long long hps = td->o.hugepage_size;
 	const char *file = td->o.mmapfile;
 	enum fio_memtype t = td->o.mem_type;
-	char sz[32];
+	const char *name = hbe_mem_name(t);
 
-	hb_fmt_size(hps, sz, sizeof(sz));
+	snprintf(w->mem_name, sizeof(w->mem_name), "%s%s%s", name,
+		 file ? ":" : "", file ? file : "");
+	p->mem_name = w->mem_name;
+	p->mem_kind = w->mem_kind;
 	switch (t) {
 	case MEM_MALLOC:
 	case MEM_MMAP:
 	case MEM_MMAPSHARED:
-		if (file && *file) {
-			log_err(HBE_LOG_PREFIX "mem=%s:%s maps a regular file, "
-				"which this engine does not: use mem=%s, or "
-				"mem=mmaphuge:%s on hugetlbfs\n",
-				hbe_mem_name(t), file, hbe_mem_name(t), file);
-			return -EINVAL;
-		}
-		snprintf(spec, len, "4k");
-		return 0;
+		if (file && *file)
+			snprintf(w->mem_refused, sizeof(w->mem_refused),
+				 "mem=%s:%s maps a regular file, which this "
+				 "engine does not: use mem=%s, or "
+				 "mem=mmaphuge:%s on hugetlbfs", name, file,
+				 name, file);
+		snprintf(w->mem_kind, sizeof(w->mem_kind), "4k");
+		break;
 	case MEM_SHM:
-		snprintf(spec, len, "shm");
-		return 0;
+		snprintf(w->mem_kind, sizeof(w->mem_kind), "shm");
+		break;
 	case MEM_SHMHUGE:
-		if (hbe_check_hugepage_size("hugepage-size", hps))
-			return -EINVAL;
-		snprintf(spec, len, "shm:%s", sz);
-		return 0;
+		snprintf(w->mem_kind, sizeof(w->mem_kind), "shm");
+		p->mem_page_size = td->o.hugepage_size;
+		break;
 	case MEM_MMAPHUGE:
 		if (file && *file) {
-			snprintf(spec, len, "hugetlbfs:%s", file);
-			return 0;
+			snprintf(w->mem_kind, sizeof(w->mem_kind),
+				 "hugetlbfs:%s", file);
+			break;
 		}
-		if (hbe_check_hugepage_size("hugepage-size", hps))
-			return -EINVAL;
-		snprintf(spec, len, "hugetlb:%s", sz);
-		return 0;
+		snprintf(w->mem_kind, sizeof(w->mem_kind), "hugetlb");
+		p->mem_page_size = td->o.hugepage_size;
+		break;
 	default:
-		log_err(HBE_LOG_PREFIX "mem=%s is not a memory this engine can "
-			"register: use mem=mmaphuge or backing=\n",
-			hbe_mem_name(t));
-		return -EINVAL;
+		snprintf(w->mem_refused, sizeof(w->mem_refused), "mem=%s is "
+			 "not a memory this engine can register: use "
+			 "mem=mmaphuge or backing=", name);
+		break;
 	}
+	if (w->mem_refused[0])
+		p->mem_refused = w->mem_refused;
 }
 
-/* backing= and our hugepage_size= as one spec ("hugetlb:1G", ...) */
-static int hbe_own_spec(struct thread_data *td, struct hbe_options *o,
-			char *spec, size_t len)
+int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
+		     struct hb_jobplan *p, struct hbe_words *w)
 {
-	const char *kind = o->backing && *o->backing ? o->backing : "hugetlb";
-	const char *size = o->hugepage_size;
-	bool sized = !strcmp(kind, "hugetlb") || !strcmp(kind, "memfd") ||
-		     !strcmp(kind, "mthp") || !strcmp(kind, "shm");
-	char fsz[32];
+	struct fio_file *f;
+	unsigned int i;
 
-	if (strchr(kind, ':') && size && *size) {
-		log_err(HBE_LOG_PREFIX "backing=%s already names its page size: "
-			"drop hugepage_size=%s, or write backing=%.*s "
-			"hugepage_size=%s\n", kind, size,
-			(int)(strchr(kind, ':') - kind), kind, size);
-		return -EINVAL;
-	}
-	/* fio's own hugepage-size sizes a hugetlb backing too */
-	if (sized && strcmp(kind, "mthp") && (!size || !*size) &&
-	    fio_option_is_set(&td->o, hugepage_size)) {
-		hb_fmt_size(td->o.hugepage_size, fsz, sizeof(fsz));
-		size = fsz;
-	}
-	if (!strcmp(kind, "mthp") && (!size || !*size)) {
-		log_err(HBE_LOG_PREFIX "backing=mthp needs hugepage_size=<mTHP "
-			"size>, e.g. hugepage_size=64K\n");
-		return -EINVAL;
-	}
-	if (sized && size && *size)
-		snprintf(spec, len, "%s:%s", kind, size);
-	else
-		snprintf(spec, len, "%s", kind);
-	return 0;
-}
+	memset(p, 0, sizeof(*p));
+	w->files = calloc(td->o.nr_files ? td->o.nr_files : 1,
+			  sizeof(*w->files));
+	if (!w->files)
+		return -ENOMEM;
+	for_each_file(td, f, i)
+		w->files[i] = f->file_name;
+	p->files = w->files;
+	p->nr_files = td->o.nr_files;
+	p->open_files = td->o.open_files;
+	p->registerfiles = o->registerfiles;
+	p->cmd_type = o->cmd_type;
 
-static int hbe_parse_spec(const char *spec, struct hb_backing *b)
-{
-	if (hb_backing_parse(spec, b)) {
-		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
-		return -EINVAL;
-	}
-	return 0;
-}
+	p->backing = o->backing;
+	p->hugepage_size = o->hugepage_size;
+	if (fio_option_is_set(&td->o, hugepage_size))
+		p->fw_hugepage_size = td->o.hugepage_size;
+	if (fio_option_is_set(&td->o, mem_type))
+		hbe_mem_words(td, p, w);
+	p->head_offset = o->head_offset;
+	p->mem_align = td->o.mem_align;
 
-static bool hbe_same_backing(const struct hb_backing *a,
-			     const struct hb_backing *b)
-{
-	return a->kind == b->kind && a->folio_size == b->folio_size &&
-	       !strcmp(a->path, b->path);
-}
-
-/* hugepage_size= given to a backing whose folio size it is not */
-static int hbe_check_unsized(struct hbe_options *o, const struct hb_backing *b)
-{
-	const char *size = o->hugepage_size;
-	uint64_t sz;
-
-	if (!size || !*size || (b->kind != HB_BACKING_THP &&
-				b->kind != HB_BACKING_4K))
-		return 0;
-	if (!hb_parse_size(size, &sz) && sz == b->folio_size)
-		return 0;
-	log_err(HBE_LOG_PREFIX "hugepage_size=%s does not apply to backing=%s "
-		"(its folio size is %llu): drop hugepage_size or use "
-		"backing=mthp\n", size, o->backing ? o->backing : "hugetlb",
-		(unsigned long long)b->folio_size);
-	return -EINVAL;
-}
-
-static int hbe_plan_backing(struct thread_data *td, struct hbe_options *o,
-			    struct hb_backing *b)
-{
-	char spec[HB_BACKING_STR_MAX], mine[HB_BACKING_STR_MAX];
-	char mem[HB_BACKING_STR_MAX];
-	struct hb_backing own;
-	int ret;
-
-	ret = hbe_own_spec(td, o, mine, sizeof(mine));
-	if (ret)
-		return ret;
-	if (!fio_option_is_set(&td->o, mem_type)) {
-		ret = hbe_parse_spec(mine, b);
-		if (!ret && hb_backing_is_hugetlb(b) &&
-		    b->kind != HB_BACKING_HUGETLBFS &&
-		    b->kind != HB_BACKING_LIBHUGETLBFS)
-			ret = hbe_check_hugepage_size(o->hugepage_size ?
-						      "hugepage_size" :
-						      "hugepage-size",
-						      b->folio_size);
-		return ret ?: hbe_check_unsized(o, b);
-	}
-	ret = hbe_mem_spec(td, spec, sizeof(spec));
-	if (!ret)
-		ret = hbe_parse_spec(spec, b);
-	if (ret)
-		return ret;
-	snprintf(mem, sizeof(mem), "%s%s%s", hbe_mem_name(td->o.mem_type),
-		 td->o.mmapfile ? ":" : "",
-		 td->o.mmapfile ? td->o.mmapfile : "");
-	if (!o->backing && !o->hugepage_size)
-		return 0;
-	if (hbe_parse_spec(mine, &own))
-		return -EINVAL;
-	if (!hbe_same_backing(&own, b)) {
-		log_err(HBE_LOG_PREFIX "mem=%s and backing=%s contradict (mem=%s "
-			"is backing=%s here): keep one of them\n", mem, mine,
-			mem, spec);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* iomem_align is fio's name for the offset of every buffer */
-static int hbe_plan_head(struct thread_data *td, struct hbe_options *o,
-			 uint64_t *head_offset)
-{
-	*head_offset = o->head_offset;
-	if (!td->o.mem_align)
-		return 0;
-	/* head_offset=0 is the default: only another offset contradicts */
-	if (o->head_offset && o->head_offset != td->o.mem_align) {
-		log_err(HBE_LOG_PREFIX "iomem_align=%u and head_offset=%llu "
-			"contradict (both place the buffers): keep one of "
-			"them\n", td->o.mem_align, o->head_offset);
-		return -EINVAL;
-	}
-	*head_offset = td->o.mem_align;
+	p->depth = td->o.iodepth;
+	p->max_bs = td_max_bs(td);
+	p->min_len = hbe_fio_len(td);
+	p->layout = o->layout;
+	p->fixedbufs = o->fixedbufs;
+	p->direct = td->o.odirect;
+	p->vec_iovecs = o->vec_iovecs;
+	p->vec_offset = o->vec_offset;
+	p->chunk_size = o->chunk_size;
+	p->clone = o->clone_buffers;
+	p->threads = td->o.use_thread;
+	p->verify = td->o.verify != VERIFY_NONE;
+	p->job_name = td->o.name;
+	p->atomic_writes = o->atomic_writes;
+	p->uncached = o->uncached;
+	p->nowait = o->nowait;
 	return 0;
 }
 
@@ -427,29 +340,18 @@ static int hbe_plan_head(struct thread_data *td, struct hbe_options *o,
  * 'mem/iomem' conflicts", memory.c allocate_io_mem()); here mem= has
  * become the backing, so it is no longer a request to fio's allocator.
  */
-static void hbe_unset_mem(struct thread_data *td)
+void hbe_options_took_mem(struct thread_data *td)
 {
 	unsigned int off = offsetof(struct thread_options, mem_type);
 	unsigned int i, bits = 8 * sizeof(uint64_t);
 
+	if (!fio_option_is_set(&td->o, mem_type))
+		return;
 	for (i = 0; i < FIO_MAX_OPTS && fio_options[i].name; i++) {
 		if (fio_options[i].off1 != off)
 			continue;
 		td->o.set_options[i / bits] &= ~((uint64_t)1 << (i % bits));
 	}
-}
-
-int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
-		     struct hb_backing *b, uint64_t *head_offset)
-{
-	int ret;
-
-	ret = hbe_plan_backing(td, o, b);
-	if (!ret)
-		ret = hbe_plan_head(td, o, head_offset);
-	if (!ret && fio_option_is_set(&td->o, mem_type))
-		hbe_unset_mem(td);
-	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -523,8 +425,8 @@ static int hbe_uncached_flags(struct thread_data *td, struct hbe_options *o)
 	return HBE_RWF_DONTCACHE;
 }
 
-int hbe_options_uring(struct thread_data *td, struct hbe_options *o,
-		      struct hbe_uring_opts *u)
+void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
+		       struct hbe_uring_opts *u)
 {
 	memset(u, 0, sizeof(*u));
 	/* -1 (fio's default): READ/WRITE, which every 5.6+ kernel has */
@@ -533,16 +435,9 @@ int hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 	if (o->nowait)
 		u->rw_flags |= HBE_RWF_NOWAIT;
 	u->force_async = o->force_async;
-	if (o->atomic_writes) {
-		if (!td->o.odirect) {
-			log_err(HBE_LOG_PREFIX "atomic_writes needs direct=1 "
-				"(RWF_ATOMIC is for direct I/O): set direct=1 "
-				"or drop atomic_writes\n");
-			return -EINVAL;
-		}
+	/* the plan checked that atomic_writes comes with direct=1 */
+	if (o->atomic_writes)
 		u->write_flags = HBE_RWF_ATOMIC;
-	}
-	return 0;
 }
 
 /*

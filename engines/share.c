@@ -21,14 +21,12 @@
 #include "hugebuf-engine.h"
 #include "uring-compat.h"
 
-#include "verify.h"
-
 /* how long a clone waits for the source's mapping or table */
 #define HBE_SHARE_WAIT_SEC	120
 
 struct hbe_share {
 	struct hbe_share *next;
-	char name[128];		/* the job's name: its numjobs clones */
+	char name[HB_JOB_NAME_MAX];	/* the job's name: its numjobs clones */
 	unsigned int nr_jobs;
 	unsigned int joined;	/* slices handed out */
 	unsigned int refs;	/* jobs still using the mapping */
@@ -72,35 +70,6 @@ static int hbe_share_wait(struct hbe_share *s, const bool *cond)
 	return s->error;
 }
 
-int hbe_share_check(struct thread_data *td, struct hbe_options *o)
-{
-	if (!o->clone_buffers)
-		return 0;
-	if (!o->fixedbufs) {
-		log_err(HBE_LOG_PREFIX "clone_buffers shares registered "
-			"buffers: drop fixedbufs=0 or clone_buffers\n");
-		return -EINVAL;
-	}
-	if (!td->o.use_thread) {
-		log_err(HBE_LOG_PREFIX "clone_buffers needs thread (the jobs "
-			"must share one process); processes share pages "
-			"through backing=hugetlbfs:PATH instead\n");
-		return -EINVAL;
-	}
-	if (o->clone_buffers == HBE_CLONE_SAME && td->o.verify != VERIFY_NONE) {
-		log_err(HBE_LOG_PREFIX "clone_buffers=same puts every job on "
-			"the same buffers, so verify cannot hold: use "
-			"clone_buffers=split, or no verify\n");
-		return -EINVAL;
-	}
-	if (strlen(td->o.name) >= sizeof(((struct hbe_share *)0)->name)) {
-		log_err(HBE_LOG_PREFIX "clone_buffers: job name too long: use "
-			"at most 127 bytes\n");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /*
  * The jobs that share: every thread with this job's name (numjobs clones
  * carry their parent's name; fio sets numjobs to 1 in each clone, so the
@@ -115,22 +84,23 @@ static unsigned int hbe_share_jobs(struct thread_data *td)
 	return n ? n : 1;
 }
 
-/* The first job maps every job's slice; returns the job's slice. */
-static int hbe_share_map(struct hbe_share *s, struct hbe_data *hd,
-			 uint64_t len)
+/*
+ * The first job maps every job's slice: the plan's length at its head
+ * offset, rounded up to whole alignment units so every slice starts on
+ * one (clone_buffers=same: one slice for all).
+ */
+static int hbe_share_map(struct hbe_share *s, const struct hb_jobplan *p)
 {
-	uint64_t align = hb_backing_align(&hd->backing);
-
+	uint64_t align = hb_backing_align(&p->b);
 	unsigned int slices = s->same ? 1 : s->nr_jobs;
 
-	s->slice = (hd->head_offset + len + align - 1) / align * align;
-	return hb_alloc(&hd->backing, slices * s->slice - hd->head_offset,
-			hd->head_offset, &s->buf);
+	s->slice = (p->head + p->len + align - 1) / align * align;
+	return hb_alloc(&p->b, slices * s->slice - p->head, p->head, &s->buf);
 }
 
-int hbe_share_attach(struct thread_data *td, struct hbe_data *hd,
-		     uint64_t len, bool same)
+int hbe_share_attach(struct thread_data *td, struct hbe_data *hd)
 {
+	struct hbe_job *j = hd->job;
 	struct hbe_share *s;
 	int ret = 0;
 
@@ -144,13 +114,13 @@ int hbe_share_attach(struct thread_data *td, struct hbe_data *hd,
 		}
 		strcpy(s->name, td->o.name);
 		s->nr_jobs = hbe_share_jobs(td);
-		s->same = same;
+		s->same = j->plan.clone == HB_JOB_CLONE_SAME;
 		s->buf.memfd = -1;
 		s->src_fd = -1;
 		s->next = hbe_shares;
 		hbe_shares = s;
 		/* the source maps outside the lock's waiters' way */
-		ret = hbe_share_map(s, hd, len);
+		ret = hbe_share_map(s, &j->plan);
 		if (ret) {
 			s->error = -ret;
 			log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
@@ -171,11 +141,11 @@ int hbe_share_attach(struct thread_data *td, struct hbe_data *hd,
 		ret = -EINVAL;
 	}
 	if (!ret) {
-		hd->share = s;
-		hd->share_idx = s->joined++;
-		hd->slice_map = (char *)s->buf.map +
-				(s->same ? 0 : hd->share_idx * s->slice);
-		hd->slice_len = s->slice;
+		j->share = s;
+		j->share_idx = s->joined++;
+		hd->setup->slice_map = (char *)s->buf.map +
+				(s->same ? 0 : j->share_idx * s->slice);
+		hd->setup->slice_len = s->slice;
 		s->refs++;
 	}
 	pthread_mutex_unlock(&hbe_share_lock);
@@ -185,8 +155,9 @@ int hbe_share_attach(struct thread_data *td, struct hbe_data *hd,
 /* The source registers every job's slice: its own iovecs, shifted. */
 static int hbe_share_register_all(struct hbe_data *hd)
 {
-	struct hbe_share *s = hd->share;
-	unsigned int n = hd->nr_iovecs, j, i;
+	struct hbe_share *s = hd->job->share;
+	const struct iovec *iov = hd->setup->iovecs;
+	unsigned int n = hd->job->plan.nr_iovecs, j, i;
 	unsigned int slices = s->same ? 1 : s->nr_jobs;
 	struct iovec *all;
 	int ret;
@@ -196,9 +167,10 @@ static int hbe_share_register_all(struct hbe_data *hd)
 		return -ENOMEM;
 	for (j = 0; j < slices; j++)
 		for (i = 0; i < n; i++) {
-			all[j * n + i] = hd->iovecs[i];
-			all[j * n + i].iov_base = (char *)hd->iovecs[i].iov_base +
-				((int64_t)j - hd->share_idx) * (int64_t)s->slice;
+			all[j * n + i] = iov[i];
+			all[j * n + i].iov_base = (char *)iov[i].iov_base +
+				((int64_t)j - hd->job->share_idx) *
+				(int64_t)s->slice;
 		}
 	ret = hb_register_buffers(&hd->ring, all, n * slices);
 	free(all);
@@ -208,13 +180,13 @@ static int hbe_share_register_all(struct hbe_data *hd)
 /* A clone takes its slice of the source's table. */
 static int hbe_share_clone(struct hbe_data *hd)
 {
-	struct hbe_share *s = hd->share;
+	struct hbe_share *s = hd->job->share;
 	struct io_uring src;
 	int ret;
 
 	memset(&src, 0, sizeof(src));
 	src.ring_fd = s->src_fd;
-	unsigned int first = s->same ? 0 : hd->share_idx * s->nr_iov;
+	unsigned int first = s->same ? 0 : hd->job->share_idx * s->nr_iov;
 
 	/* 6.13: just this job's buffers, at slot 0 */
 	ret = hb_clone_buffers(&hd->ring, &src, first, 0, s->nr_iov, 0);
@@ -237,17 +209,17 @@ static void hbe_share_release_src(struct hbe_share *s)
 
 int hbe_share_register(struct thread_data *td, struct hbe_data *hd)
 {
-	struct hbe_share *s = hd->share;
+	struct hbe_share *s = hd->job->share;
 	int ret;
 
 	pthread_mutex_lock(&hbe_share_lock);
-	if (hd->share_idx == 0) {
+	if (hd->job->share_idx == 0) {
 		ret = hbe_share_register_all(hd);
 		if (ret) {
 			log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
 			s->error = -ret;
 		} else {
-			s->nr_iov = hd->nr_iovecs;
+			s->nr_iov = hd->job->plan.nr_iovecs;
 			s->src_fd = hd->ring.ring_fd;
 			s->registered = true;
 		}
@@ -272,18 +244,19 @@ int hbe_share_register(struct thread_data *td, struct hbe_data *hd)
 
 void hbe_share_detach(struct hbe_data *hd)
 {
-	struct hbe_share *s = hd->share, **pp;
+	struct hbe_job *j = hd->job;
+	struct hbe_share *s = j ? j->share : NULL, **pp;
 
 	if (!s)
 		return;
 	pthread_mutex_lock(&hbe_share_lock);
-	if (hd->share_idx == 0 && hd->ring_ok) {
+	if (j->share_idx == 0 && hd->ring_ok) {
 		/* keep the source ring for clones still to clone */
 		s->src = hd->ring;
 		s->src_kept = true;
 		hd->ring_ok = false;
 	}
-	if (hd->share_idx == 0)
+	if (j->share_idx == 0)
 		s->src_done = true;
 	hbe_share_release_src(s);
 	if (--s->refs == 0) {
@@ -297,6 +270,6 @@ void hbe_share_detach(struct hbe_data *hd)
 			}
 		free(s);
 	}
-	hd->share = NULL;
+	j->share = NULL;
 	pthread_mutex_unlock(&hbe_share_lock);
 }
