@@ -168,6 +168,9 @@ struct hbe_job {
 	/* passthrough: the analysis' imus, kept for the prediction */
 	struct hb_analysis an;
 	bool an_kept;
+	/* the first I/O's pages: its device requests are predicted at the end */
+	struct hb_probe io0;
+	bool io0_ok;
 	/* report */
 	bool reported;
 	struct hb_bufstats st;

@@ -79,6 +79,8 @@ static void hbe_free_job(struct hbe_data *hd)
 		fio_cmdprio_cleanup(&hd->cmdprio);
 	if (j->an_kept)
 		hb_analysis_free(&j->an);
+	if (j->io0_ok)
+		hb_probe_free(&j->io0);
 	free(j);
 	hd->job = NULL;
 }
@@ -345,11 +347,35 @@ static unsigned int hbe_buf_index(struct hbe_data *hd, struct io_u *io_u)
 }
 
 /*
+ * The pages of the first I/O, for the report's prediction of device
+ * requests (hb_predict_io_requests()).  Only where one prediction holds
+ * for every I/O: READ_FIXED/WRITE_FIXED of one block size from buffers
+ * the analysis found alike, not split by chunk_size, not vectored and not
+ * passthrough (their bvecs are made otherwise).
+ */
+static void hbe_probe_first_io(struct thread_data *td, struct hbe_data *hd)
+{
+	struct hbe_job *j = hd->job;
+	const struct hb_jobplan *p = &j->plan;
+	const struct hb_bufstats *st = &j->st;
+
+	if (!p->fixedbufs || p->passthrough || p->vec_iovecs ||
+	    p->max_pieces > 1 || td->o.min_bs[DDIR_READ] != p->max_bs ||
+	    td->o.max_bs[DDIR_READ] != p->max_bs ||
+	    st->min_io_segs != st->max_io_segs ||
+	    st->min_bvecs != st->max_bvecs)
+		return;
+	j->io0_ok = !hb_probe(hd->setup->iovecs[0].iov_base, p->max_bs,
+			      &p->b, &j->io0);
+}
+
+/*
  * What the running kernel makes of the registered buffers: lib's one
  * analysis (probe, registration model, import of a max_bs I/O at every
  * io_u, memlock charge).  Returns whether they coalesce.
  */
-static int hbe_model_buffers(struct hbe_data *hd, bool *coalesces)
+static int hbe_model_buffers(struct thread_data *td, struct hbe_data *hd,
+			     bool *coalesces)
 {
 	struct hbe_job *j = hd->job;
 	const struct hb_jobplan *p = &j->plan;
@@ -366,6 +392,7 @@ static int hbe_model_buffers(struct hbe_data *hd, bool *coalesces)
 	}
 	j->st = an->st;
 	*coalesces = hb_analysis_coalesces(an, &p->b);
+	hbe_probe_first_io(td, hd);
 	if (hd->pt)
 		j->an_kept = true;
 	else
@@ -540,7 +567,7 @@ static int hbe_post_init(struct thread_data *td)
 		return 1;
 	}
 
-	ret = hbe_model_buffers(hd, &coalesces);
+	ret = hbe_model_buffers(td, hd, &coalesces);
 	if (ret) {
 		td_verror(td, -ret, "hugebuf probe");
 		return 1;

@@ -101,6 +101,20 @@ void hbe_warn_replay(struct thread_data *td)
 /* report                                                              */
 /* ------------------------------------------------------------------ */
 
+/* Device requests of the first I/O (hbe_probe_first_io()), on its queue */
+static int hbe_predict_requests(const struct hbe_job *j,
+				struct hb_req_pred *pred)
+{
+	struct hb_queue_limits q;
+
+	if (!j->io0_ok ||
+	    hb_blkdev_queue_limits(j->dev, &q.max_bytes, &q.max_segs,
+				   &q.max_seg))
+		return -1;
+	return hb_predict_io_requests(&j->plan.km, &j->io0, j->io0.addr,
+				      j->io0.len, &q, pred);
+}
+
 void hbe_report(struct thread_data *td, struct hbe_data *hd)
 {
 	struct hbe_options *o = td->eo;
@@ -131,6 +145,7 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		.vec_bvecs = j->vec_bvecs,
 	};
 	const struct hb_kdetect *d = hb_kdetect_cached();
+	struct hb_req_pred pred;
 	const char *path;
 	uint64_t r1, w1;
 	struct hb_str text;
@@ -143,6 +158,9 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		r.device = j->dev;
 		r.dev_reads = r1 - j->dev_r0;
 		r.dev_writes = w1 - j->dev_w0;
+		r.write_ios = hd->ios[1];
+		if (!hbe_predict_requests(j, &pred))
+			r.pred = &pred;
 	}
 	if (o->report) {
 		hb_str_init(&text);

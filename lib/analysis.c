@@ -236,3 +236,63 @@ bool hb_analysis_coalesces(const struct hb_analysis *a,
 	return b->folio_size > HB_PAGE_SIZE && a->km.gen != HB_KGEN_NONE &&
 	       a->st.not_coalesced == 0;
 }
+
+/*
+ * The imus of the verdict's two hypotheses (lib/verdict.c) over the same
+ * probed pages: no coalescing (< 6.3) and one bvec per folio (the 6.16
+ * rules), each with @km's imu header.
+ */
+int hb_imu_hypotheses(const struct hb_kmodel *km, const struct hb_page *pages,
+		      uint64_t uaddr, uint64_t len, struct hb_imu *none,
+		      struct hb_imu *multi)
+{
+	struct hb_kmodel k = *km;
+	int ret;
+
+	hb_kmodel_set_gen(&k, HB_KGEN_NONE);
+	ret = hb_imu_build(&k, pages, uaddr, len, none);
+	if (ret)
+		return ret;
+	hb_kmodel_set_gen(&k, HB_KGEN_MULTI_FIXED);
+	ret = hb_imu_build(&k, pages, uaddr, len, multi);
+	if (ret)
+		hb_imu_free(none);
+	return ret;
+}
+
+/*
+ * An I/O's bvecs are the registered buffer's, cut at the I/O's ends
+ * (io_import_fixed()), so the block layer splits the I/O as it would split
+ * a registration of exactly its range: predict over that.
+ */
+int hb_predict_io_requests(const struct hb_kmodel *km,
+			   const struct hb_probe *p, uint64_t addr,
+			   uint64_t len, const struct hb_queue_limits *q,
+			   struct hb_req_pred *out)
+{
+	uint64_t first = (addr >> HB_PAGE_SHIFT) - (p->addr >> HB_PAGE_SHIFT);
+	struct hb_imu imu, none, multi;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (addr < p->addr || addr + len > p->addr + p->len || !len)
+		return hb_seterr(EINVAL, "the I/O is not inside the probed "
+				 "buffer");
+	ret = hb_imu_build(km, p->pages + first, addr, len, &imu);
+	if (ret)
+		return ret;
+	ret = hb_imu_hypotheses(km, p->pages + first, addr, len, &none,
+				&multi);
+	if (!ret) {
+		out->model = hb_predict_requests(&imu, q->max_bytes,
+						 q->max_segs, q->max_seg);
+		out->none = hb_predict_requests(&none, q->max_bytes,
+						q->max_segs, q->max_seg);
+		out->multi = hb_predict_requests(&multi, q->max_bytes,
+						 q->max_segs, q->max_seg);
+		hb_imu_free(&none);
+		hb_imu_free(&multi);
+	}
+	hb_imu_free(&imu);
+	return ret;
+}

@@ -818,6 +818,33 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 	       uint64_t io_len, uint64_t io_stride, unsigned int flags,
 	       struct hb_analysis *a);
 void hb_analysis_free(struct hb_analysis *a);
+/* The verdict's two hypotheses over @pages: none, and one bvec per folio */
+int hb_imu_hypotheses(const struct hb_kmodel *km, const struct hb_page *pages,
+		      uint64_t uaddr, uint64_t len, struct hb_imu *none,
+		      struct hb_imu *multi);
+
+/* A block device's split limits (hb_blkdev_queue_limits()). */
+struct hb_queue_limits {
+	uint64_t max_bytes;		/* max_sectors_kb * 1024 */
+	unsigned int max_segs;
+	uint64_t max_seg;		/* max_segment_size */
+};
+
+/* Device requests one I/O makes: modelled, and under each hypothesis. */
+struct hb_req_pred {
+	unsigned int model, none, multi;
+};
+
+/*
+ * The requests of one O_DIRECT I/O of @len bytes at @addr inside the
+ * probed buffer @p, from a buffer registered under @km, on a queue with
+ * the limits @q (hb_predict_requests() over the I/O's bvecs).
+ */
+int hb_predict_io_requests(const struct hb_kmodel *km,
+			   const struct hb_probe *p, uint64_t addr,
+			   uint64_t len, const struct hb_queue_limits *q,
+			   struct hb_req_pred *out);
+
 /*
  * Whether the kernel gives these buffers one bvec per folio: large folios,
  * a generation that coalesces, and no buffer left with more bvecs.
@@ -932,6 +959,14 @@ struct hb_report {
 	const char *shared;
 	double ready_usec;		/* setup until the first I/O can go */
 	const struct hb_pt_report *pt;	/* NULL: not a passthrough job */
+	/*
+	 * Device requests one I/O of bs makes, modelled and under the two
+	 * hypotheses (NULL: not predicted), and the job's write I/Os: the
+	 * writer judges coalescing with the one verdict when the device
+	 * counters saw this job's reads alone.
+	 */
+	const struct hb_req_pred *pred;
+	uint64_t write_ios;
 };
 
 /* The report as text lines, each starting with @prefix. */

@@ -144,6 +144,74 @@ static double requests_per_io(const struct hb_report *r)
 	return r->ios ? (double)(r->dev_reads + r->dev_writes) / r->ios : 0;
 }
 
+/*
+ * Why the device counters cannot judge this job ("" when they can): the
+ * counters are per device, so only a job that reads alone is judged, on
+ * the device's reads (writes of the file system or of other processes go
+ * to the write counter; a write of the job adds journal requests).
+ */
+static const char *not_judged(const struct hb_report *r)
+{
+	if (!r->pred || !have_device(r) || !r->ios)
+		return "nothing to compare";
+	if (r->requests_approximate)
+		return "other jobs ran on the device";
+	if (r->write_ios)
+		return "the job wrote";
+	return "";
+}
+
+/* The one verdict over the job's reads: measured per I/O vs the model. */
+static bool judge_requests(const struct hb_report *r,
+			   struct hb_coalesce_verdict *v)
+{
+	struct hb_coalesce_evidence e = {
+		.can_coalesce = r->backing.folio_size > HB_PAGE_SIZE,
+	};
+
+	if (*not_judged(r))
+		return false;
+	e.requests.done = true;
+	e.requests.measured = (double)r->dev_reads / r->ios;
+	e.requests.model = r->pred->model;
+	e.requests.none = r->pred->none;
+	e.requests.multi = r->pred->multi;
+	hb_coalesce_verdict(&e, v);
+	return true;
+}
+
+static void text_requests(struct hb_str *out, const struct hb_report *r)
+{
+	struct hb_coalesce_verdict v;
+
+	if (!r->pred)
+		return;
+	hb_str_printf(out, "; model %u (uncoalesced %u, one bvec per folio "
+		      "%u)", r->pred->model, r->pred->none, r->pred->multi);
+	if (judge_requests(r, &v))
+		hb_str_printf(out, ": coalesced %s, %s",
+			      hb_tristate_name(v.coalesced),
+			      v.matches_model ? "as modelled" :
+			      "NOT as modelled");
+	else
+		hb_str_printf(out, " (not judged: %s)", not_judged(r));
+}
+
+static void json_requests(struct hb_str *b, const struct hb_report *r)
+{
+	struct hb_coalesce_verdict v;
+	bool judged = judge_requests(r, &v);
+
+	hb_str_printf(b, ",\"requests_model\":%u,\"requests_uncoalesced\":%u,"
+		      "\"requests_multi\":%u", r->pred ? r->pred->model : 0,
+		      r->pred ? r->pred->none : 0,
+		      r->pred ? r->pred->multi : 0);
+	hb_str_json_kv(b, "kernel_coalesced",
+		       judged ? hb_tristate_name(v.coalesced) : "", false);
+	hb_str_printf(b, ",\"matches_model\":%s",
+		      !judged ? "null" : v.matches_model ? "true" : "false");
+}
+
 static void text_limits(struct hb_str *out, const char *prefix,
 			const char *job, const struct hb_file_limits *l)
 {
@@ -270,9 +338,9 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 					      st->node_folios[n]);
 		hb_str_printf(out, "\n");
 	}
-	if (have_device(r))
+	if (have_device(r)) {
 		hb_str_printf(out, "%s%s: %s: %.2f device requests per I/O "
-			      "(%llu reads + %llu writes for %llu I/Os)%s\n",
+			      "(%llu reads + %llu writes for %llu I/Os)%s",
 			      prefix, r->job, r->device, requests_per_io(r),
 			      (unsigned long long)r->dev_reads,
 			      (unsigned long long)r->dev_writes,
@@ -280,6 +348,9 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 			      r->requests_approximate ?
 			      ", approximate: other jobs ran on the device" :
 			      "");
+		text_requests(out, r);
+		hb_str_printf(out, "\n");
+	}
 }
 
 static void json_minmax(struct hb_str *b, const char *key,
@@ -392,11 +463,13 @@ void hb_report_json(const struct hb_report *r, struct hb_str *b)
 	hb_str_json_kv(b, "device", have_device(r) ? r->device : "", false);
 	hb_str_printf(b, ",\"dev_reads\":%llu,\"dev_writes\":%llu,"
 		      "\"ios\":%llu,\"requests_per_io\":%.4f,"
-		      "\"requests_approximate\":%s}\n",
+		      "\"requests_approximate\":%s",
 		      (unsigned long long)r->dev_reads,
 		      (unsigned long long)r->dev_writes,
 		      (unsigned long long)r->ios, requests_per_io(r),
 		      r->requests_approximate ? "true" : "false");
+	json_requests(b, r);
+	hb_str_printf(b, "}\n");
 }
 
 int hb_report_append(const struct hb_report *r, const char *path)

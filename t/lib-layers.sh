@@ -10,8 +10,8 @@
 #             ptmap.c, vimport.c, layout.c, predict.c, verdict.c
 #   resources backing.c, register.c, measure.c, probe.c, preflight.c,
 #             alloc.c
-#   top       analysis.c, report.c, kdetect.c: the running model
-#             (hb_kmodel_running) is decided here and only here
+#   top       analysis.c, report.c, kdetect.c, jobplan.c: the running
+#             model (hb_kmodel_running) is asked for here and only here
 . "$(dirname "$0")/_fio-lib.sh"
 t_need_cmd nm tsort
 lib=$T_TOP/lib
@@ -24,16 +24,21 @@ layer_of() {
 	model | kmodel | account | ptmap | vimport | layout | predict | verdict)
 		echo 2 ;;
 	backing | register | measure | probe | preflight | alloc) echo 3 ;;
-	analysis | report | kdetect) echo 4 ;;
+	analysis | report | kdetect | jobplan) echo 4 ;;
 	*) echo "" ;;
 	esac
 }
 
-# "symbol file" for every function lib/ defines
+# every file has its layer
 t_tmpdir
 for o in "$lib"/*.o; do
 	f=$(basename "$o" .o)
-	[ -n "$(layer_of "$f")" ] || fail "lib/$f.c has no layer: add it here"
+	[ -n "$(layer_of "$f")" ] || t_fail_now "lib/$f.c has no layer: add it here"
+done
+
+# "symbol file" for every function lib/ defines
+for o in "$lib"/*.o; do
+	f=$(basename "$o" .o)
 	nm --defined-only "$o" | awk -v f="$f" '$2 ~ /^[TDBR]$/ { print $3, f }'
 done | sort >"$T_DIR/defs"
 
