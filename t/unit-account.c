@@ -219,12 +219,12 @@ int main(void)
 {
 	int ret = T_EXIT_PASS;
 
-	ret = t_worst(ret, test_small_pages());
-	ret = t_worst(ret, test_whole_hugepage());
-	ret = t_worst(ret, test_last_hpage());
-	ret = t_worst(ret, test_batch_dedup());
-	ret = t_worst(ret, test_same_buffer_twice());
-	ret = t_worst(ret, test_bad_input());
-	ret = t_worst(ret, test_memlock_checked());
-	return ret;
+	ret = t_worst(ret, t_sub(test_small_pages()));
+	ret = t_worst(ret, t_sub(test_whole_hugepage()));
+	ret = t_worst(ret, t_sub(test_last_hpage()));
+	ret = t_worst(ret, t_sub(test_batch_dedup()));
+	ret = t_worst(ret, t_sub(test_same_buffer_twice()));
+	ret = t_worst(ret, t_sub(test_bad_input()));
+	ret = t_worst(ret, t_sub(test_memlock_checked()));
+	return t_done(ret);
 }
