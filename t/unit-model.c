@@ -347,7 +347,8 @@ int main(int argc, char **argv)
 	unsigned long iters = 20000;
 	const char *env = getenv("HB_UNIT_ITERS");
 	struct hb_kmodel km;
-	unsigned int k;
+	const char *const *kernels;
+	unsigned int k, nr;
 	int ret, before;
 
 	(void)argv;
@@ -355,10 +356,11 @@ int main(int argc, char **argv)
 		return t_done(t_skip("takes no arguments"));
 	if (env)
 		iters = strtoul(env, NULL, 0);
-	for (k = 0; k < T_REF_NR_KERNELS; k++) {
-		if (hb_kmodel_parse(t_ref_kernels[k], &km))
-			return t_done(t_fail("kernel model %s: %s",
-					     t_ref_kernels[k], hb_errmsg()));
+	nr = hb_kmodel_known(&kernels);
+	for (k = 0; k < nr; k++) {
+		if (hb_kmodel_parse(kernels[k], &km))
+			return t_done(t_fail("kernel model %s: %s", kernels[k],
+					     hb_errmsg()));
 		before = failures;
 		exhaustive(&km);
 		randomized(&km, iters);
