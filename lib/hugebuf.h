@@ -171,6 +171,13 @@ void hb_kmodel_backport(int sublevel, struct hb_kmodel *km);
  */
 int hb_kmodel_parse(const char *s, struct hb_kmodel *km);
 /*
+ * The releases the model tells apart, one name each (hb_kmodel_parse()
+ * takes every one): a release of each set of rules in lib/kmodel.c, in
+ * order, and "6.1+hugebuf".  Sets *@names to the list; returns its length.
+ * The tests hold the model to every entry.
+ */
+unsigned int hb_kmodel_known(const char *const **names);
+/*
  * What the running kernel is (lib/kdetect.c): the model its version gives
  * (the distribution's upstream version from /proc/version where it puts
  * one; a "-hugebuf" release is our series), the model its behaviour gives

@@ -269,6 +269,29 @@ int hb_kmodel_parse(const char *s, struct hb_kmodel *km)
 	return 0;
 }
 
+/*
+ * The releases the tests hold the model to, oldest first, then our
+ * series: one of each generation, 6.13 and 6.15 where the accounting and
+ * the import changed, and the newest release modelled.  The sublevel
+ * quirks (6.3.1, 6.9.6, ...) are tested by name (t/unit-quirks.c).
+ */
+static const char *const known_kernels[] = {
+	"6.1", /* one bvec per page, io_pin_pages() checks the VMAs */
+	"6.3", /* one bvec for a buffer inside one folio */
+	"6.12", /* one bvec per folio, vaddr offset; table filled in the loop */
+	"6.13", /* table rework: only last_hpage deduplicated (3597f2786b68) */
+	"6.15", /* exact nr_segs, 56-byte imu header, READV_FIXED */
+	"6.16", /* first offset from the folio page index (3a3c6d61577d) */
+	"6.18", /* the newest release modelled */
+	"6.1+hugebuf",
+};
+
+unsigned int hb_kmodel_known(const char *const **names)
+{
+	*names = known_kernels;
+	return sizeof(known_kernels) / sizeof(known_kernels[0]);
+}
+
 const char *hb_kgen_name(enum hb_kgen gen)
 {
 	switch (gen) {

@@ -13,8 +13,31 @@
 #       the engine's JSON report lines (HUGEBUF_REPORT_JSON): NJOBS lines,
 #       every field present, and each line consistent with
 #       `$HUGEBUF_CLI plan` for the same backing, size and offset.
+#   _fio-check.py result FIO_OUTPUT
+#       prints "error read_bytes write_bytes read_ios write_ios short_read
+#       short_write" of the first job, or "none" when there is no JSON.
+#   _fio-check.py summary FIO_JSON
+#       prints "error bytes ios" over all jobs (the worst error, bytes and
+#       I/Os read plus written), or "nojson 0 0".
+#   _fio-check.py clients FIO_JSON HOST...
+#       fio --client: every HOST read bytes without error, and "All
+#       clients" adds up to the hosts.
+#   _fio-check.py clone-split FIO_JSON REPORT_JSONL
+#       clone_buffers=split: four jobs verified, one source, three clones.
+#   _fio-check.py verify-lat FIO_JSON
+#       every job but time-based and bssplit-randrw read back all it
+#       wrote; every direction with I/Os has its latencies filled in.
+#   _fio-check.py formats FORMATS FIO_STDOUT
+#       fio's stdout of --output-format=FORMATS is what scripts expect.
+#   _fio-check.py jobname REPORT_JSONL FIO_JSON NAME
+#       one report line and fio's first job both carry the job name NAME.
+#   _fio-check.py vectored FIO_JSON REPORT_JSONL
+#       vec_iovecs jobs: each wrote and verified without error, one report
+#       per job with at least 2 iovecs and as many bvecs.
 #
-# Prints one line per problem and exits 1 if there was any.
+# Every fio JSON the t/*.sh tests read is read here.  Prints one line per
+# problem and exits 1 if there was any (result and summary print their
+# line and exit 0).
 import json
 import os
 import subprocess
@@ -152,17 +175,192 @@ def check_report(path, njobs):
         check_report_line(json.loads(l))
 
 
+def fio_json_lenient(path):
+    """fio's JSON after any report lines, or None"""
+    try:
+        text = open(path, errors="replace").read()
+        start = text.find("\n{") + 1 if not text.startswith("{") else 0
+        return json.loads(text[start:])
+    except Exception:
+        return None
+
+
+def print_result(path):
+    out = fio_json_lenient(path)
+    try:
+        j = out["jobs"][0]
+    except Exception:
+        print("none")
+        return
+    r, w = j["read"], j["write"]
+    print(j["error"], r["io_bytes"], w["io_bytes"], r["total_ios"],
+          w["total_ios"], r.get("short_ios", 0), w.get("short_ios", 0))
+
+
+def print_summary(path):
+    try:
+        jobs = json.load(open(path))["jobs"]
+        err = max(x["error"] for x in jobs)
+    except Exception:
+        print("nojson 0 0")
+        return
+    b = sum(x[d]["io_bytes"] for x in jobs for d in ("read", "write"))
+    n = sum(x[d]["total_ios"] for x in jobs for d in ("read", "write"))
+    print(err, b, n)
+
+
+def check_clients(path, hosts):
+    text = open(path, errors="replace").read()
+    try:
+        j = json.loads(text[text.index("{"):])
+    except Exception as e:
+        bad("no JSON from fio --client (%s)" % e)
+        return
+    stats = j.get("client_stats", [])
+    total = 0
+    for h in hosts:
+        mine = [s for s in stats if s.get("hostname", "").startswith(h)
+                and s.get("jobname") != "All clients"]
+        if not mine:
+            bad("no result from %s (hosts: %s)" %
+                (h, sorted({s.get("hostname") for s in stats})))
+            continue
+        for s in mine:
+            b = s["read"]["io_bytes"]
+            print("  %s: job %s error %d, %d bytes read in %d I/Os" % (
+                  h, s["jobname"], s["error"], b, s["read"]["total_ios"]))
+            if s["error"] or b <= 0:
+                bad("%s: error %d, %d bytes" % (h, s["error"], b))
+            total += b
+    agg = [s for s in stats if s.get("jobname") == "All clients"]
+    if agg:
+        print("  All clients: %d bytes read" % agg[0]["read"]["io_bytes"])
+        if agg[0]["read"]["io_bytes"] != total:
+            bad("All clients says %d bytes, the hosts add up to %d" %
+                (agg[0]["read"]["io_bytes"], total))
+
+
+def check_clone_split(path, report):
+    jobs = json.load(open(path))["jobs"]
+    reps = [json.loads(l) for l in open(report)]
+    roles = sorted(r["shared"] for r in reps)
+    ok = len(jobs) == 4 and roles == ["clone", "clone", "clone", "source"]
+    for j in jobs:
+        if j["error"] or not j["read"]["io_bytes"] or \
+                not j["write"]["io_bytes"]:
+            ok = False
+    print("split: %d jobs, roles %s, errors %s, verified bytes %s" %
+          (len(jobs), roles, [j["error"] for j in jobs],
+           [j["read"]["io_bytes"] for j in jobs]))
+    if not ok:
+        bad("split: every job must verify, one source and three clones")
+
+
+def check_verify_lat(path):
+    j = load_fio(path)
+    if j is None:
+        return
+    for job in j["jobs"]:
+        name = job["jobname"]
+        r, w = job["read"], job["write"]
+        if name not in ("time-based", "bssplit-randrw") and \
+                w["io_bytes"] != r["io_bytes"]:
+            bad("%s wrote %d, verified %d" %
+                (name, w["io_bytes"], r["io_bytes"]))
+        for d in (r, w):
+            if d["total_ios"] and not (0 < d["clat_ns"]["mean"] and
+                                       d["lat_ns"]["mean"] >=
+                                       d["clat_ns"]["mean"]):
+                bad("%s: latencies not filled in: clat %s lat %s" %
+                    (name, d["clat_ns"]["mean"], d["lat_ns"]["mean"]))
+
+
+def check_formats(formats, path):
+    fmt, text = formats.split(","), open(path).read()
+    if fmt == ["normal"]:
+        if "hugebuf: " not in text:
+            bad("%s: the engine's report is missing" % formats)
+        return
+    if "hugebuf: " in text:
+        bad("%s: the engine's report leaked into stdout" % formats)
+        return
+    if any(f.startswith("json") for f in fmt):
+        lines = text.splitlines(True)
+        at = next((i for i, l in enumerate(lines) if l == "{\n"), None)
+        try:
+            obj, _ = json.JSONDecoder().raw_decode("".join(lines[at:]))
+            if obj["jobs"][0]["error"] != 0:
+                bad("%s: job error %d" % (formats, obj["jobs"][0]["error"]))
+        except Exception as e:
+            bad("%s: no JSON object in stdout (%s)" % (formats, e))
+    if "terse" in fmt and not any(l.count(";") > 100
+                                  for l in text.splitlines()):
+        bad("%s: no terse line in stdout" % formats)
+
+
+def check_jobname(report, path, name):
+    try:
+        rows = [json.loads(l) for l in open(report, encoding="utf-8")]
+        fio = json.load(open(path, encoding="utf-8"))
+    except Exception as e:
+        bad("job name %s: %s" % (name, e))
+        return
+    if len(rows) != 1 or rows[0]["job"] != name:
+        bad("job name %s: report lines %s" %
+            (name, [r.get("job") for r in rows]))
+    if fio["jobs"][0]["jobname"] != name:
+        bad("job name %s: fio says %s" % (name, fio["jobs"][0]["jobname"]))
+
+
+def check_vectored(path, report):
+    jobs = json.load(open(path))["jobs"]
+    reps = [json.loads(l) for l in open(report)]
+    for j in jobs:
+        if j["error"] or j["write"]["io_bytes"] == 0 or \
+                j["read"]["io_bytes"] == 0:
+            bad("%s: error %d, wrote %d, verified %d" %
+                (j["jobname"], j["error"], j["write"]["io_bytes"],
+                 j["read"]["io_bytes"]))
+    for r in reps:
+        if r["vec_iovecs"] < 2 or r["vec_bvecs"] < r["vec_iovecs"]:
+            bad("%s: report says %d iovecs, %d bvecs" %
+                (r["job"], r["vec_iovecs"], r["vec_bvecs"]))
+        else:
+            print("  %s: %d iovecs per I/O, %d bvecs in the model, %.2f "
+                  "device requests per I/O" %
+                  (r["job"], r["vec_iovecs"], r["vec_bvecs"],
+                   r["requests_per_io"]))
+    if len(reps) != len(jobs):
+        bad("%d reports for %d jobs" % (len(reps), len(jobs)))
+
+
+# name: (function, least number of arguments)
+CHECKS = {
+    "run": (lambda a: check_run(a[0], a[1:]), 1),
+    "report": (lambda a: check_report(a[0], int(a[1])), 2),
+    "result": (lambda a: print_result(a[0]), 1),
+    "summary": (lambda a: print_summary(a[0]), 1),
+    "clients": (lambda a: check_clients(a[0], a[1:]), 2),
+    "clone-split": (lambda a: check_clone_split(a[0], a[1]), 2),
+    "verify-lat": (lambda a: check_verify_lat(a[0]), 1),
+    "formats": (lambda a: check_formats(a[0], a[1]), 2),
+    "jobname": (lambda a: check_jobname(a[0], a[1], a[2]), 3),
+    "vectored": (lambda a: check_vectored(a[0], a[1]), 2),
+}
+
+
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) < 3 or sys.argv[1] not in CHECKS:
         print(__doc__ if __doc__ else "usage: see the header", file=sys.stderr)
         return 2
-    if sys.argv[1] == "run":
-        check_run(sys.argv[2], sys.argv[3:])
-    elif sys.argv[1] == "report":
-        check_report(sys.argv[2], int(sys.argv[3]))
-    else:
-        print("unknown check " + sys.argv[1], file=sys.stderr)
+    fn, nargs = CHECKS[sys.argv[1]]
+    if len(sys.argv) - 2 < nargs:
+        print("%s needs %d arguments" % (sys.argv[1], nargs), file=sys.stderr)
         return 2
+    try:
+        fn(sys.argv[2:])
+    except Exception as e:
+        bad("%s %s: %s" % (sys.argv[1], " ".join(sys.argv[2:]), e))
     return 1 if problems else 0
 
 

@@ -5,12 +5,19 @@
 # The runner exports HUGEBUF_TEST_DIR, HUGEBUF_ENGINE, HUGEBUF_CLI and FIO;
 # run by hand, they default to this tree.
 #
-# Conventions:
-#   skip MSG          exit 77 with "SKIP: MSG"
-#   fail MSG          "FAIL: MSG", the test goes on, t_done exits 1
-#   t_fail_now MSG    "FAIL: MSG" and exit 1
+# Conventions (every test counts its sub-checks):
+#   t_ok MSG          "ok: MSG", one sub-check passed
+#   fail MSG          "FAIL: MSG", one sub-check failed; the test goes on,
+#                     t_done exits 1
+#   t_skip_check MSG  "  skip: MSG", one sub-check that cannot run here
+#                     (counted, MSG is its reason); the test goes on
+#   skip MSG          "SKIP: MSG", counted, and the test ends (t_done):
+#                     a skip (77) even after passed sub-checks
+#   t_fail_now MSG    "FAIL: MSG" and the test ends (t_done: exit 1)
 #   t_info MSG        an indented line of detail
-#   t_done            "PASS: NAME" and exit 0, or "FAIL: NAME" and exit 1
+#   t_done            the closing line "PASS|FAIL|SKIP: NAME (P passed, F
+#                     failed, S skipped: reasons)" and exit 0, 1 or 77:
+#                     PASS only when a sub-check passed and none failed
 #   t_require         engine + CLI + fio + python3, and T_DIR (fio tests)
 #   t_need_*          one requirement each, skip when it is missing
 #   T_DIR             the test's scratch directory (t_tmpdir)
@@ -31,6 +38,9 @@ T_POOL=/sys/kernel/mm/hugepages/hugepages-2048kB
 T_ATEXIT=
 T_DIR=
 T_FAILED=0
+T_PASSED=0
+T_SKIPPED=0
+T_REASONS=
 T_HOGS=
 
 # ---- exit paths --------------------------------------------------------
@@ -49,31 +59,76 @@ t_cleanup() {
 trap t_cleanup EXIT
 trap 'exit 130' INT TERM
 
-skip() {
-	echo "SKIP: $*"
-	exit 77
+# T_FAILED counts the failed sub-checks (a test may also set it to 1)
+t_ok() {
+	echo "ok: $*"
+	T_PASSED=$((T_PASSED + 1))
 }
 
 fail() {
 	echo "FAIL: $*"
-	T_FAILED=1
+	T_FAILED=$((T_FAILED + 1))
+}
+
+# one skip reason more for the closing line (each distinct reason once)
+t_add_reason() {
+	case "; $T_REASONS;" in
+	*"; $*;"*) ;;
+	*) T_REASONS="${T_REASONS:+$T_REASONS; }$*" ;;
+	esac
+}
+
+t_skip_check() {
+	echo "  skip: $*"
+	T_SKIPPED=$((T_SKIPPED + 1))
+	t_add_reason "$*"
+}
+
+skip() {
+	echo "SKIP: $*"
+	T_SKIPPED=$((T_SKIPPED + 1))
+	T_GAVE_UP=1
+	t_add_reason "$*"
+	t_done
 }
 
 t_fail_now() {
-	echo "FAIL: $*"
-	exit 1
+	fail "$*"
+	t_done
 }
 
 t_info() {
 	echo "  $*"
 }
 
+# run CMD...: one sub-check named by MSG that passes when CMD exits 0
+# (CMD prints its own FAIL lines)
+t_check() {
+	t_what=$1
+	shift
+	if "$@"; then
+		t_ok "$t_what"
+	else
+		fail "$t_what"
+	fi
+}
+
 t_done() {
+	t_counts="$T_PASSED passed, $T_FAILED failed, $T_SKIPPED skipped"
 	if [ "$T_FAILED" != 0 ]; then
-		echo "FAIL: $(basename "$0")"
+		echo "FAIL: $(basename "$0") ($t_counts${T_REASONS:+: $T_REASONS})"
 		exit 1
 	fi
-	echo "PASS: $(basename "$0")"
+	if [ "$T_PASSED" = 0 ] || [ "${T_GAVE_UP:-0}" = 1 ]; then
+		if [ "$T_SKIPPED" = 0 ]; then
+			T_SKIPPED=1
+			T_REASONS="no check ran"
+			t_counts="0 passed, 0 failed, 1 skipped"
+		fi
+		echo "SKIP: $(basename "$0") ($t_counts: $T_REASONS)"
+		exit 77
+	fi
+	echo "PASS: $(basename "$0") ($t_counts${T_REASONS:+: $T_REASONS})"
 	exit 0
 }
 
@@ -122,7 +177,6 @@ t_require() {
 	command -v python3 >/dev/null 2>&1 ||
 		skip "python3 not found (checks fio's JSON): run make deps"
 	t_tmpdir
-	T_FAILED=0
 }
 
 # ---- the hugepage pool ---------------------------------------------------
@@ -151,7 +205,10 @@ t_baseline() {
 t_check_baseline() {
 	for t_i in $(seq 1 50); do
 		t_now=$(t_free_hugepages)
-		[ "$t_now" = "$T_BASE_FREE" ] && return 0
+		if [ "$t_now" = "$T_BASE_FREE" ]; then
+			t_ok "$1: HugePages_Free back at $T_BASE_FREE"
+			return 0
+		fi
 		sleep 0.1
 	done
 	fail "$1: HugePages_Free $t_now, was $T_BASE_FREE before the test (pages leaked, or another process uses the pool)"
@@ -277,7 +334,7 @@ t_expect_fail_cmd() {
 		sed 's/^/    /' "$T_DIR/$t_name.txt" | head -8
 		return
 	fi
-	echo "ok: $t_name: $(grep -F -- "$t_msg" "$T_DIR/$t_name.txt" | head -1)"
+	t_ok "$t_name: $(grep -F -- "$t_msg" "$T_DIR/$t_name.txt" | head -1)"
 }
 
 # t_run_job OUT CMD...: run the fio command line CMD (it may start with
@@ -317,10 +374,12 @@ t_expect_refused() {
 	elif ! t_one_engine_error "$1" "$3"; then
 		fail "$4: wanted one engine line naming '$3': $T_ERRS"
 	else
-		t_info "$4: exit $2: $T_ERRS"
+		t_ok "$4: exit $2: $T_ERRS"
 	fi
 	if grep -q 'READ: bw=' "$1"; then
 		fail "$4: the job did I/O"
+	else
+		t_ok "$4: no I/O"
 	fi
 }
 
@@ -342,7 +401,7 @@ t_expect_fio_error() {
 		fail "$6: exit $1, fio error ${2:-none}, wanted $4 ($3)"
 		return 1
 	fi
-	t_info "$6: exit $1, fio error $3 ($4) after $5 bytes"
+	t_ok "$6: exit $1, fio error $3 ($4) after $5 bytes"
 }
 
 # t_expect_read OUT RC BYTES WHAT: the JSON fio job of OUT (stderr in
@@ -353,7 +412,10 @@ t_expect_read() {
 	t_res=$(t_fio_result "$1")
 	# shellcheck disable=SC2086
 	set -- "$@" $t_res
-	[ "$2" = 0 ] && [ "$5" = 0 ] && [ "$6" = "$3" ] && return 0
+	if [ "$2" = 0 ] && [ "$5" = 0 ] && [ "$6" = "$3" ]; then
+		t_ok "$4: read $3 bytes"
+		return 0
+	fi
 	fail "$4: exit $2, result $t_res: $(tail -n 3 "$1.err")"
 	return 1
 }
@@ -362,19 +424,7 @@ t_expect_read() {
 # of the first job of fio's JSON output $1 (our report lines before the
 # JSON are skipped); "none" when there is no JSON
 t_fio_result() {
-	python3 - "$1" <<'PY'
-import json, sys
-text = open(sys.argv[1], errors="replace").read()
-start = text.find("\n{") + 1 if not text.startswith("{") else 0
-try:
-    j = json.loads(text[start:])["jobs"][0]
-except Exception:
-    print("none")
-    sys.exit(0)
-r, w = j["read"], j["write"]
-print(j["error"], r["io_bytes"], w["io_bytes"], r["total_ios"],
-      w["total_ios"], r.get("short_ios", 0), w.get("short_ios", 0))
-PY
+	$T_CHECK result "$1"
 }
 
 # ---- processes -----------------------------------------------------------

@@ -87,10 +87,10 @@ int main(int argc, char **argv)
 
 	(void)argv;
 	if (argc > 1)
-		return t_skip("takes no arguments");
+		return t_done(t_skip("takes no arguments"));
 	if (hb_sysinfo_read(&si))
-		return t_fail("reading the system's hugepage facts: %s",
-			      hb_errmsg());
+		return t_done(t_fail("reading the system's hugepage facts: %s",
+				     hb_errmsg()));
 	add(cases, &n, "hugetlb:2M", BUF_LEN, T_SZ_2M, false);
 	add(cases, &n, "memfd:2M", BUF_LEN, T_SZ_2M, false);
 	add(cases, &n, "thp", BUF_LEN, 0, true);
@@ -103,5 +103,5 @@ int main(int argc, char **argv)
 	}
 	add(cases, &n, "4k", BUF_LEN, 0, false);
 	add(cases, &n, "hugetlb:1G", T_SZ_1G, T_SZ_1G, false);
-	return t_run_cases(cases, n, FILE_SIZE, 0xb0b);
+	return t_done(t_run_cases(cases, n, FILE_SIZE, 0xb0b));
 }

@@ -30,7 +30,7 @@ rc=$?
 if ! t_cli_refused $rc "$out" 'ulimit -l'; then
 	fail "hugebuf check with ulimit -l 1024: exit $rc, wanted 3 and one line naming 'ulimit -l': $(cat "$out")"
 else
-	t_info "CLI: exit 3: $(cat "$out")"
+	t_ok "CLI: exit 3: $(cat "$out")"
 fi
 t_check_baseline "after the refused jobs"
 t_done

@@ -54,10 +54,11 @@ if [ $rc = 0 ] || [ $rc -ge 124 ]; then
 elif ! t_one_engine_error "$out2" nr_hugepages; then
 	fail "a job started with the pool exhausted: wanted one line naming nr_hugepages: $T_ERRS"
 else
-	t_info "late job: exit $rc: $T_ERRS"
+	t_ok "late job: exit $rc: $T_ERRS"
 fi
 
-[ "$(t_vmpin "$job")" = "$pinned" ] ||
+[ "$(t_vmpin "$job")" = "$pinned" ] &&
+	t_ok "the running job's VmPin stayed at $pinned kB" ||
 	fail "the running job's VmPin changed from $pinned to $(t_vmpin "$job") kB"
 wait $fio_pid
 rc=$?
@@ -68,7 +69,7 @@ if [ $rc != 0 ] || [ "$1" != 0 ]; then
 elif [ "$2" -le 0 ]; then
 	fail "the running job read nothing"
 else
-	t_info "running job: exit 0, error 0, $2 bytes read in $4 I/Os"
+	t_ok "running job: exit 0, error 0, $2 bytes read in $4 I/Os"
 fi
 # the data path still delivers the right bytes (fio's crc32c headers),
 # with the pool still held: the verify job needs its own pages, so it runs

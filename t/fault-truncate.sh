@@ -46,7 +46,7 @@ elif [ "${6:-0}" -lt 1 ]; then
 elif [ "$2" -lt $((5 << 20)) ] || [ "$2" -gt $((5 * 1048576 + 102400)) ]; then
 	fail "short read at EOF: $2 bytes read, wanted 5 MiB .. 5 MiB + 100 KiB"
 else
-	t_info "EOF: exit 0, $4 reads, $6 short, $2 bytes read, whole blocks verified"
+	t_ok "EOF: exit 0, $4 reads, $6 short, $2 bytes read, whole blocks verified"
 fi
 
 # --- 2. truncated under a running job ---
@@ -72,7 +72,7 @@ if [ $rc -ge 124 ]; then
 elif [ "$1" = none ]; then
 	fail "truncated under the job: no fio result (exit $rc): $(tail -n 3 "$out.err")"
 else
-	t_info "truncated to 4 MiB mid-job: exit $rc, fio error $1, $4 reads ($6 short), $2 bytes"
+	t_ok "truncated to 4 MiB mid-job: exit $rc, fio error $1, $4 reads ($6 short), $2 bytes"
 	[ $rc = 0 ] || grep -m1 -E 'err=|error' "$out.err" | sed 's/^/    fio: /'
 fi
 t_check_baseline "after the truncation"

@@ -76,43 +76,10 @@ timeout -k 5 120 ip netns exec "$ns_c" "$FIO" $(printf -- '--client=%s ' $server
 	--output-format=json --output="$out" "$job" >"$out.err" 2>&1
 rc=$?
 [ $rc -lt 124 ] || t_fail_now "fio --client hung (exit $rc)"
-python3 - "$out" $servers <<'PY' || T_FAILED=1
-import json, sys
-path, hosts = sys.argv[1], sys.argv[2:]
-text = open(path, errors="replace").read()
-try:
-    j = json.loads(text[text.index("{"):])
-except Exception as e:
-    print("FAIL: no JSON from fio --client (%s)" % e)
-    sys.exit(1)
-stats = j.get("client_stats", [])
-ok = True
-total = 0
-for h in hosts:
-    mine = [s for s in stats if s.get("hostname", "").startswith(h)
-            and s.get("jobname") != "All clients"]
-    if not mine:
-        print("FAIL: no result from %s (hosts: %s)" % (h,
-              sorted({s.get("hostname") for s in stats})))
-        ok = False
-        continue
-    for s in mine:
-        b = s["read"]["io_bytes"]
-        print("  %s: job %s error %d, %d bytes read in %d I/Os" % (
-              h, s["jobname"], s["error"], b, s["read"]["total_ios"]))
-        if s["error"] or b <= 0:
-            print("FAIL: %s: error %d, %d bytes" % (h, s["error"], b))
-            ok = False
-        total += b
-agg = [s for s in stats if s.get("jobname") == "All clients"]
-if agg:
-    print("  All clients: %d bytes read" % agg[0]["read"]["io_bytes"])
-    if agg[0]["read"]["io_bytes"] != total:
-        print("FAIL: All clients says %d bytes, the hosts add up to %d" %
-              (agg[0]["read"]["io_bytes"], total))
-        ok = False
-sys.exit(0 if ok else 1)
-PY
-[ $rc = 0 ] || fail "fio --client exit $rc: $(tail -n 5 "$out.err")"
+# shellcheck disable=SC2086
+t_check "fio --client: every server read its share" \
+	$T_CHECK clients "$out" $servers
+[ $rc = 0 ] && t_ok "fio --client exit 0" ||
+	fail "fio --client exit $rc: $(tail -n 5 "$out.err")"
 t_check_baseline "after the client/server run"
 t_done

@@ -26,15 +26,18 @@ run_example() {
 		cat "$T_DIR/$name.err" "$T_DIR/$name.out" | head -5
 		return
 	fi
-	$T_CHECK run "$T_DIR/$name.json" $opts || T_FAILED=1
+	# shellcheck disable=SC2086
+	t_check "$name: fio's results ($opts)" \
+		$T_CHECK run "$T_DIR/$name.json" $opts
 	case "$job" in
 	builtin-*)
-		[ ! -s "$T_DIR/$name.report" ] ||
+		[ ! -s "$T_DIR/$name.report" ] &&
+			t_ok "$name: the built-in engine wrote no hugebuf report" ||
 			fail "$name: built-in engine job wrote a hugebuf report" ;;
 	*)
-		$T_CHECK report "$T_DIR/$name.report" 1 || T_FAILED=1 ;;
+		t_check "$name: report agrees with hugebuf plan" \
+			$T_CHECK report "$T_DIR/$name.report" 1 ;;
 	esac
-	echo "ok: $name"
 }
 
 run_example hugepage-randread-8m.fio --nonzero-read
@@ -47,7 +50,8 @@ run_example builtin-io_uring-8m.fio --nonzero-read
 # it reads, and the file's bytes are the same afterwards
 before=$(sha256sum <"$HUGEBUF_FILE")
 run_example device-read.fio --nonzero-read --readonly
-[ "$(sha256sum <"$HUGEBUF_FILE")" = "$before" ] ||
+[ "$(sha256sum <"$HUGEBUF_FILE")" = "$before" ] &&
+	t_ok "device-read.fio: the file is unchanged under fio --readonly" ||
 	fail "device-read.fio: the file changed under fio --readonly"
 # NVMe passthrough overwrites a namespace: only where one is offered for
 # it (HUGEBUF_PT_DEV=/dev/ngXnY, HUGEBUF_PT_OFFSET); kernel/probe/
@@ -55,7 +59,7 @@ run_example device-read.fio --nonzero-read --readonly
 if [ -n "${HUGEBUF_PT_DEV:-}" ] && [ -n "${HUGEBUF_PT_OFFSET:-}" ]; then
 	run_example nvme-passthrough.fio --verify
 else
-	echo "skip: nvme-passthrough.fio: no HUGEBUF_PT_DEV to overwrite"
+	t_skip_check "nvme-passthrough.fio: no HUGEBUF_PT_DEV to overwrite"
 fi
 
 if [ "$T_MTHP" = 64K ]; then
@@ -68,7 +72,7 @@ else
 		t_expect_fail mthp-64k "mTHP 64kB is disabled: echo madvise" \
 			"$T_TOP/examples/mthp-64k-randread.fio"
 	else
-		echo "skip: mthp-64k-randread.fio: the kernel has no 64K mTHP"
+		t_skip_check "mthp-64k-randread.fio: the kernel has no 64K mTHP"
 	fi
 fi
 
@@ -82,7 +86,8 @@ else
 	# lib's one pool message: "need N free 1G hugepages, M available: ..."
 	t_expect_fail hugetlb-1g "free 1G hugepages" \
 		"$T_TOP/examples/hugetlb-1g-randread.fio"
-	grep -q 'hugepages-1048576kB/nr_hugepages' "$T_DIR/hugetlb-1g.txt" ||
+	grep -q 'hugepages-1048576kB/nr_hugepages' "$T_DIR/hugetlb-1g.txt" &&
+		t_ok "hugetlb-1g: the message names the 1G pool's knob" ||
 		fail "hugetlb-1g: the message does not name the 1G pool's knob"
 fi
 

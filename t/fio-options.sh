@@ -73,32 +73,19 @@ EOF
 
 # sections minus [global], plus the second numjobs clone
 njobs=$(grep -c "^\\[" "$T_DIR/opts.fio")
-if ! t_fio opts "$T_DIR/opts.fio"; then
+if t_fio opts "$T_DIR/opts.fio"; then
+	t_ok "fio ran $njobs option jobs"
+else
 	fail "fio exited non-zero:"
 	grep -h 'hugebuf\|err=\|verify' "$T_DIR/opts.err" "$T_DIR/opts.json" |
 		head -8
 fi
-$T_CHECK run "$T_DIR/opts.json" || T_FAILED=1
-$T_CHECK report "$T_DIR/opts.report" "$njobs" || T_FAILED=1
+t_check "$njobs option jobs: no error, bytes moved" \
+	$T_CHECK run "$T_DIR/opts.json"
+t_check "$njobs option jobs: report lines agree with hugebuf plan" \
+	$T_CHECK report "$T_DIR/opts.report" "$njobs"
 
 # verify jobs read back all they wrote; every job has completion latencies
-python3 - "$T_DIR/opts.json" <<'EOF' || T_FAILED=1
-import json, sys
-t = open(sys.argv[1]).read()
-j = json.loads(t[t.find("\n{") + 1:] if not t.startswith("{") else t)
-bad = 0
-for job in j["jobs"]:
-    name = job["jobname"]
-    r, w = job["read"], job["write"]
-    if name not in ("time-based", "bssplit-randrw") and w["io_bytes"] != r["io_bytes"]:
-        print("FAIL: %s wrote %d, verified %d" % (name, w["io_bytes"], r["io_bytes"]))
-        bad = 1
-    for d in (r, w):
-        if d["total_ios"] and not (0 < d["clat_ns"]["mean"] and d["lat_ns"]["mean"] >= d["clat_ns"]["mean"]):
-            print("FAIL: %s: latencies not filled in: clat %s lat %s" %
-                  (name, d["clat_ns"]["mean"], d["lat_ns"]["mean"]))
-            bad = 1
-sys.exit(bad)
-EOF
-echo "ok: $njobs option jobs"
+t_check "verify jobs read back all they wrote, latencies filled in" \
+	$T_CHECK verify-lat "$T_DIR/opts.json"
 t_done

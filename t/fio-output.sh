@@ -26,21 +26,7 @@ JOB="--filename=$F --size=8M --rw=randread --bs=128k --iodepth=4 --direct=1"
 
 # parses FORMAT FILE: fio's output of that format is what scripts expect
 parses() {
-	python3 - "$1" "$2" <<'PY'
-import json, sys
-fmt, text = sys.argv[1].split(","), open(sys.argv[2]).read()
-if fmt == ["normal"]:
-    sys.exit(0 if "hugebuf: " in text else 1)   # the report is there
-if "hugebuf: " in text:
-    sys.exit(2)                                 # ours leaked into stdout
-if any(f.startswith("json") for f in fmt):
-    lines = text.splitlines(True)
-    at = next(i for i, l in enumerate(lines) if l == "{\n")
-    obj, _ = json.JSONDecoder().raw_decode("".join(lines[at:]))
-    assert obj["jobs"][0]["error"] == 0
-if "terse" in fmt:
-    assert any(l.count(";") > 100 for l in text.splitlines())
-PY
+	$T_CHECK formats "$1" "$2"
 }
 
 for fmt in normal json json+ terse json,normal normal,json json+,normal \
@@ -49,7 +35,7 @@ for fmt in normal json json+ terse json,normal normal,json json+,normal \
 		--output-format="$fmt" >"$T_DIR/fmt.out" 2>"$T_DIR/fmt.err")
 	rc=$?
 	if [ $rc = 0 ] && parses "$fmt" "$T_DIR/fmt.out"; then
-		echo "ok: --output-format=$fmt"
+		t_ok "--output-format=$fmt"
 	else
 		fail "--output-format=$fmt: rc $rc, stdout does not parse as fio's"
 		head -3 "$T_DIR/fmt.out" | sed 's/^/    /'
@@ -62,15 +48,9 @@ rm -f "$T_DIR/name.report"
 (cd "$T_DIR" && HUGEBUF_REPORT_JSON=$T_DIR/name.report "$FIO" --name="$name" \
 	$JOB --ioengine="$E" --output-format=json >"$T_DIR/name.json" \
 	2>"$T_DIR/name.err")
-if python3 - "$T_DIR/name.report" "$T_DIR/name.json" "$name" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
-fio = json.load(open(sys.argv[2], encoding="utf-8"))
-assert len(rows) == 1 and rows[0]["job"] == sys.argv[3]
-assert fio["jobs"][0]["jobname"] == sys.argv[3]
-PY
+if $T_CHECK jobname "$T_DIR/name.report" "$T_DIR/name.json" "$name"
 then
-	echo "ok: report_json with job name $name parses"
+	t_ok "report_json with job name $name parses"
 else
 	fail "report_json with job name $name does not parse: $(head -c 300 "$T_DIR/name.report")"
 fi
@@ -110,20 +90,21 @@ wait $pa
 ra=$?
 if [ $ra = 0 ] && [ $rb = 0 ] &&
 	python3 -c "import sys; d=open('$T_DIR/outB','rb').read(); sys.exit(0 if d.count(b'\xab') > len(d)//2 else 1)"; then
-	echo "ok: mem=mmaphuge:FILE: fio B wrote what fio A read into the shared pages"
+	t_ok "mem=mmaphuge:FILE: fio B wrote what fio A read into the shared pages"
 else
 	fail "mem=mmaphuge:FILE: fio B did not see A's data (A rc $ra, B rc $rb)"
 	cat "$T_DIR/A.out" "$T_DIR/B.out" | grep -v '^ ' | head -6
 fi
-[ "${seen:-0}" -gt 2048 ] && echo "ok: a plain mmap of the file sees A's reads ($seen of 4096 bytes)" ||
+[ "${seen:-0}" -gt 2048 ] && t_ok "a plain mmap of the file sees A's reads ($seen of 4096 bytes)" ||
 	fail "a plain mmap of $H/shared does not see A's reads ($seen)"
-[ ! -e "$H/shared" ] || fail "$H/shared is left after both fio runs exited"
+[ ! -e "$H/shared" ] && t_ok "$H/shared is gone after both fio runs" ||
+	fail "$H/shared is left after both fio runs exited"
 after=$(t_free_hugepages)
 if [ "$after" -lt "$base" ]; then
 	sleep 1
 	after=$(t_free_hugepages)
 fi
-[ "$after" -ge "$base" ] && echo "ok: hugepages back to the pool ($after free, $base before)" ||
+[ "$after" -ge "$base" ] && t_ok "hugepages back to the pool ($after free, $base before)" ||
 	fail "hugepages not back: $after free, $base before"
 
 # bad input: one line each, failed job
@@ -138,7 +119,7 @@ bad() {
 	fi
 	n=$(grep -c -e "$want" "$T_DIR/bad.out")
 	if [ "$n" = 1 ]; then
-		echo "ok: $what: $(grep -e "$want" "$T_DIR/bad.out")"
+		t_ok "$what: $(grep -e "$want" "$T_DIR/bad.out")"
 	else
 		fail "$what: want one line matching '$want', got:"
 		head -5 "$T_DIR/bad.out" | sed 's/^/    /'

@@ -64,30 +64,8 @@ if [ $rc != 0 ]; then
 	fail "fio exited $rc:"
 	grep -h 'hugebuf\|err=\|verify' "$out" "$T_DIR/vec.json" | head -8
 fi
-python3 - "$T_DIR/vec.json" "$T_DIR/vec.report" <<'PY' || fail "results"
-import json, sys
-jobs = json.load(open(sys.argv[1]))["jobs"]
-reps = [json.loads(l) for l in open(sys.argv[2])]
-bad = 0
-for j in jobs:
-    if j["error"] or j["write"]["io_bytes"] == 0 or j["read"]["io_bytes"] == 0:
-        print("FAIL: %s: error %d, wrote %d, verified %d" % (j["jobname"],
-              j["error"], j["write"]["io_bytes"], j["read"]["io_bytes"]))
-        bad = 1
-for r in reps:
-    if r["vec_iovecs"] < 2 or r["vec_bvecs"] < r["vec_iovecs"]:
-        print("FAIL: %s: report says %d iovecs, %d bvecs" % (r["job"],
-              r["vec_iovecs"], r["vec_bvecs"]))
-        bad = 1
-    else:
-        print("ok: %s: %d iovecs per I/O, %d bvecs in the model, %.2f "
-              "device requests per I/O" % (r["job"], r["vec_iovecs"],
-              r["vec_bvecs"], r["requests_per_io"]))
-if len(reps) != len(jobs):
-    print("FAIL: %d reports for %d jobs" % (len(reps), len(jobs)))
-    bad = 1
-sys.exit(bad)
-PY
+t_check "vec_iovecs jobs verified, reports agree" \
+	$T_CHECK vectored "$T_DIR/vec.json" "$T_DIR/vec.report"
 
 t_expect_fail no-fixedbufs 'vec_iovecs=4 needs fixedbufs' \
 	--name=x --ioengine=external:"$HUGEBUF_ENGINE" --directory="$T_DIR" \

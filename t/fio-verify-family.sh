@@ -32,18 +32,8 @@ run() {
 		--output="$T_DIR/$tag.json" --name="$tag" --filename="$F" \
 		--ioengine="$eng" "$@" >"$T_DIR/$tag.out" 2>"$T_DIR/$tag.err")
 	RC=$?
-	SUM=$(python3 - "$T_DIR/$tag.json" <<'PY'
-import json, sys
-try:
-    j = json.load(open(sys.argv[1]))
-except Exception:
-    print("nojson/0")
-    sys.exit(0)
-err = max(x["error"] for x in j["jobs"])
-b = sum(x[d]["io_bytes"] for x in j["jobs"] for d in ("read", "write"))
-print("%d/%d" % (err, b))
-PY
-)
+	# "error/bytes" (summary: "error bytes ios")
+	SUM=$($T_CHECK summary "$T_DIR/$tag.json" | awk '{ print $1 "/" $2 }')
 }
 
 # row NAME [--pre ARGS... --] ARGS...: both engines, fresh file each time
@@ -58,7 +48,7 @@ row() {
 	b="$RC/$SUM"
 	if [ "$a" = "$b" ] && [ "${a%%/*}" = 0 ] &&
 		[ "$(echo "$a" | cut -d/ -f2)" = 0 ]; then
-		printf 'ok: %-28s %s\n' "$name" "$a"
+		t_ok "$(printf '%-28s %s' "$name" "$a")"
 	else
 		fail "$name: io_uring $a, hugebuf $b (rc/error/bytes)"
 		grep -h 'verify\|hugebuf: .*\(error\|warning\)\|fio:' \
@@ -93,7 +83,7 @@ run vo-write io_uring --rw=randwrite --direct=1 $W --verify=md5 --do_verify=0
 for e in io_uring "external:$HUGEBUF_ENGINE"; do
 	run "vo-${e%%:*}" "$e" --rw=randwrite --direct=1 $W --verify=md5 \
 		--verify_only=1
-	[ "$RC/${SUM%%/*}" = 0/0 ] && echo "ok: verify_only on ${e%%:*}: $RC/$SUM" ||
+	[ "$RC/${SUM%%/*}" = 0/0 ] && t_ok "verify_only on ${e%%:*}: $RC/$SUM" ||
 		fail "verify_only on ${e%%:*}: $RC/$SUM"
 done
 
@@ -104,7 +94,7 @@ dd if=/dev/zero of="$F" bs=1M count=4 conv=notrunc status=none
 run zero-hb "external:$HUGEBUF_ENGINE" --rw=randwrite --direct=1 $W \
 	--verify=md5 --verify_only=1 --experimental_verify=1
 if [ "$RC" != 0 ]; then
-	echo "ok: zeroed file, experimental verify_only: the engine reports it (rc $RC)"
+	t_ok "zeroed file, experimental verify_only: the engine reports it (rc $RC)"
 else
 	fail "zeroed file, experimental verify_only: the engine passed"
 fi

@@ -71,9 +71,10 @@ run_backing() {
 			"$T_DIR/$name.json" | head -8
 		return
 	fi
-	$T_CHECK run "$T_DIR/$name.json" --verify || T_FAILED=1
-	$T_CHECK report "$T_DIR/$name.report" "$jobs" || T_FAILED=1
-	echo "ok: $backing: $jobs verify jobs"
+	t_check "$backing: $jobs verify jobs verified" \
+		$T_CHECK run "$T_DIR/$name.json" --verify
+	t_check "$backing: $jobs reports agree with hugebuf plan" \
+		$T_CHECK report "$T_DIR/$name.report" "$jobs"
 }
 
 run_backing hugetlb:2M
@@ -85,7 +86,7 @@ if t_mthp; then
 	run_backing "mthp:$T_MTHP"
 	t_pmd_thp_restore
 else
-	echo "skip: mthp: no mTHP size can be enabled here"
+	t_skip_check "mthp: no mTHP size can be enabled here"
 fi
 
 t_done

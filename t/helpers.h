@@ -11,6 +11,12 @@
  *	if (ret)
  *		goto out;
  *    and returns ret.  Informational lines start with "  ".
+ *  - Every test counts its sub-checks: each FAIL line is a failed one,
+ *    each SKIP (or "  skip:") line a skipped one with its reason, and each
+ *    check helper below that passes calls t_pass().  main() ends in
+ *    "return t_done(ret);", which prints the closing line with the counts
+ *    and gives the exit code: PASS only when at least one sub-check
+ *    passed and none failed.
  *  - Data checks use offset-encoded patterns: the 8-byte word at offset o
  *    (o a multiple of 8 in "pattern space", e.g. the file offset) holds
  *    t_pattern_word(seed, o), which encodes both the seed and o, so a byte
@@ -47,11 +53,33 @@ enum {
 /* ------------------------------------------------------------------ */
 
 /*
- * "SKIP: <reason>"; returns T_EXIT_SKIP.  Inside t_run_cases() a case's
- * skip prints "  case skipped: <reason>" instead (the test goes on).
+ * "SKIP: <reason>", a skipped sub-check; returns T_EXIT_SKIP.  Inside
+ * t_run_cases() a case's skip prints "  case skipped: <reason>" instead
+ * (the test goes on).
  */
 int t_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "FAIL: <what>"; returns T_EXIT_FAIL. */
+/*
+ * "  skip: <reason>": one sub-check that cannot run here, counted as
+ * skipped; returns T_EXIT_PASS so that the checks after it still run.
+ */
+int t_skip_check(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One sub-check passed (the check helpers call it); returns T_EXIT_PASS. */
+int t_pass(void);
+/*
+ * @ret of a whole sub-check (e.g. one test_*() of a unit test): counts it
+ * as passed when it is T_EXIT_PASS (its FAIL or SKIP lines counted
+ * themselves); returns @ret.
+ */
+int t_sub(int ret);
+/*
+ * The end of main(): prints "PASS|FAIL|SKIP: <program> (P passed, F
+ * failed, S skipped: reason; ...)" and returns the exit code.  FAIL when
+ * a sub-check failed or @ret is T_EXIT_FAIL; otherwise SKIP when @ret is
+ * T_EXIT_SKIP or no sub-check passed (a test that checked nothing never
+ * passes); PASS else.  t/runtests.sh adds up these counts.
+ */
+int t_done(int ret);
+/* "FAIL: <what>", a failed sub-check; returns T_EXIT_FAIL. */
 int t_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "FAIL: <what> (expected X, got Y)" with decimal numbers. */
 int t_fail_val(const char *what, long long expected, long long got);
@@ -362,9 +390,8 @@ int t_check_sweep(const struct t_regbuf *rb, const struct t_model *m,
  * a few tries) of one O_DIRECT READ_FIXED of the whole registered buffer
  * must be what hb_predict_requests() says for the model's table under the
  * device's queue limits.  Without a block device under the scratch dir,
- * or with a buffer O_DIRECT cannot take, only this sub-check is skipped
- * (an info line says why) and T_EXIT_PASS is returned.  The data read is
- * verified too.
+ * or with a buffer O_DIRECT cannot take, this sub-check is a counted skip
+ * (t_skip_check) and the case goes on.  The data read is verified too.
  */
 int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
 		     struct t_file *f, const char *what);
@@ -385,7 +412,7 @@ int t_check_requests_nodata(const struct t_regbuf *rb, const struct t_model *m,
  * (pinned), 0 (not), or -errno (PFNs not readable: not root).
  */
 int t_anon_pinned(const void *addr);
-/* FAIL unless t_anon_pinned(@addr) == @want; info line if unknowable. */
+/* FAIL unless t_anon_pinned(@addr) == @want; a counted skip if unknowable */
 int t_expect_pinned(const void *addr, bool want, const char *what);
 
 /* ------------------------------------------------------------------ */
@@ -444,7 +471,7 @@ int t_run_case(const struct t_case *c, struct t_file *f);
  * main() of a table-driven test: a scratch file of @file_size bytes
  * (pattern @seed, O_DIRECT), then every case in order; stops at the first
  * FAIL.  PASS if at least one case ran and none failed, SKIP if all
- * skipped.
+ * skipped (each case's skip is counted; no summary line of its own).
  */
 int t_run_cases(const struct t_case *cases, unsigned int nr, uint64_t file_size,
 		uint64_t seed);

@@ -76,6 +76,8 @@ static int placed_on(int node)
 	if (an.st.nr_nodes != 1 || an.st.node_folios[node] != 4)
 		ret = t_fail("bound to node %d, the 4 folios are not all there",
 			     node);
+	else
+		ret = t_pass();
 	hb_analysis_free(&an);
 out_buf:
 	hb_free(&buf);
@@ -99,16 +101,18 @@ static int preflight_refuses(void)
 	if (ret != -ENOMEM || !strstr(hb_errmsg(), "/node0/hugepages/"))
 		return t_fail("bound to node 0, %ld+1 pages: %d (%s)", free0,
 			      ret, hb_errmsg());
+	t_pass();
 	t_info("%s", hb_errmsg());
 	pol.nodes = 1ULL << 63;
 	ret = hb_check_pool_policy(&pol, 2ULL << 20, 2ULL << 20);
 	if (ret != -ENOENT || !strstr(hb_errmsg(), "node 63"))
 		return t_fail("bound to node 63: %d (%s)", ret, hb_errmsg());
+	t_pass();
 	t_info("%s", hb_errmsg());
 	if (hb_check_pool_policy(&none, 2ULL << 20, 1ULL << 40))
 		return t_fail("no binding policy was refused: %s",
 			      hb_errmsg());
-	return T_EXIT_PASS;
+	return t_pass();
 }
 
 int main(void)
@@ -117,8 +121,8 @@ int main(void)
 
 	ret = t_need_hugepages(2ULL << 20, 4);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	for (n = 0; n < nodes && !ret; n++)
 		ret = placed_on(n);
-	return t_worst(ret, preflight_refuses());
+	return t_done(t_worst(ret, preflight_refuses()));
 }

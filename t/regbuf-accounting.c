@@ -254,15 +254,15 @@ int main(int argc, char **argv)
 
 	(void)argv;
 	if (argc > 1)
-		return t_skip("takes no arguments");
+		return t_done(t_skip("takes no arguments"));
 	ret = t_file_create(&f, FILE_SIZE, 0xacc, true);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	ret = unaligned_whole_folios(&f);
 	if (ret != T_EXIT_FAIL) {
 		r = shared_hugepage(&f);
 		ret = r == T_EXIT_FAIL ? r : (ret == T_EXIT_PASS ? ret : r);
 	}
 	t_file_close(&f);
-	return ret;
+	return t_done(ret);
 }

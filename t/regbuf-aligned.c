@@ -54,6 +54,7 @@ int main(int argc, char **argv)
 {
 	(void)argv;
 	if (argc > 1)
-		return t_skip("takes no arguments");
-	return t_run_cases(cases, T_ARRAY_SIZE(cases), FILE_SIZE, 0x1a1);
+		return t_done(t_skip("takes no arguments"));
+	return t_done(
+		t_run_cases(cases, T_ARRAY_SIZE(cases), FILE_SIZE, 0x1a1));
 }

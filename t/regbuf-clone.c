@@ -100,10 +100,10 @@ int main(void)
 
 	ret = t_baseline_need(&base, BUF_LEN, NR_BUFS);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	ret = t_file_create(&f, FILE_LEN, SEED, false);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	ret = t_alloc("hugetlb:2M", NR_BUFS * BUF_LEN, 0, &buf);
 	if (ret)
 		goto out_file;
@@ -148,8 +148,8 @@ int main(void)
 			       HB_IORING_REGISTER_DST_REPLACE);
 	if (ret == -EBUSY || ret == -EINVAL) {
 		/* DST_REPLACE came with the offsets in 6.13 */
-		t_info("clone with DST_REPLACE: %s (needs 6.13), not checked",
-		       strerror(-ret));
+		t_skip_check("clone with DST_REPLACE: %s (needs 6.13)",
+			     strerror(-ret));
 	} else if (ret) {
 		ret = t_fail("clone with DST_REPLACE: %s", strerror(-ret));
 		goto out_clone;
@@ -177,8 +177,7 @@ int main(void)
 		goto out_clone_only;
 	ret = hb_clone_buffers(&other, &clone, 2, 1, 1, 0);
 	if (ret == -EINVAL) {
-		t_info("clone with offsets: -EINVAL (needs 6.13), not checked");
-		ret = T_EXIT_PASS;
+		ret = t_skip_check("clone with offsets: -EINVAL (needs 6.13)");
 	} else if (ret) {
 		ret = t_fail("clone of buffer 2 to slot 1: %s", strerror(-ret));
 	} else {
@@ -202,8 +201,9 @@ out_clone_only:
 	io_uring_queue_exit(&clone);
 	hb_free(&buf);
 	t_file_close(&f);
-	return t_worst(ret, t_baseline_check(&base, "after every ring and "
-					     "the buffer are gone"));
+	return t_done(
+		t_worst(ret, t_baseline_check(&base, "after every ring and "
+						     "the buffer are gone")));
 out_clone:
 	io_uring_queue_exit(&clone);
 out_src:
@@ -212,6 +212,7 @@ out_buf:
 	hb_free(&buf);
 out_file:
 	t_file_close(&f);
-	return t_worst(ret, t_baseline_check(&base, "after every ring and the "
-					     "buffer are gone"));
+	return t_done(
+		t_worst(ret, t_baseline_check(&base, "after every ring and the "
+						     "buffer are gone")));
 }

@@ -117,14 +117,14 @@ int main(int argc, char **argv)
 
 	(void)argv;
 	if (argc > 1)
-		return t_skip("takes no arguments");
+		return t_done(t_skip("takes no arguments"));
 	r1 = t_file_create(&f, FILE_SIZE, 0xcc1, false);
 	if (r1)
-		return r1;
+		return t_done(r1);
 	r1 = cycles("hugetlb:2M", &f, false);
 	r2 = r1 == T_EXIT_FAIL ? T_EXIT_SKIP : cycles("4k", &f, true);
 	t_file_close(&f);
 	if (r1 == T_EXIT_FAIL || r2 == T_EXIT_FAIL)
-		return T_EXIT_FAIL;
-	return (!r1 || !r2) ? T_EXIT_PASS : T_EXIT_SKIP;
+		return t_done(T_EXIT_FAIL);
+	return t_done((!r1 || !r2) ? T_EXIT_PASS : T_EXIT_SKIP);
 }

@@ -127,14 +127,14 @@ int main(int argc, char **argv)
 
 	(void)argv;
 	if (argc > 1)
-		return t_skip("takes no arguments");
+		return t_done(t_skip("takes no arguments"));
 	ret = t_baseline_need(&base, T_SZ_2M, 1);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	base_vmpin = base.vmpin_kb;
 	ret = t_file_create(&f, FILE_SIZE, 0x7a0, true);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	mfd = memfd_create("hugebuf-double",
 			   MFD_CLOEXEC | MFD_HUGETLB | MFD_HUGE_2MB);
 	if (mfd < 0) {
@@ -171,5 +171,5 @@ out:
 						   "closing the memfd"));
 	if (!ret)
 		t_info("%s: ok", c.name);
-	return ret;
+	return t_done(ret);
 }

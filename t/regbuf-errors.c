@@ -255,13 +255,13 @@ int main(int argc, char **argv)
 
 	(void)argv;
 	if (argc > 1)
-		return t_skip("takes no arguments");
+		return t_done(t_skip("takes no arguments"));
 	if (hb_kmodel_running(&km))
-		return t_fail("kernel model: %s", hb_errmsg());
+		return t_done(t_fail("kernel model: %s", hb_errmsg()));
 	pages = calloc(MAX_MODEL_PAGES, sizeof(*pages));
 	bvecs = calloc(MAX_MODEL_PAGES, sizeof(*bvecs));
 	if (!pages || !bvecs)
-		return t_fail("out of memory for the model arrays");
+		return t_done(t_fail("out of memory for the model arrays"));
 	r[0] = check_validation();
 	r[1] = r[0] == T_EXIT_FAIL ? T_EXIT_SKIP : check_pin_hole();
 	r[2] = r[1] == T_EXIT_FAIL ? T_EXIT_SKIP : check_memlock();
@@ -274,5 +274,5 @@ int main(int argc, char **argv)
 	}
 	free(pages);
 	free(bvecs);
-	return ret;
+	return t_done(ret);
 }

@@ -216,12 +216,12 @@ int main(int argc, char **argv)
 
 	(void)argv;
 	if (argc > 1)
-		return t_skip("takes no arguments");
+		return t_done(t_skip("takes no arguments"));
 	if (hb_kmodel_running(&km_running))
-		return t_fail("kernel model: %s", hb_errmsg());
+		return t_done(t_fail("kernel model: %s", hb_errmsg()));
 	ret = t_file_create(&f, FILE_SIZE, 0x8b0, true);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	ret = run("2M hugetlb then 16K of 4K pages", true, SMALL_4K, &f);
 	ran += !ret;
 	if (ret != T_EXIT_FAIL) {
@@ -236,14 +236,15 @@ int main(int argc, char **argv)
 			ran += !r;
 			ret = t_worst(ret == T_EXIT_SKIP ? 0 : ret, r);
 		} else {
-			t_info("16K mTHP then 2M hugetlb: skipped: mTHP 16K "
-			       "is not available (needs Linux 6.8+ and root "
-			       "to enable it)");
+			t_skip_check(
+				"16K mTHP then 2M hugetlb: mTHP 16K "
+				"is not available (needs Linux 6.8+ and root "
+				"to enable it)");
 		}
 	}
 	restore_mthp();
 	t_file_close(&f);
 	if (ret == T_EXIT_FAIL)
-		return ret;
-	return ran ? T_EXIT_PASS : t_skip("no layout could be mapped");
+		return t_done(ret);
+	return t_done(ran ? T_EXIT_PASS : t_skip("no layout could be mapped"));
 }

@@ -248,13 +248,13 @@ int main(int argc, char **argv)
 
 	(void)argv;
 	if (argc > 1)
-		return t_skip("takes no arguments");
+		return t_done(t_skip("takes no arguments"));
 	ret = pt_open(&d);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	ret = t_baseline_take(&base, 0);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	for (i = 0; i < T_ARRAY_SIZE(backings); i++) {
 		int r = run_backing(&d, backings[i]);
 
@@ -267,6 +267,6 @@ int main(int argc, char **argv)
 	close(d.fd);
 	ret = t_worst(ret, t_baseline_check(&base, "after every backing"));
 	if (ret == T_EXIT_PASS && !ran)
-		return t_skip("no backing could be allocated");
-	return ret;
+		return t_done(t_skip("no backing could be allocated"));
+	return t_done(ret);
 }

@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 	(void)argv;
 	ret = t_main_begin(argc, &base, &f, FILE_SIZE, 0x6f0);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	mfd = memfd_create("hugebuf-same-page", MFD_CLOEXEC);
 	if (mfd < 0) {
 		ret = t_skip("memfd_create: %s", strerror(errno));
@@ -144,5 +144,5 @@ out:
 out_mfd:
 	close(mfd);
 out_file:
-	return t_main_end(ret, &base, &f, c.name);
+	return t_done(t_main_end(ret, &base, &f, c.name));
 }

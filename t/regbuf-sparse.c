@@ -80,13 +80,13 @@ int main(int argc, char **argv)
 
 	(void)argv;
 	if (argc > 1)
-		return t_skip("takes no arguments");
+		return t_done(t_skip("takes no arguments"));
 	ret = t_baseline_need(&base, T_SZ_2M, 4);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	ret = t_file_create(&f, FILE_SIZE, 0x5a5, true);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	ret = t_alloc("hugetlb:2M", 2 * T_SZ_2M, 0, &x);
 	if (!ret)
 		ret = t_alloc("hugetlb:2M", 2 * T_SZ_2M - 0x1234, 0x1234, &y);
@@ -152,6 +152,7 @@ out_bufs:
 	if (z.map)
 		hb_free(&z);
 	t_file_close(&f);
-	return t_worst(ret, t_baseline_check(&base, "after unregistering and "
-						    "unmapping"));
+	return t_done(
+		t_worst(ret, t_baseline_check(&base, "after unregistering and "
+						     "unmapping")));
 }

@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 	(void)argv;
 	ret = t_main_begin(argc, &base, &f, FILE_SIZE, 0x4d4);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	ret = t_alloc_thp(2 * T_SZ_2M, 0, &buf, "two THPs");
 	if (ret)
 		goto out_file;
@@ -133,6 +133,6 @@ out_buf:
 out_file:
 	ret = t_main_end(ret, &base, &f, NULL);
 	if (ret == T_EXIT_SKIP && !ran)
-		return t_skip("no case could run (see above)");
-	return ret;
+		return t_done(t_skip("no case could run (see above)"));
+	return t_done(ret);
 }

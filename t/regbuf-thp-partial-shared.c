@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 	(void)argv;
 	ret = t_main_begin(argc, &base, &f, FILE_SIZE, 0x5e0);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	ret = t_alloc_thp(T_SZ_2M, 0, &buf, c.name);
 	if (ret)
 		goto out_file;
@@ -137,5 +137,5 @@ int main(int argc, char **argv)
 out_buf:
 	hb_free(&buf);
 out_file:
-	return t_main_end(ret, &base, &f, c.name);
+	return t_done(t_main_end(ret, &base, &f, c.name));
 }

@@ -138,10 +138,10 @@ int main(int argc, char **argv)
 
 	(void)argv;
 	if (argc > 1)
-		return t_skip("takes no arguments");
+		return t_done(t_skip("takes no arguments"));
 	ret = t_file_create(&f, FILE_SIZE, 0x3c3, true);
 	if (ret)
-		return ret;
+		return t_done(ret);
 	for (i = 0; i < T_ARRAY_SIZE(cases); i++) {
 		ret = run(&cases[i], &f);
 		if (ret == T_EXIT_FAIL)
@@ -150,6 +150,6 @@ int main(int argc, char **argv)
 	}
 	t_file_close(&f);
 	if (ret == T_EXIT_FAIL)
-		return ret;
-	return ran ? T_EXIT_PASS : t_skip("no THP case could run");
+		return t_done(ret);
+	return t_done(ran ? T_EXIT_PASS : t_skip("no THP case could run"));
 }

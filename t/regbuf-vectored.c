@@ -440,7 +440,7 @@ static int refused(void)
 	if (ret)
 		goto out_buf;
 	if (!hb_uring_op_supported(&ring, HB_IORING_OP_READV_FIXED)) {
-		ret = T_EXIT_SKIP;
+		ret = t_skip("the kernel has no IORING_OP_READV_FIXED");
 		goto out_ring;
 	}
 	whole.iov_base = buf.addr;
@@ -493,11 +493,11 @@ int main(void)
 	for (i = 0; i < T_ARRAY_SIZE(backings); i++) {
 		r = run_backing(backings[i]);
 		if (r == T_EXIT_SKIP && i == 0)
-			return r;
+			return t_done(r);
 		ret = t_worst(ret, r);
 	}
 	r = run_moved_thp();
 	ret = t_worst(ret, r == T_EXIT_SKIP ? T_EXIT_PASS : r);
 	r = refused();
-	return t_worst(ret, r == T_EXIT_SKIP ? T_EXIT_PASS : r);
+	return t_done(t_worst(ret, r == T_EXIT_SKIP ? T_EXIT_PASS : r));
 }

@@ -33,7 +33,7 @@ expect_refusal() {
 	elif ! grep -q "refusing .*device-read.fio" "$T_DIR/err"; then
 		fail "$what: message names no cause and fix: $(cat "$T_DIR/err")"
 	else
-		t_info "$what: $(cut -c1-100 "$T_DIR/err")"
+		t_ok "$what: $(cut -c1-100 "$T_DIR/err")"
 	fi
 }
 
@@ -42,7 +42,7 @@ expect_action() {
 	out=$(HUGEBUF_SIZE=8M sh "$main" --dry-run "$2" 2>&1) ||
 		{ fail "$1: refused: $out"; return; }
 	case "$out" in
-	"run-main: would $3 $2 "*) t_info "$1: $out" ;;
+	"run-main: would $3 $2 "*) t_ok "$1: $out" ;;
 	*) fail "$1: expected 'would $3', got: $out" ;;
 	esac
 }
@@ -53,7 +53,8 @@ for sz in 1 8; do
 	head -c $((sz * 1048576)) /dev/urandom >"$f"
 	before=$(sum "$f")
 	expect_refusal "foreign ${sz} MiB file" "$f"
-	[ -f "$f" ] && [ "$(sum "$f")" = "$before" ] ||
+	[ -f "$f" ] && [ "$(sum "$f")" = "$before" ] &&
+		t_ok "foreign ${sz} MiB file: unchanged" ||
 		fail "foreign ${sz} MiB file: changed or removed"
 done
 
@@ -62,20 +63,28 @@ f=$T_DIR/foreign-1
 before=$(sum "$f")
 ln -s "$f" "$T_DIR/link"
 expect_refusal "symbolic link to a file" "$T_DIR/link"
-[ "$(sum "$f")" = "$before" ] || fail "symbolic link: its target changed"
+[ "$(sum "$f")" = "$before" ] &&
+	t_ok "symbolic link: its target is unchanged" ||
+	fail "symbolic link: its target changed"
 ln -s "$T_DIR/nowhere" "$T_DIR/dangling"
 expect_refusal "dangling symbolic link" "$T_DIR/dangling"
-[ ! -e "$T_DIR/nowhere" ] || fail "dangling symbolic link: its target was created"
+[ ! -e "$T_DIR/nowhere" ] &&
+	t_ok "dangling symbolic link: no target created" ||
+	fail "dangling symbolic link: its target was created"
 
 # a directory, and its contents
 mkdir "$T_DIR/dir"
 echo keep >"$T_DIR/dir/f"
 expect_refusal "directory" "$T_DIR/dir"
-[ "$(cat "$T_DIR/dir/f")" = keep ] || fail "directory: its contents changed"
+[ "$(cat "$T_DIR/dir/f")" = keep ] &&
+	t_ok "directory: its contents are unchanged" ||
+	fail "directory: its contents changed"
 
 # a character device
 expect_refusal "character device" /dev/null
-[ -c /dev/null ] || fail "character device: /dev/null is gone"
+[ -c /dev/null ] &&
+	t_ok "character device: /dev/null is still there" ||
+	fail "character device: /dev/null is gone"
 
 # a block device: a loop device over a file of ours
 if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null 2>&1; then
@@ -87,10 +96,10 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null 2>&1; then
 		[ -b "$dev" ] && [ "$(sum "$dev")" = "$before" ] ||
 			fail "block device $dev: its bytes changed"
 	else
-		t_info "skip: block device: no loop device here"
+		t_skip_check "block device: no loop device here"
 	fi
 else
-	t_info "skip: block device: needs root and losetup"
+	t_skip_check "block device: needs root and losetup"
 fi
 
 # a foreign file that starts with the marker text but is a FIFO: not read
@@ -99,7 +108,9 @@ expect_refusal "FIFO" "$T_DIR/fifo"
 
 # accepted: a new path; a file with the marker, of the size and not
 expect_action "new path" "$T_DIR/new" create
-[ ! -e "$T_DIR/new" ] || fail "new path: --dry-run created it"
+[ ! -e "$T_DIR/new" ] &&
+	t_ok "new path: --dry-run created nothing" ||
+	fail "new path: --dry-run created it"
 f=$T_DIR/ours
 printf '%s\n' "$marker" >"$f"
 truncate -s 8M "$f"
@@ -110,8 +121,12 @@ expect_action "own scratch file, 4 MiB" "$f" rewrite
 # bad arguments
 rc=0
 sh "$main" --force "$T_DIR/x" >/dev/null 2>&1 || rc=$?
-[ $rc = 2 ] || fail "unknown option: exit $rc, not 2"
+[ $rc = 2 ] &&
+	t_ok "unknown option: exit 2" ||
+	fail "unknown option: exit $rc, not 2"
 rc=0
 HUGEBUF_SIZE=3M sh "$main" --dry-run "$T_DIR/x" >/dev/null 2>&1 || rc=$?
-[ $rc = 1 ] || fail "HUGEBUF_SIZE=3M: exit $rc, not 1"
+[ $rc = 1 ] &&
+	t_ok "HUGEBUF_SIZE=3M: exit 1" ||
+	fail "HUGEBUF_SIZE=3M: exit $rc, not 1"
 t_done

@@ -14,7 +14,11 @@
 #   HB_EXTRA_TESTS    more test programs to run the same way
 #   HUGEBUF_TEST_DIR  scratch directory on a block device (default: a new
 #                     directory under /var/tmp, removed afterwards)
-# Ends with the line "N passed, N failed, N skipped".
+# Each test ends with its own closing line "PASS|FAIL|SKIP: NAME (P passed,
+# F failed, S skipped: reasons)" counting its sub-checks; the runner shows
+# those counts on the test's line and adds them up on the line
+# "sub-checks: P passed, F failed, S skipped" just before its own closing
+# line "N passed, N failed, N skipped" (tests, not sub-checks).
 
 set -u
 
@@ -103,6 +107,26 @@ passed=0
 failed=0
 skipped=0
 failed_names=
+sub_passed=0
+sub_failed=0
+sub_skipped=0
+nocount_names=
+
+# the sub-check counts of the test's closing line in log $1: sets
+# counts ("P passed, F failed, S skipped") and reasons (may be empty);
+# returns 1 when the log has no closing line with counts
+sub_counts() {
+	local line
+	line=$(grep -E '^(PASS|FAIL|SKIP): .* \([0-9]+ passed, [0-9]+ failed, [0-9]+ skipped(: .*)?\)$' "$1" | tail -n 1)
+	[ -n "$line" ] || return 1
+	counts=$(echo "$line" | sed -E 's/.*\(([0-9]+ passed, [0-9]+ failed, [0-9]+ skipped)(: .*)?\)$/\1/')
+	reasons=$(echo "$line" | sed -nE 's/.* skipped: (.*)\)$/\1/p')
+	set -- $counts
+	sub_passed=$((sub_passed + $1))
+	sub_failed=$((sub_failed + $3))
+	sub_skipped=$((sub_skipped + $5))
+	return 0
+}
 
 run_one() {
 	local t=$1 name log rc start secs marked=0 complaints reason abs cwd
@@ -132,21 +156,28 @@ run_one() {
 			rc=99
 		fi
 	fi
+	if ! sub_counts "$log"; then
+		counts="no sub-check counts"
+		reasons=
+		nocount_names="$nocount_names $name"
+	fi
 	case $rc in
 	0)
 		passed=$((passed + 1))
-		printf 'PASS  %-36s %4ss\n' "$name" "$secs"
+		printf 'PASS  %-36s %4ss  (%s)\n' "$name" "$secs" "$counts"
+		[ -n "$reasons" ] && printf '      skipped: %s\n' "$reasons" | cut -c1-160
 		;;
 	77)
 		skipped=$((skipped + 1))
-		reason=$(grep -m1 -i 'skip' "$log" | cut -c1-120)
-		printf 'SKIP  %-36s %4ss  %s\n' "$name" "$secs" "$reason"
+		reason=$reasons
+		[ -n "$reason" ] || reason=$(grep -m1 -i 'skip' "$log")
+		printf 'SKIP  %-36s %4ss  (%s) %s\n' "$name" "$secs" "$counts" "$reason" | cut -c1-200
 		;;
 	*)
 		failed=$((failed + 1))
 		failed_names="$failed_names $name"
 		[ $rc = 124 ] || [ $rc = 137 ] && echo "FAIL: timed out after ${timeout_s}s" >>"$log"
-		printf 'FAIL  %-36s %4ss  (exit %s)\n' "$name" "$secs" "$rc"
+		printf 'FAIL  %-36s %4ss  (exit %s; %s)\n' "$name" "$secs" "$rc" "$counts"
 		tail -n 25 "$log" | sed 's/^/      | /'
 		;;
 	esac
@@ -166,5 +197,7 @@ while read -r t; do
 done < <(list_tests "$@")
 
 [ -n "$failed_names" ] && echo "runtests: failed:$failed_names"
+[ -n "$nocount_names" ] && echo "runtests: no sub-check counts from:$nocount_names"
+echo "sub-checks: $sub_passed passed, $sub_failed failed, $sub_skipped skipped"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]

@@ -115,6 +115,8 @@ static int test_vec_split(void)
 
 int main(void)
 {
-	return t_worst(t_worst(test_stride(), test_regions()),
-		       test_vec_split());
+	int ret = t_sub(test_stride());
+
+	ret = t_worst(ret, t_sub(test_regions()));
+	return t_done(t_worst(ret, t_sub(test_vec_split())));
 }

@@ -325,8 +325,8 @@ int main(void)
 {
 	int ret = T_EXIT_PASS;
 
-	ret = t_worst(ret, test_sizes());
-	ret = t_worst(ret, test_backings());
-	ret = t_worst(ret, test_kmodel_env());
-	return ret;
+	ret = t_worst(ret, t_sub(test_sizes()));
+	ret = t_worst(ret, t_sub(test_backings()));
+	ret = t_worst(ret, t_sub(test_kmodel_env()));
+	return t_done(ret);
 }

@@ -82,16 +82,20 @@ int main(void)
 		struct hb_imu *imu = make_imu(c->folio, c->off, c->len);
 
 		if (!imu)
-			return t_fail("out of memory");
+			return t_done(t_fail("out of memory"));
 		got = hb_predict_requests(imu, c->max_bytes, c->max_segs,
 					  c->max_seg);
 		if (got != c->want)
 			ret = t_fail("%s: %u requests predicted, expected %u",
 				     c->what, got, c->want);
+		else
+			t_pass();
 		free(imu->bvec);
 		free(imu);
 	}
 	if (hb_predict_requests(NULL, SZ_4M, 254, SEG_4G) != 0)
 		ret = t_fail("a NULL imu predicted requests");
-	return ret;
+	else
+		t_pass();
+	return t_done(ret);
 }

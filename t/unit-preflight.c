@@ -104,8 +104,8 @@ static int test_knob(void)
 	if (f)
 		fclose(f);
 	if (kb <= 0) {
-		t_info("no Hugepagesize in /proc/meminfo: knob not checked");
-		return T_EXIT_PASS;
+		return t_skip_check("pool knob: no Hugepagesize in "
+				    "/proc/meminfo");
 	}
 	hb_pool_knob((uint64_t)kb << 10, path, sizeof(path));
 	if (strcmp(path, "/proc/sys/vm/nr_hugepages"))
@@ -228,12 +228,12 @@ int main(void)
 {
 	int ret = T_EXIT_PASS;
 
-	ret = t_worst(ret, test_pool());
-	ret = t_worst(ret, test_knob());
-	ret = t_worst(ret, test_thp());
-	ret = t_worst(ret, test_mthp());
-	ret = t_worst(ret, test_memlock());
-	ret = t_worst(ret, test_plan_charge());
-	ret = t_worst(ret, test_dio());
-	return ret;
+	ret = t_worst(ret, t_sub(test_pool()));
+	ret = t_worst(ret, t_sub(test_knob()));
+	ret = t_worst(ret, t_sub(test_thp()));
+	ret = t_worst(ret, t_sub(test_mthp()));
+	ret = t_worst(ret, t_sub(test_memlock()));
+	ret = t_worst(ret, t_sub(test_plan_charge()));
+	ret = t_worst(ret, t_sub(test_dio()));
+	return t_done(ret);
 }

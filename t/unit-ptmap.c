@@ -411,15 +411,15 @@ int main(int argc, char **argv)
 
 	(void)argv;
 	if (argc > 1)
-		return T_EXIT_SKIP;
+		return t_done(t_skip("takes no arguments"));
 	for (i = 0; i < T_ARRAY_SIZE(cases); i++)
-		ret = t_worst(ret, run_case(&cases[i]));
-	ret = t_worst(ret, check_gap());
-	ret = t_worst(ret, check_edges());
-	ret = t_worst(ret, check_versions());
+		ret = t_worst(ret, t_sub(run_case(&cases[i])));
+	ret = t_worst(ret, t_sub(check_gap()));
+	ret = t_worst(ret, t_sub(check_edges()));
+	ret = t_worst(ret, t_sub(check_versions()));
 	if (ret == T_EXIT_PASS)
 		t_info("%zu mapping cases, 4 gap cases and %s agree with the "
 		       "hand-worked kernel rules",
 		       T_ARRAY_SIZE(cases), "the release table");
-	return ret;
+	return t_done(ret);
 }

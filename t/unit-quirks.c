@@ -224,11 +224,11 @@ int main(void)
 {
 	int ret = T_EXIT_PASS;
 
-	ret = t_worst(ret, test_thresholds());
-	ret = t_worst(ret, test_offset_at_bvlen());
-	ret = t_worst(ret, test_nr_segs_bvlen());
-	ret = t_worst(ret, test_nonconsecutive());
-	ret = t_worst(ret, test_vaddr_offset());
-	ret = t_worst(ret, test_zero_len_at_end());
-	return ret;
+	ret = t_worst(ret, t_sub(test_thresholds()));
+	ret = t_worst(ret, t_sub(test_offset_at_bvlen()));
+	ret = t_worst(ret, t_sub(test_nr_segs_bvlen()));
+	ret = t_worst(ret, t_sub(test_nonconsecutive()));
+	ret = t_worst(ret, t_sub(test_vaddr_offset()));
+	ret = t_worst(ret, t_sub(test_zero_len_at_end()));
+	return t_done(ret);
 }

@@ -185,10 +185,10 @@ static int test_passthrough(void)
 
 int main(void)
 {
-	int ret = test_escape();
+	int ret = t_sub(test_escape());
 
-	ret = t_worst(ret, test_json());
-	ret = t_worst(ret, test_text());
-	ret = t_worst(ret, test_passthrough());
-	return ret;
+	ret = t_worst(ret, t_sub(test_json()));
+	ret = t_worst(ret, t_sub(test_text()));
+	ret = t_worst(ret, t_sub(test_passthrough()));
+	return t_done(ret);
 }

@@ -7,7 +7,9 @@
 # a fuzzing smoke run (t/fuzz/run.sh, FUZZ_SECONDS per target, default 30;
 # HB_SKIP_FUZZ=1 skips it) and the 6.1 kernel-patch harness under qemu
 # (kernel/ktest.sh; HB_SKIP_KERNEL=1 skips it).  Prints one closing line that adds up every stage:
-# "N passed, N failed, N skipped".
+# "N passed, N failed, N skipped", and before it the stages' sub-check
+# totals "sub-checks: N passed, N failed, N skipped" (from each stage's own
+# "sub-checks:" line; a stage without one adds nothing there).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,10 +18,31 @@ cd "$top" || exit 1
 passed=0
 failed=0
 skipped=0
+sub_passed=0
+sub_failed=0
+sub_skipped=0
+
+# the stage's "sub-checks: P passed, F failed, S skipped" line, if any
+count_sub_checks() {
+	local line
+	line=$(grep -E '^sub-checks: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$1" | tail -n 1)
+	[ -n "$line" ] || return 0
+	set -- $line
+	sub_passed=$((sub_passed + $2))
+	sub_failed=$((sub_failed + $4))
+	sub_skipped=$((sub_skipped + $6))
+}
+
+# the closing lines: the sub-check totals, then the stages' totals
+closing_lines() {
+	echo "sub-checks: $sub_passed passed, $sub_failed failed, $sub_skipped skipped"
+	echo "$passed passed, $failed failed, $skipped skipped"
+}
 
 count_stage() {
 	# add the stage's own closing line to the totals
 	local line p f s
+	count_sub_checks "$1"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$1" | tail -n 1)
 	if [ -z "$line" ]; then
 		failed=$((failed + 1))
@@ -37,7 +60,7 @@ count_stage() {
 stage_fail() {
 	echo "check: $1"
 	failed=$((failed + 1))
-	echo "$passed passed, $failed failed, $skipped skipped"
+	closing_lines
 	exit 1
 }
 
@@ -83,5 +106,5 @@ if [ "${HB_SKIP_KERNEL:-0}" != 1 ] && [ -x kernel/ktest.sh ]; then
 fi
 rm -f "$log"
 
-echo "$passed passed, $failed failed, $skipped skipped"
+closing_lines
 [ $failed = 0 ]

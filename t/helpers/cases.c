@@ -123,7 +123,7 @@ int t_run_cases(const struct t_case *cases, unsigned int nr, uint64_t file_size,
 	if (ret == T_EXIT_FAIL)
 		return ret;
 	if (!ran)
-		return t_skip("none of the %u cases could run (see above)", nr);
+		return T_EXIT_SKIP; /* each case's skip was counted */
 	return T_EXIT_PASS;
 }
 

@@ -42,10 +42,6 @@ struct ref_run {
 	uint64_t first; /* the first page's index in the array */
 };
 
-const char *const t_ref_kernels[T_REF_NR_KERNELS] = {
-	"6.1", "6.3", "6.12", "6.15", "6.16", "6.18", "6.1+hugebuf",
-};
-
 uint64_t t_ref_nr_pages(uint64_t uaddr, uint64_t len)
 {
 	uint64_t first = uaddr >> REF_SHIFT;

@@ -28,14 +28,6 @@ struct t_ref {
 	struct hb_bvec *bvec; /* caller's array, >= nr_pages entries */
 };
 
-/*
- * The kernel models the tests hold lib's model to (hb_kmodel_parse()
- * names): every generation, the releases where a quirk changed, and our
- * 6.1 series.  T_REF_NR_KERNELS entries.
- */
-#define T_REF_NR_KERNELS 7
-extern const char *const t_ref_kernels[T_REF_NR_KERNELS];
-
 /* Pages the buffer [uaddr, uaddr + len) spans (no validation). */
 uint64_t t_ref_nr_pages(uint64_t uaddr, uint64_t len);
 /* io_buffer_validate(): 0, -EFAULT or -EOVERFLOW. */
