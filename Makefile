@@ -37,6 +37,7 @@ T_HELPER_HDRS := t/helpers.h $(wildcard t/helpers/*.h)
 T_SRCS := $(sort $(wildcard t/*.c))
 T_PROGS := $(T_SRCS:.c=.t)
 CLI := cli/hugebuf
+CLI_SRCS := $(sort $(wildcard cli/*.c))
 STATIC_PROGS := $(patsubst t/%.c,t/static/%,$(T_SRCS)) t/static/hugebuf
 
 ENGINE := engines/hugebuf.so
@@ -75,8 +76,10 @@ t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) lib/hugebuf.h config-host.h
 t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 	$(CC) $(HB_CFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
-$(CLI): cli/hugebuf.c $(LIB_A) lib/hugebuf.h
-	$(CC) $(HB_CFLAGS) -o $@ $< $(LIB_A) $(HB_LDLIBS)
+# cli/: one file per command (info.c, plan.c, check.c), the options
+# (opts.c) and the usage, dispatch and output (main.c), built in one go
+$(CLI): $(CLI_SRCS) cli/cli.h $(LIB_A) lib/hugebuf.h
+	$(CC) $(HB_CFLAGS) -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
 
 ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/plan.c \
 	engines/share.c engines/nvme.c
@@ -133,9 +136,9 @@ t/static/%: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 	@mkdir -p t/static
 	$(CC) $(HB_CFLAGS) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
-t/static/hugebuf: cli/hugebuf.c $(LIB_A) lib/hugebuf.h
+t/static/hugebuf: $(CLI_SRCS) cli/cli.h $(LIB_A) lib/hugebuf.h
 	@mkdir -p t/static
-	$(CC) $(HB_CFLAGS) -static -o $@ $< $(LIB_A) $(HB_LDLIBS)
+	$(CC) $(HB_CFLAGS) -static -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
 
 test: all
 	t/runtests.sh

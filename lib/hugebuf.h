@@ -923,6 +923,41 @@ void hb_str_json(struct hb_str *b, const char *s);
 void hb_str_json_kv(struct hb_str *b, const char *key, const char *val,
 		    bool first);
 
+/*
+ * A JSON document member by member into an hb_str: commas and closing
+ * brackets are tracked per level.  @key is the member's name inside an
+ * object and NULL at the top or inside an array; strings go through
+ * hb_str_json().  Members are separated by ", " and keys by ": ".  A
+ * misuse (a key where none belongs, an unbalanced end, nesting deeper than
+ * HB_JSON_MAX_DEPTH, a second top-level value) stops the output:
+ * hb_json_ok() is false then, and also after an allocation failure.
+ */
+#define HB_JSON_MAX_DEPTH	8
+
+struct hb_json {
+	struct hb_str *out;
+	unsigned int depth;
+	char close[HB_JSON_MAX_DEPTH];	/* '}' or ']' per open level */
+	bool more[HB_JSON_MAX_DEPTH];	/* the level has a member: comma */
+	bool done;			/* the top-level value was begun */
+	bool bad;
+};
+
+void hb_json_init(struct hb_json *j, struct hb_str *out);
+void hb_json_obj(struct hb_json *j, const char *key);
+void hb_json_arr(struct hb_json *j, const char *key);
+/* Close the innermost object or array. */
+void hb_json_end(struct hb_json *j);
+void hb_json_str(struct hb_json *j, const char *key, const char *val);
+void hb_json_u64(struct hb_json *j, const char *key, uint64_t val);
+void hb_json_i64(struct hb_json *j, const char *key, int64_t val);
+void hb_json_bool(struct hb_json *j, const char *key, bool val);
+/* null, false, true for @val < 0, 0, > 0 (a tristate) */
+void hb_json_tri(struct hb_json *j, const char *key, int val);
+void hb_json_null(struct hb_json *j, const char *key);
+/* One complete, balanced value was written and nothing was lost. */
+bool hb_json_ok(const struct hb_json *j);
+
 /* What a job (engine) or a check (CLI) learnt about its buffers. */
 /*
  * NVMe passthrough (the engine's cmd_type=nvme): the namespace, the

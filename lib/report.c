@@ -120,6 +120,116 @@ void hb_str_json_kv(struct hb_str *b, const char *key, const char *val,
 	hb_str_json(b, val);
 }
 
+/*
+ * A JSON document written member by member: each level remembers whether
+ * it has a member yet (the comma) and how it closes, so no caller places
+ * a comma or a bracket by hand.
+ */
+void hb_json_init(struct hb_json *j, struct hb_str *out)
+{
+	memset(j, 0, sizeof(*j));
+	j->out = out;
+}
+
+/* The comma and the key before a value; false once the document is bad. */
+static bool json_member(struct hb_json *j, const char *key)
+{
+	bool in_obj = j->depth && j->close[j->depth - 1] == '}';
+
+	if (j->bad || (in_obj != !!key) || (!j->depth && j->done)) {
+		j->bad = true;
+		return false;
+	}
+	if (!j->depth) {
+		j->done = true;
+	} else {
+		if (j->more[j->depth - 1])
+			hb_str_printf(j->out, ", ");
+		j->more[j->depth - 1] = true;
+	}
+	if (key) {
+		hb_str_json(j->out, key);
+		hb_str_printf(j->out, ": ");
+	}
+	return true;
+}
+
+static void json_open(struct hb_json *j, const char *key, char open,
+		      char close)
+{
+	if (j->depth >= HB_JSON_MAX_DEPTH) {
+		j->bad = true;
+		return;
+	}
+	if (!json_member(j, key))
+		return;
+	hb_str_printf(j->out, "%c", open);
+	j->close[j->depth] = close;
+	j->more[j->depth] = false;
+	j->depth++;
+}
+
+void hb_json_obj(struct hb_json *j, const char *key)
+{
+	json_open(j, key, '{', '}');
+}
+
+void hb_json_arr(struct hb_json *j, const char *key)
+{
+	json_open(j, key, '[', ']');
+}
+
+void hb_json_end(struct hb_json *j)
+{
+	if (j->bad || !j->depth) {
+		j->bad = true;
+		return;
+	}
+	j->depth--;
+	hb_str_printf(j->out, "%c", j->close[j->depth]);
+}
+
+void hb_json_str(struct hb_json *j, const char *key, const char *val)
+{
+	if (json_member(j, key))
+		hb_str_json(j->out, val);
+}
+
+void hb_json_u64(struct hb_json *j, const char *key, uint64_t val)
+{
+	if (json_member(j, key))
+		hb_str_printf(j->out, "%llu", (unsigned long long)val);
+}
+
+void hb_json_i64(struct hb_json *j, const char *key, int64_t val)
+{
+	if (json_member(j, key))
+		hb_str_printf(j->out, "%lld", (long long)val);
+}
+
+void hb_json_bool(struct hb_json *j, const char *key, bool val)
+{
+	if (json_member(j, key))
+		hb_str_printf(j->out, "%s", val ? "true" : "false");
+}
+
+void hb_json_tri(struct hb_json *j, const char *key, int val)
+{
+	if (json_member(j, key))
+		hb_str_printf(j->out, "%s",
+			      val < 0 ? "null" : val ? "true" : "false");
+}
+
+void hb_json_null(struct hb_json *j, const char *key)
+{
+	hb_json_tri(j, key, -1);
+}
+
+bool hb_json_ok(const struct hb_json *j)
+{
+	return !j->bad && !j->depth && j->done && !j->out->oom;
+}
+
 static const char *coalesced_word(const struct hb_report *r)
 {
 	if (r->st.all_coalesced)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target: the hugebuf CLI's argument parser and its pure "plan"
- * command, called as a function (cli/hugebuf.c is included with main()
- * renamed).  "check" (allocates, does I/O) is not fuzzed; "info" reads
- * /proc and /sys only.  The input is split at NUL or newline bytes into at
+ * command, called as a function (the files of cli/ are included into this
+ * one, cli/main.c with main() renamed).  "check" (allocates, does I/O) is
+ * not fuzzed; "info" reads /proc and /sys only.  The input is split at NUL or newline bytes into at
  * most 8 arguments after the command.  Every run must end with exit status
  * 0 (success) or 2 (usage) and, for 2, exactly one line on stderr that
  * starts with "hugebuf: "; 3 (a resource) is allowed for plan only when
@@ -11,8 +11,12 @@
  * (which exit()s) are left out.
  */
 #define main hugebuf_cli_main
-#include "../../cli/hugebuf.c"
+#include "../../cli/main.c"
 #undef main
+#include "../../cli/opts.c"
+#include "../../cli/info.c"
+#include "../../cli/plan.c"
+#include "../../cli/check.c"
 
 #include "fuzz.h"
 

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The hugebuf CLI's shared pieces: exit codes, the parsed options
+ * (cli/opts.c), the messages and the JSON output (cli/main.c), and one
+ * entry point per command (cli/info.c, cli/plan.c, cli/check.c).
+ */
+#ifndef HUGEBUF_CLI_H
+#define HUGEBUF_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hugebuf.h"
+
+#define CLI_NAME	"hugebuf"
+
+#define EXIT_MATCH	0
+#define EXIT_MISMATCH	1
+#define EXIT_USAGE	2
+#define EXIT_SYSTEM	3
+
+struct opts {
+	bool json, bvecs, moved;
+	bool have_backing, have_size, have_offset, have_kernel;
+	struct hb_backing backing;
+	uint64_t size, offset;
+	struct hb_kmodel km;
+	const char *file;
+	/* plan: block-layer limits for predicted_requests */
+	bool have_limits;
+	uint64_t max_bytes, max_seg;
+	unsigned int max_segs;
+	const char *dev;
+};
+
+/* cli/main.c */
+void usage(FILE *f);
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int system_error(const char *what);
+int print_json(struct hb_json *j);
+
+/* cli/opts.c: parses argv[1..] of command @cmd; returns an exit code */
+int parse_opts(const char *cmd, int argc, char **argv, struct opts *o);
+int check_offset(const struct opts *o);
+
+int cmd_info(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+static inline const char *yes_no(bool v)
+{
+	return v ? "yes" : "no";
+}
+
+#endif
