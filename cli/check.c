@@ -413,19 +413,14 @@ static int check_json(const struct check *c,
  */
 static int check_models(struct check *c)
 {
-	struct hb_kmodel none = c->km, multi = c->km;
 	struct iovec iov = { .iov_base = c->addr, .iov_len = c->o.size };
-	uint64_t ua = (uintptr_t)c->addr;
-	const struct hb_page *pages;
 
 	if (hb_analyze(&c->km, &iov, 1, &c->o.backing, 0, 0, HB_ANALYZE_KEEP,
 		       &c->an))
 		return system_error("probing and modelling the buffer");
-	pages = c->an.probe[0].pages;
-	none.gen = HB_KGEN_NONE;
-	multi.gen = HB_KGEN_MULTI_FIXED;
-	if (hb_imu_build(&none, pages, ua, c->o.size, &c->none) ||
-	    hb_imu_build(&multi, pages, ua, c->o.size, &c->multi))
+	if (hb_imu_hypotheses(&c->km, c->an.probe[0].pages,
+			      (uintptr_t)c->addr, c->o.size, &c->none,
+			      &c->multi))
 		return system_error("modelling the registration");
 	return 0;
 }
