@@ -16,7 +16,9 @@
 
 MAN1=$T_TOP/docs/man/hugebuf.1
 MAN7=$T_TOP/docs/man/hugebuf-ioengine.7
-[ -f "$MAN1" ] && [ -f "$MAN7" ] || t_fail_now "docs/man/hugebuf.1 or hugebuf-ioengine.7 is missing"
+if [ ! -f "$MAN1" ] || [ ! -f "$MAN7" ]; then
+	t_fail_now "docs/man/hugebuf.1 or hugebuf-ioengine.7 is missing"
+fi
 t_need_cmd python3
 t_tmpdir
 
