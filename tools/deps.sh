@@ -26,7 +26,8 @@ fio:fio /usr/include/liburing.h:liburing-dev
 clang:clang libfuzzer:libclang-rt-dev valgrind:valgrind
 python3:python3 gnuplot:gnuplot-nox git:git
 mkfs.ext4:e2fsprogs losetup:mount setpriv:util-linux pgrep:procps
-ip:iproute2 ss:iproute2 dmsetup:dmsetup timeout:coreutils"
+ip:iproute2 ss:iproute2 dmsetup:dmsetup timeout:coreutils
+readelf:binutils cmp:diffutils"
 ours=hugebuf-deb-src
 . "$top/tools/apt-sources.sh"
 
