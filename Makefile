@@ -8,7 +8,10 @@
 #   make static     statically linked tests + CLI in t/static/ (for qemu)
 #   make deps       (root, Debian) install build/test dependencies and the
 #                   fio source matching the installed fio
-#   make install    engine to $(LIBDIR)/fio, CLI to $(BINDIR)
+#   make install    the library (header, libhugebuf.a, libhugebuf.so.*,
+#                   hugebuf.pc), the engine to $(LIBDIR)/fio, the CLI to
+#                   $(BINDIR), its bash completion; DESTDIR= and PREFIX=
+#                   as usual.  make uninstall removes exactly those files.
 
 ifneq ($(wildcard config-host.mak),)
 include config-host.mak
@@ -18,6 +21,20 @@ endif
 CC ?= gcc
 CFLAGS ?= -O2 -g
 DESTDIR ?=
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+BINDIR ?= $(PREFIX)/bin
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+
+# The one version (VERSION): the soname, hugebuf.pc, hugebuf --version
+HB_VERSION := $(shell sed -n '/^[0-9]/{p;q;}' VERSION)
+HB_MAJOR := $(word 1,$(subst ., ,$(HB_VERSION)))
+ifeq ($(HB_MAJOR),)
+$(error VERSION holds no MAJOR.MINOR.PATCH line)
+endif
 
 HB_WARN := -Wall -Wextra -Werror
 HB_CPPFLAGS := -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib \
@@ -28,6 +45,9 @@ HB_LDLIBS := $(LIBURING_LIBS) -ldl $(EXTRA_LDLIBS)
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 LIB_A := lib/libhugebuf.a
+LIB_SONAME := libhugebuf.so.$(HB_MAJOR)
+LIB_SO := lib/libhugebuf.so.$(HB_VERSION)
+LIB_PTHREAD := -lpthread
 
 # t/: every t/*.c is one test program; t/helpers/*.c are the helpers they
 # share (t/helpers.h), one object each, linked into every test program
@@ -38,6 +58,8 @@ T_SRCS := $(sort $(wildcard t/*.c))
 T_PROGS := $(T_SRCS:.c=.t)
 CLI := cli/hugebuf
 CLI_SRCS := $(sort $(wildcard cli/*.c))
+CLI_CFLAGS := $(HB_CFLAGS) -DHB_VERSION='"$(HB_VERSION)"'
+BASHCOMP := contrib/bash-completion/hugebuf
 STATIC_PROGS := $(patsubst t/%.c,t/static/%,$(T_SRCS)) t/static/hugebuf
 
 ENGINE := engines/hugebuf.so
@@ -46,11 +68,11 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 	-include $(CURDIR)/config-host.h $(LIBURING_CFLAGS) $(CFLAGS) \
 	$(EXTRA_CFLAGS)
 
-.PHONY: all lib engine cli tests static test check install uninstall clean \
-	distclean deps kernel-test bench bench-full check-asan fuzz \
+.PHONY: all lib shlib engine cli tests static test check install uninstall \
+	clean distclean deps kernel-test bench bench-full check-asan fuzz \
 	need-config format unit
 
-all: need-config lib engine cli tests
+all: need-config lib shlib engine cli tests
 
 need-config:
 ifndef HAVE_CONFIG
@@ -59,6 +81,7 @@ ifndef HAVE_CONFIG
 endif
 
 lib: $(LIB_A)
+shlib: $(LIB_SO)
 engine: $(ENGINE)
 cli: $(CLI)
 tests: $(T_PROGS) $(CLI)
@@ -70,6 +93,12 @@ $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+# the same objects (-fPIC) as a shared library, libhugebuf.so.MAJOR its
+# soname; the two symlinks are made only where it is installed
+$(LIB_SO): $(LIB_OBJS) VERSION
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--no-undefined \
+		$(CFLAGS) -o $@ $(LIB_OBJS) $(HB_LDLIBS) $(LIB_PTHREAD)
+
 t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) lib/hugebuf.h config-host.h
 	$(CC) $(HB_CFLAGS) -c -o $@ $<
 
@@ -78,8 +107,8 @@ t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 
 # cli/: one file per command (info.c, plan.c, check.c), the options
 # (opts.c) and the usage, dispatch and output (main.c), built in one go
-$(CLI): $(CLI_SRCS) cli/cli.h $(LIB_A) lib/hugebuf.h
-	$(CC) $(HB_CFLAGS) -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
+$(CLI): $(CLI_SRCS) cli/cli.h $(LIB_A) lib/hugebuf.h VERSION
+	$(CC) $(CLI_CFLAGS) -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
 
 ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/plan.c \
 	engines/share.c engines/nvme.c
@@ -136,9 +165,9 @@ t/static/%: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 	@mkdir -p t/static
 	$(CC) $(HB_CFLAGS) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
-t/static/hugebuf: $(CLI_SRCS) cli/cli.h $(LIB_A) lib/hugebuf.h
+t/static/hugebuf: $(CLI_SRCS) cli/cli.h $(LIB_A) lib/hugebuf.h VERSION
 	@mkdir -p t/static
-	$(CC) $(HB_CFLAGS) -static -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
+	$(CC) $(CLI_CFLAGS) -static -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
 
 test: all
 	t/runtests.sh
@@ -168,20 +197,44 @@ deps:
 kernel-test: all static
 	kernel/ktest.sh
 
-install: all
-	install -d $(DESTDIR)$(LIBDIR)/fio $(DESTDIR)$(BINDIR)
+# What make install puts down, one file per line: make uninstall removes
+# these and nothing else (the directories stay: others may share them)
+INSTALLED := $(INCLUDEDIR)/hugebuf.h $(LIBDIR)/libhugebuf.a \
+	$(LIBDIR)/libhugebuf.so.$(HB_VERSION) $(LIBDIR)/$(LIB_SONAME) \
+	$(LIBDIR)/libhugebuf.so $(PKGCONFIGDIR)/hugebuf.pc \
+	$(LIBDIR)/fio/hugebuf.so $(BINDIR)/hugebuf $(BASHCOMPDIR)/hugebuf
+
+# only what it installs, not the tests: with the tree built it builds
+# nothing.  hugebuf.pc is written here, with the paths of this install.
+install: need-config lib shlib engine cli
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/fio \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(BASHCOMPDIR)
+	install -m 0644 lib/hugebuf.h $(DESTDIR)$(INCLUDEDIR)/hugebuf.h
+	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libhugebuf.a
+	install -m 0755 $(LIB_SO) \
+		$(DESTDIR)$(LIBDIR)/libhugebuf.so.$(HB_VERSION)
+	ln -sf libhugebuf.so.$(HB_VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libhugebuf.so
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+		-e 's|@VERSION@|$(HB_VERSION)|g' \
+		-e 's|@LIBS_PRIVATE@|-ldl $(LIB_PTHREAD)|g' hugebuf.pc.in \
+		>$(DESTDIR)$(PKGCONFIGDIR)/hugebuf.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/hugebuf.pc
 	install -m 0755 $(ENGINE) $(DESTDIR)$(LIBDIR)/fio/hugebuf.so
 	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/hugebuf
+	install -m 0644 $(BASHCOMP) $(DESTDIR)$(BASHCOMPDIR)/hugebuf
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/fio/hugebuf.so $(DESTDIR)$(BINDIR)/hugebuf
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 format:
 	clang-format -i lib/*.c lib/*.h engines/*.c cli/*.c t/*.c t/*.h \
 		t/helpers/*.c t/helpers/*.h
 
 clean:
-	rm -f lib/*.o $(LIB_A) t/*.o t/helpers/*.o t/*.t $(CLI) $(ENGINE)
+	rm -f lib/*.o $(LIB_A) lib/libhugebuf.so.* t/*.o t/helpers/*.o t/*.t $(CLI) $(ENGINE)
 	rm -rf t/static $(UNIT_DIR)
 
 distclean: clean

@@ -15,6 +15,14 @@
 
 #include "cli.h"
 
+/*
+ * The project's version, from the VERSION file: the Makefile passes it
+ * with -DHB_VERSION.  A build outside the Makefile (t/fuzz/) has none.
+ */
+#ifndef HB_VERSION
+#define HB_VERSION	"unknown"
+#endif
+
 #define USAGE_WIDTH	78
 
 /*
@@ -46,7 +54,8 @@ static void print_wrapped(FILE *f, const char *head, const char *list,
 void usage(FILE *f)
 {
 	fprintf(f,
-"usage: %s info [--json]\n"
+"usage: %s --version | -V\n"
+"       %s info [--json]\n"
 "       %s plan --backing=B --size=S [--offset=N] [--kernel=K] [--json]\n"
 "                   [--bvecs] [--dev=DISK |\n"
 "                   --queue-limits=BYTES,SEGS,SEGSIZE]\n"
@@ -62,7 +71,7 @@ void usage(FILE *f)
 "         did (block requests per READ_FIXED with --file, kernel memory);\n"
 "         --moved (thp only): the buffer starts 1 MiB into a THP and is\n"
 "         moved by mremap to a 2 MiB + 4 KiB address (non-congruent)\n"
-"\n", CLI_NAME, CLI_NAME, CLI_NAME);
+"\n", CLI_NAME, CLI_NAME, CLI_NAME, CLI_NAME);
 	print_wrapped(f, "  B: ", hb_backing_spellings(), 5);
 	fprintf(f,
 "  S, N: bytes, 0x hex, or K/M/G suffixes; K: 6.1, 6.3, 6.12, 6.16, X.Y,\n"
@@ -123,6 +132,12 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
 	    !strcmp(cmd, "help")) {
 		usage(stdout);
+		return EXIT_MATCH;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+		if (argc > 2)
+			return usage_error("%s takes no arguments", cmd);
+		printf("%s %s\n", CLI_NAME, HB_VERSION);
 		return EXIT_MATCH;
 	}
 	if (!strcmp(cmd, "info"))
