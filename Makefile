@@ -202,14 +202,16 @@ kernel-test: all static
 INSTALLED := $(INCLUDEDIR)/hugebuf.h $(LIBDIR)/libhugebuf.a \
 	$(LIBDIR)/libhugebuf.so.$(HB_VERSION) $(LIBDIR)/$(LIB_SONAME) \
 	$(LIBDIR)/libhugebuf.so $(PKGCONFIGDIR)/hugebuf.pc \
-	$(LIBDIR)/fio/hugebuf.so $(BINDIR)/hugebuf $(BASHCOMPDIR)/hugebuf
+	$(LIBDIR)/fio/hugebuf.so $(BINDIR)/hugebuf $(BASHCOMPDIR)/hugebuf \
+	$(MANDIR)/man1/hugebuf.1 $(MANDIR)/man7/hugebuf-ioengine.7
 
 # only what it installs, not the tests: with the tree built it builds
 # nothing.  hugebuf.pc is written here, with the paths of this install.
 install: need-config lib shlib engine cli
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/fio \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) \
-		$(DESTDIR)$(BASHCOMPDIR)
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man7
 	install -m 0644 lib/hugebuf.h $(DESTDIR)$(INCLUDEDIR)/hugebuf.h
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libhugebuf.a
 	install -m 0755 $(LIB_SO) \
@@ -225,6 +227,9 @@ install: need-config lib shlib engine cli
 	install -m 0755 $(ENGINE) $(DESTDIR)$(LIBDIR)/fio/hugebuf.so
 	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/hugebuf
 	install -m 0644 $(BASHCOMP) $(DESTDIR)$(BASHCOMPDIR)/hugebuf
+	install -m 0644 docs/man/hugebuf.1 $(DESTDIR)$(MANDIR)/man1/hugebuf.1
+	install -m 0644 docs/man/hugebuf-ioengine.7 \
+		$(DESTDIR)$(MANDIR)/man7/hugebuf-ioengine.7
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))

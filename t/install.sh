@@ -66,6 +66,8 @@ usr/lib/libhugebuf.so.$version
 usr/lib/libother.so.1
 usr/lib/pkgconfig/hugebuf.pc
 usr/share/bash-completion/completions/hugebuf
+usr/share/man/man1/hugebuf.1
+usr/share/man/man7/hugebuf-ioengine.7
 EOF
 (cd "$D" && find . ! -type d | sed 's|^\./||' | LC_ALL=C sort) >"$T_DIR/have"
 if cmp -s "$T_DIR/want" "$T_DIR/have"; then
