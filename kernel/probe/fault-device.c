@@ -112,8 +112,8 @@ int main(int argc, char **argv)
 	}
 	for (c = 0; c < CHUNKS; c++) {
 		p = buf + (c * 3 % CHUNKS) * CHUNK;
-		ret = probe_rw_fixed(&ring, true, fd, p, CHUNK, (off_t)c * CHUNK,
-				     0);
+		ret = probe_rw_fixed(&ring, true, fd, p, CHUNK,
+				     (off_t)c * CHUNK, 0);
 		ok[c] = ret == (int)CHUNK;
 		acked += ok[c];
 		failed += ret == -EIO;
@@ -126,8 +126,8 @@ int main(int argc, char **argv)
 		if (!ok[c])
 			continue;
 		p = buf + (c * 5 % CHUNKS) * CHUNK;
-		ret = probe_rw_fixed(&ring, false, fd, p, CHUNK, (off_t)c * CHUNK,
-				     0);
+		ret = probe_rw_fixed(&ring, false, fd, p, CHUNK,
+				     (off_t)c * CHUNK, 0);
 		bad_at = ret == (int)CHUNK ?
 			 probe_pat_check(p, CHUNK, SEED, (uint64_t)c * CHUNK) :
 			 0;
