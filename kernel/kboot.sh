@@ -86,7 +86,7 @@ build_initramfs() {	# $1 = label, $2 = output
 		echo "KTEST_BAD_RE='$BAD_RE'"
 		echo "export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
 	} >"$root/hugebuf/env"
-	cp "$KDIR/guest-init.sh" "$root/init"
+	install -m 0755 "$KDIR/guest-init.sh" "$root/init"
 	(cd "$root" && find . | cpio -o -H newc --quiet) >"$2" ||
 		die "cpio failed"
 }
