@@ -21,6 +21,11 @@
  *   vmpin    VmPin equals whole hugepages while registered and returns to
  *            its baseline after every unregister
  *
+ * Every measurement comes from lib/ (linked statically): hb_vmpin_kb(),
+ * hb_measure_reg_kmem() (SUnreclaim + VmallocUsed), hb_count_read_requests()
+ * over /sys/block/<dev>/stat, hb_alloc(), hb_probe() (pagemap and
+ * kpageflags) and hb_kmodel_detect().
+ *
  * Output: "PROBE key=value" lines and one "PROBE-CASE name PASS|FAIL|SKIP"
  * line per case. Exit status follows the liburing convention: 0 pass,
  * 1 fail, 77 skip (nothing could run).
@@ -61,12 +66,7 @@ static void report(const char *name, int res)
 		nr_skip++;
 }
 
-/*
- * Measurements come from lib/ (linked statically): hb_vmpin_kb(),
- * hb_measure_reg_kmem() (SUnreclaim + VmallocUsed), hb_count_read_requests()
- * over /sys/block/<dev>/stat, hb_alloc(), hb_probe() (pagemap and
- * kpageflags) and hb_kmodel_detect().
- */
+/* the data file: FILE_SIZE bytes of the pattern, on disk */
 static int make_data_file(void)
 {
 	size_t chunk = 1 * MiB, off;
