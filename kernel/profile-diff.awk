@@ -42,3 +42,4 @@ END {
 		printf "  %10g %10g %+10g   %10.1f %10.1f %7s  %s\n", ca, cb, cb - ca,
 			ta, tb, r, s
 	}
+}
