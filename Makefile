@@ -158,8 +158,24 @@ $(UNIT_DIR)/t/%.t: t/%.c $(UNIT_HELPERS) $(UNIT_LIB_OBJS) $(T_HELPER_HDRS) \
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_HELPERS) $(UNIT_LIB_OBJS) \
 		$(UNIT_LDLIBS)
 
-# Static programs for a minimal initramfs on another kernel (kernel/ktest.sh)
-static: need-config $(STATIC_PROGS)
+# Static programs for a minimal initramfs on another kernel (kernel/ktest.sh):
+# the tests and the CLI in t/static/, and the harness's own guest programs
+# (kernel/probe/*.c, each linked with lib/ and the one helper file
+# kernel/probe/probe-util.c) in kernel/static/
+KPROBE_UTIL := kernel/probe/probe-util
+KPROBE_PROGS := $(patsubst kernel/probe/%.c,kernel/static/%,\
+	$(filter-out $(KPROBE_UTIL).c,$(sort $(wildcard kernel/probe/*.c))))
+
+static: need-config $(STATIC_PROGS) $(KPROBE_PROGS)
+
+$(KPROBE_UTIL).o: $(KPROBE_UTIL).c $(KPROBE_UTIL).h lib/hugebuf.h config-host.h
+	$(CC) $(HB_CFLAGS) -c -o $@ $<
+
+kernel/static/%: kernel/probe/%.c $(KPROBE_UTIL).o $(KPROBE_UTIL).h $(LIB_A) \
+		lib/hugebuf.h
+	@mkdir -p kernel/static
+	$(CC) $(HB_CFLAGS) -static -o $@ $< $(KPROBE_UTIL).o $(LIB_A) \
+		$(HB_LDLIBS)
 
 t/static/%: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 	@mkdir -p t/static
@@ -239,8 +255,9 @@ format:
 		t/helpers/*.c t/helpers/*.h
 
 clean:
-	rm -f lib/*.o $(LIB_A) lib/libhugebuf.so.* t/*.o t/helpers/*.o t/*.t $(CLI) $(ENGINE)
-	rm -rf t/static $(UNIT_DIR)
+	rm -f lib/*.o $(LIB_A) lib/libhugebuf.so.* t/*.o t/helpers/*.o t/*.t \
+		$(CLI) $(ENGINE)
+	rm -rf t/static kernel/static $(KPROBE_UTIL).o $(UNIT_DIR)
 
 distclean: clean
 	rm -f config-host.mak config-host.h

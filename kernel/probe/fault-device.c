@@ -20,35 +20,15 @@
  *
  * Usage: fault-device FILE DISK   (e.g. /nvme/faildev.dat nvme0n1)
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <errno.h>
-#include <fcntl.h>
-#include <liburing.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include "probe-util.h"
-
-#ifndef MAP_HUGETLB
-#define MAP_HUGETLB 0x40000
-#endif
 
 #define BUF_LEN		(8u << 20)
 #define CHUNK		(128u << 10)
 #define CHUNKS		64
 #define DBG		"/sys/kernel/debug/fail_make_request/"
 
-static uint8_t pat(unsigned int chunk, unsigned int i)
-{
-	return (uint8_t)(i * 29 + chunk * 101 + (i >> 9) + 1);
-}
+/* chunk c holds the pattern of its file offset c * CHUNK */
+#define SEED		3
 
 /* fail_make_request for this task on DISK, with probability pct */
 static int arm(const char *disk, int pct)
@@ -70,11 +50,13 @@ static int arm(const char *disk, int pct)
 int main(int argc, char **argv)
 {
 	long vmpin0, hp0, held0, vmpin1, hp1, held1;
-	unsigned int c, i, acked = 0, failed = 0, bad = 0, other = 0;
+	unsigned int c, acked = 0, failed = 0, bad = 0, other = 0;
 	int ok[CHUNKS], fd, ret;
 	struct io_uring ring;
 	struct iovec iov;
+	struct hb_buf hb;
 	uint8_t *buf, *p;
+	long bad_at;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s FILE DISK\n", argv[0]);
@@ -84,14 +66,16 @@ int main(int argc, char **argv)
 		printf("FAILDEV skip=no fail_make_request in debugfs\n");
 		return 77;
 	}
-	vmpin0 = probe_field("/proc/self/status", "VmPin");
-	hp0 = probe_field("/proc/meminfo", "HugePages_Free");
+	vmpin0 = hb_vmpin_kb();
+	hp0 = hb_hugepages_free(PROBE_HPAGE);
 	held0 = probe_pins_held();
+	if (probe_alloc("hugetlb:2M", BUF_LEN, 0, &hb)) {
+		printf("FAILDEV error=alloc:%s\n", hb_errmsg());
+		return 1;
+	}
+	buf = hb.addr;
 	fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);
-	buf = mmap(NULL, BUF_LEN, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE, -1,
-		   0);
-	if (fd < 0 || buf == MAP_FAILED) {
+	if (fd < 0) {
 		printf("FAILDEV error=setup:%s\n", strerror(errno));
 		return 1;
 	}
@@ -117,11 +101,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* chunk c comes from buffer offset (c * 3 % 64) * CHUNK: every folio */
-	for (c = 0; c < CHUNKS; c++) {
-		p = buf + (c * 3 % CHUNKS) * CHUNK;
-		for (i = 0; i < CHUNK; i++)
-			p[i] = pat(c, i);
-	}
+	for (c = 0; c < CHUNKS; c++)
+		probe_pat_fill(buf + (c * 3 % CHUNKS) * CHUNK, CHUNK, SEED,
+			       (uint64_t)c * CHUNK);
 	if (arm(argv[2], 50)) {
 		printf("FAILDEV skip=cannot arm fail_make_request on %s\n",
 		       argv[2]);
@@ -130,8 +112,8 @@ int main(int argc, char **argv)
 	}
 	for (c = 0; c < CHUNKS; c++) {
 		p = buf + (c * 3 % CHUNKS) * CHUNK;
-		ret = probe_rw_fixed(&ring, 1, fd, p, CHUNK, (off_t)c * CHUNK,
-				     0);
+		ret = probe_rw_fixed(&ring, true, fd, p, CHUNK,
+				     (off_t)c * CHUNK, 0);
 		ok[c] = ret == (int)CHUNK;
 		acked += ok[c];
 		failed += ret == -EIO;
@@ -144,20 +126,20 @@ int main(int argc, char **argv)
 		if (!ok[c])
 			continue;
 		p = buf + (c * 5 % CHUNKS) * CHUNK;
-		ret = probe_rw_fixed(&ring, 0, fd, p, CHUNK, (off_t)c * CHUNK,
-				     0);
-		for (i = 0; ret == (int)CHUNK && i < CHUNK; i++)
-			if (p[i] != pat(c, i))
-				break;
-		bad += ret != (int)CHUNK || i < CHUNK;
+		ret = probe_rw_fixed(&ring, false, fd, p, CHUNK,
+				     (off_t)c * CHUNK, 0);
+		bad_at = ret == (int)CHUNK ?
+			 probe_pat_check(p, CHUNK, SEED, (uint64_t)c * CHUNK) :
+			 0;
+		bad += bad_at >= 0;
 	}
 	io_uring_unregister_buffers(&ring);
 	io_uring_queue_exit(&ring);
 	close(fd);
-	munmap(buf, BUF_LEN);
+	hb_free(&hb);
 	unlink(argv[1]);
-	vmpin1 = probe_field("/proc/self/status", "VmPin");
-	hp1 = probe_field("/proc/meminfo", "HugePages_Free");
+	vmpin1 = hb_vmpin_kb();
+	hp1 = hb_hugepages_free(PROBE_HPAGE);
 	held1 = probe_pins_held();
 	printf("FAILDEV disk=%s chunks=%d acked=%u eio=%u other=%u bad=%u vmpin_delta_kb=%ld hugepages_free_delta=%ld pins_delta=%ld\n",
 	       argv[2], CHUNKS, acked, failed, other, bad, vmpin1 - vmpin0,

@@ -31,30 +31,9 @@
  * Output: "FAULT ..." lines; exit 0 when it ran (the caller judges the
  * leak counts), 1 on a setup error, 77 without fault injection.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <errno.h>
-#include <fcntl.h>
-#include <liburing.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include "probe-util.h"
 
-#ifndef MAP_HUGETLB
-#define MAP_HUGETLB 0x40000
-#endif
-#ifndef MADV_NOHUGEPAGE
-#define MADV_NOHUGEPAGE 15
-#endif
-
 #define BUF_LEN		(64 * 1024)
-#define HPAGE		(2 * 1024 * 1024)
 #define MAX_N		400
 
 /* the slab and page-allocation sites count GFP_KERNEL calls too */
@@ -82,30 +61,23 @@ static int setup_injection(void)
 	return 0;
 }
 
-static int run_case(int huge, long *leaked)
+static int run_case(bool huge, long *leaked)
 {
 	const char *name = huge ? "2M" : "4k";
-	long hp0 = probe_field("/proc/meminfo", "HugePages_Free");
-	long vmpin0 = probe_field("/proc/self/status", "VmPin");
+	long hp0 = hb_hugepages_free(PROBE_HPAGE), vmpin0 = hb_vmpin_kb();
 	long held0, leak, total = 0, first = 0, enomem = 0, left;
-	size_t map_len = huge ? HPAGE : BUF_LEN;
 	struct io_uring ring;
+	struct hb_buf buf;
 	struct iovec iov;
 	char nbuf[16];
-	void *p;
 	int n, ret, done = 0;
 
-	p = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | (huge ? MAP_HUGETLB : 0), -1,
-		 0);
-	if (p == MAP_FAILED) {
-		printf("FAULT case=%s error=mmap:%s\n", name, strerror(errno));
+	/* a 2 MiB hugetlb page or 4 KiB pages, faulted in by lib */
+	if (probe_alloc(huge ? "hugetlb:2M" : "4k", BUF_LEN, 0, &buf)) {
+		printf("FAULT case=%s error=alloc:%s\n", name, hb_errmsg());
 		return 1;
 	}
-	if (!huge)
-		madvise(p, map_len, MADV_NOHUGEPAGE);
-	memset(p, 0x5a, map_len);
-	iov.iov_base = p;
+	iov.iov_base = buf.addr;
 	iov.iov_len = BUF_LEN;
 	for (n = 1; n <= MAX_N && !done; n++) {
 		if (io_uring_queue_init(4, &ring, 0)) {
@@ -135,12 +107,10 @@ static int run_case(int huge, long *leaked)
 				first = n;
 		}
 	}
-	munmap(p, map_len);
+	hb_free(&buf);
 	printf("FAULT summary case=%s attempts=%d enomem=%ld leaked_pages=%ld first_leak_n=%ld vmpin_delta_kb=%ld hugepages_free_delta=%ld complete=%s\n",
-	       name, n - 1, enomem, total, first,
-	       probe_field("/proc/self/status", "VmPin") - vmpin0,
-	       probe_field("/proc/meminfo", "HugePages_Free") - hp0,
-	       done ? "yes" : "no");
+	       name, n - 1, enomem, total, first, hb_vmpin_kb() - vmpin0,
+	       hb_hugepages_free(PROBE_HPAGE) - hp0, done ? "yes" : "no");
 	*leaked = total;
 	return !done;
 }
@@ -156,7 +126,7 @@ static int run_case(int huge, long *leaked)
  */
 #define SWEEPS 3
 
-static int sweep_case(int huge)
+static int sweep_case(bool huge)
 {
 	long leaked = 0;
 	int i, ret = 0;
@@ -172,7 +142,7 @@ int main(void)
 
 	if (setup_injection())
 		return 77;
-	fail |= sweep_case(0);
-	fail |= sweep_case(1);
+	fail |= sweep_case(false);
+	fail |= sweep_case(true);
 	return fail;
 }

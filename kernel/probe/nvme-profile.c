@@ -33,33 +33,12 @@
  *
  * Usage: nvme-profile [-d /dev/nvme0n1] [-n ITER] [-t TRACEFS]
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <errno.h>
-#include <fcntl.h>
 #include <glob.h>
-#include <inttypes.h>
-#include <liburing.h>
 #include <linux/fs.h>
 #include <linux/nvme_ioctl.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include "probe-util.h"
-
-#ifndef MAP_HUGETLB
-#define MAP_HUGETLB 0x40000
-#endif
-#ifndef MADV_NOHUGEPAGE
-#define MADV_NOHUGEPAGE 15
-#endif
 
 #define MiB		(1024UL * 1024UL)
 #define IO_SIZE		(8 * MiB)
@@ -87,18 +66,13 @@ static const char *dev = "/dev/nvme0n1";
 static int iters = 4;
 static int traced[NSYMS];
 
-static int write_str(const char *file, const char *s, int append)
+/* write @s to a tracefs file: added to its list, or replacing it */
+static int write_str(const char *file, const char *s, bool append)
 {
 	char path[512];
-	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
-	fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -errno;
-	close(fd);
-	return ret;
+	return probe_write(path, s, append ? O_APPEND : O_TRUNC);
 }
 
 /*
@@ -113,12 +87,12 @@ static int setup_filter(void)
 	size_t i;
 	int n = 0;
 
-	if (write_str("set_ftrace_filter", "\n", 0))
+	if (write_str("set_ftrace_filter", "\n", false))
 		return -1;
 	for (i = 0; i < NSYMS; i++) {
-		traced[i] = !write_str("set_ftrace_filter", syms[i], 1);
+		traced[i] = !write_str("set_ftrace_filter", syms[i], true);
 		snprintf(clone, sizeof(clone), "%s.*", syms[i]);
-		traced[i] |= !write_str("set_ftrace_filter", clone, 1);
+		traced[i] |= !write_str("set_ftrace_filter", clone, true);
 		n += traced[i];
 		if (!traced[i])
 			printf("NVPROF untraceable=%s\n", syms[i]);
@@ -129,13 +103,13 @@ static int setup_filter(void)
 #define KPROBE_EVENT "hugebuf_sg_next"
 
 /* the kprobe on sg_next: 0 when it is armed */
-static int kprobe_setup(int on)
+static int kprobe_setup(bool on)
 {
 	if (!on) {
-		write_str("events/kprobes/" KPROBE_EVENT "/enable", "0", 0);
-		return write_str("kprobe_events", "-:" KPROBE_EVENT, 1);
+		write_str("events/kprobes/" KPROBE_EVENT "/enable", "0", false);
+		return write_str("kprobe_events", "-:" KPROBE_EVENT, true);
 	}
-	return write_str("kprobe_events", "p:" KPROBE_EVENT " sg_next", 1);
+	return write_str("kprobe_events", "p:" KPROBE_EVENT " sg_next", true);
 }
 
 /* kprobe_profile: "event hits misses"; -1 when absent */
@@ -209,86 +183,52 @@ static int read_profile(struct stat_row *rows)
 	return 0;
 }
 
-/* completed reads (field 1) or writes (field 5) of the disk */
-static long disk_ios(const char *disk, int write)
+/* completed reads or writes of the disk (lib: /sys/block/DISK/stat) */
+static long disk_ios(const char *disk, bool write)
 {
-	unsigned long v[5] = { 0 };
-	char path[256];
-	FILE *f;
-	int n;
+	uint64_t r, w;
 
-	snprintf(path, sizeof(path), "/sys/block/%s/stat", disk);
-	f = fopen(path, "r");
-	if (!f)
+	if (hb_blkdev_ios(disk, &r, &w))
 		return -1;
-	n = fscanf(f, "%lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3],
-		   &v[4]);
-	fclose(f);
-	if (n != 5)
-		return -1;
-	return (long)(write ? v[4] : v[0]);
+	return (long)(write ? w : r);
 }
 
-static void *buf_alloc(int huge, size_t len, void **map, size_t *map_len)
+/* each backing writes and reads back a pattern of its own */
+static uint64_t seed_of(bool huge)
 {
-	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-	uint8_t *p;
-
-	if (huge) {
-		*map_len = len;
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 flags | MAP_HUGETLB | MAP_POPULATE, -1, 0);
-		*map = p;
-		return p == MAP_FAILED ? NULL : p;
-	}
-	*map_len = len + 2 * MiB;
-	p = mmap(NULL, *map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
-	*map = p;
-	if (p == MAP_FAILED)
-		return NULL;
-	p = (uint8_t *)(((uintptr_t)p + 2 * MiB - 1) & ~(2 * MiB - 1));
-	madvise(p, len, MADV_NOHUGEPAGE);
-	memset(p, 0, len);
-	return p;
-}
-
-static uint8_t pat(int huge, uint64_t i)
-{
-	return (uint8_t)((i * 131 + (i >> 12) * 7 + (huge ? 0x5a : 0x3c)) ^
-			 (i >> 20));
+	return huge ? 2 : 1;
 }
 
 /* one (op, backing) case: ITER I/Os of 8 MiB, then the profile */
 static int run_case(struct io_uring *ring, int fd, const char *disk,
-		    off_t base, int write, int huge)
+		    off_t base, bool write, bool huge)
 {
 	const char *op = write ? "write" : "read";
 	const char *bk = huge ? "2M" : "4k";
 	struct stat_row rows[NSYMS];
-	void *map = MAP_FAILED;
-	size_t map_len = 0, i;
+	struct hb_buf hb;
+	size_t i;
 	struct iovec iov;
-	long before, after, kp0 = -1, kp1 = -1;
+	long before, after, kp0 = -1, kp1 = -1, bad;
 	uint8_t *buf;
 	int it, ret, fail = 0;
 	off_t off = base + (huge ? IO_SIZE * iters : 0);
 
-	buf = buf_alloc(huge, IO_SIZE, &map, &map_len);
-	if (!buf) {
-		printf("NVPROF op=%s backing=%s error=mmap:%s\n", op, bk,
-		       strerror(errno));
+	if (probe_alloc(huge ? "hugetlb:2M" : "4k", IO_SIZE, 0, &hb)) {
+		printf("NVPROF op=%s backing=%s error=alloc:%s\n", op, bk,
+		       hb_errmsg());
 		return 1;
 	}
+	buf = hb.addr;
 	if (write)
-		for (i = 0; i < IO_SIZE; i++)
-			buf[i] = pat(huge, i);
+		probe_pat_fill(buf, IO_SIZE, seed_of(huge), 0);
 	iov.iov_base = buf;
 	iov.iov_len = IO_SIZE;
 	ret = io_uring_register_buffers(ring, &iov, 1);
 	if (ret) {
 		printf("NVPROF op=%s backing=%s error=register:%s\n", op, bk,
 		       strerror(-ret));
-		munmap(map, map_len);
+		hb_free(&hb);
 		return 1;
 	}
 	/* one I/O outside the profile: TCG translates the path once */
@@ -297,9 +237,9 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 		printf("NVPROF op=%s backing=%s error=io:%d\n", op, bk, ret);
 		fail = 1;
 	}
-	write_str("function_profile_enabled", "0", 0);
+	write_str("function_profile_enabled", "0", false);
 	/* enabling resets the counters */
-	write_str("function_profile_enabled", "1", 0);
+	write_str("function_profile_enabled", "1", false);
 	before = disk_ios(disk, write);
 	for (it = 0; it < iters; it++) {
 		if (!write)
@@ -314,14 +254,14 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 		}
 	}
 	after = disk_ios(disk, write);
-	write_str("function_profile_enabled", "0", 0);
+	write_str("function_profile_enabled", "0", false);
 	read_profile(rows);
 	/*
 	 * The same I/Os again for the kprobe count alone: a kprobe hit traps,
 	 * which would swell the profiled time of sg_next()'s callers.
 	 */
 	if (have_kprobe && !fail &&
-	    !write_str("events/kprobes/" KPROBE_EVENT "/enable", "1", 0)) {
+	    !write_str("events/kprobes/" KPROBE_EVENT "/enable", "1", false)) {
 		kp0 = kprobe_hits();
 		for (it = 0; it < iters; it++)
 			if (probe_rw_fixed(ring, write, fd, buf, IO_SIZE,
@@ -329,16 +269,15 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 					   0) != (int)IO_SIZE)
 				kp0 = -1;
 		kp1 = kprobe_hits();
-		write_str("events/kprobes/" KPROBE_EVENT "/enable", "0", 0);
+		write_str("events/kprobes/" KPROBE_EVENT "/enable", "0", false);
 	}
 	io_uring_unregister_buffers(ring);
 	/* the reads see what the writes of the same backing left */
 	if (!write && !fail) {
-		for (i = 0; i < IO_SIZE && buf[i] == pat(huge, i); i++)
-			;
-		if (i < IO_SIZE) {
-			printf("NVPROF op=%s backing=%s error=data:%zu\n", op,
-			       bk, i);
+		bad = probe_pat_check(buf, IO_SIZE, seed_of(huge), 0);
+		if (bad >= 0) {
+			printf("NVPROF op=%s backing=%s error=data:%ld\n", op,
+			       bk, bad);
 			fail = 1;
 		}
 	}
@@ -352,7 +291,7 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 	if (kp0 >= 0 && kp1 >= 0)
 		printf("NVPROF op=%s backing=%s sym=sg_next(kprobe) hits=%ld usec=0\n",
 		       op, bk, kp1 - kp0);
-	munmap(map, map_len);
+	hb_free(&hb);
 	return fail;
 }
 
@@ -416,7 +355,7 @@ int main(int argc, char **argv)
 		printf("NVPROF skip=no function profiler in %s\n", tracefs);
 		return 77;
 	}
-	have_kprobe = !kprobe_setup(1);
+	have_kprobe = !kprobe_setup(true);
 	if (!have_kprobe)
 		printf("NVPROF nokprobe=sg_next\n");
 	if (io_uring_queue_init(8, &ring, 0)) {
@@ -428,9 +367,9 @@ int main(int argc, char **argv)
 		for (h = 0; h <= 1; h++)
 			fail |= run_case(&ring, fd, disk,
 					 (off_t)(size - REGION), w, h);
-	write_str("set_ftrace_filter", "\n", 0);
+	write_str("set_ftrace_filter", "\n", false);
 	if (have_kprobe)
-		kprobe_setup(0);
+		kprobe_setup(false);
 	io_uring_queue_exit(&ring);
 	close(fd);
 	printf("NVPROF done fail=%d\n", fail);

@@ -1,23 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Helpers of the kernel/probe/ guest programs: see probe-util.h. */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
+/* The helper file of the kernel/probe/ guest programs: see probe-util.h. */
 #include "probe-util.h"
 
-int probe_put(const char *path, const char *val)
+int probe_write(const char *path, const char *val, int flags)
 {
-	int fd = open(path, O_WRONLY), ret;
+	ssize_t len = (ssize_t)strlen(val);
+	int fd = open(path, O_WRONLY | flags), ret;
 
 	if (fd < 0)
 		return -errno;
-	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -errno;
+	ret = write(fd, val, len) == len ? 0 : -errno;
 	close(fd);
 	return ret;
+}
+
+int probe_put(const char *path, const char *val)
+{
+	return probe_write(path, val, 0);
 }
 
 long probe_get_num(const char *path)
@@ -36,20 +35,19 @@ long probe_get_num(const char *path)
 	return strtol(buf, NULL, 10);
 }
 
-long probe_field(const char *file, const char *key)
+/* A "key value" line of /proc/vmstat; -1 when there is none. */
+static long vmstat_field(const char *key)
 {
 	char line[256];
 	size_t kl = strlen(key);
 	long v = -1;
-	FILE *f = fopen(file, "r");
+	FILE *f = fopen("/proc/vmstat", "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) &&
-		    (line[kl] == ' ' || line[kl] == ':')) {
-			v = strtol(line + kl + 1 + (line[kl] == ':'), NULL,
-				   10);
+		if (!strncmp(line, key, kl) && line[kl] == ' ') {
+			v = strtol(line + kl + 1, NULL, 10);
 			break;
 		}
 	fclose(f);
@@ -59,17 +57,19 @@ long probe_field(const char *file, const char *key)
 long probe_pins_held(void)
 {
 	probe_put("/proc/sys/vm/stat_refresh", "1");
-	return probe_field("/proc/vmstat", "nr_foll_pin_acquired") -
-	       probe_field("/proc/vmstat", "nr_foll_pin_released");
+	return vmstat_field("nr_foll_pin_acquired") -
+	       vmstat_field("nr_foll_pin_released");
 }
 
-int probe_rw_fixed(struct io_uring *ring, int write, int fd, void *addr,
+int probe_rw_fixed(struct io_uring *ring, bool write, int fd, void *addr,
 		   unsigned int len, off_t off, int idx)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 	struct io_uring_cqe *cqe;
 	int ret;
 
+	if (!sqe)
+		return -EBUSY;
 	if (write)
 		io_uring_prep_write_fixed(sqe, fd, addr, len, off, idx);
 	else
@@ -83,4 +83,59 @@ int probe_rw_fixed(struct io_uring *ring, int write, int fd, void *addr,
 	ret = cqe->res;
 	io_uring_cqe_seen(ring, cqe);
 	return ret;
+}
+
+int probe_alloc(const char *backing, size_t len, size_t head_offset,
+		struct hb_buf *buf)
+{
+	struct hb_backing b;
+	int ret;
+
+	memset(buf, 0, sizeof(*buf));
+	ret = hb_backing_parse(backing, &b);
+	if (!ret)
+		ret = hb_alloc(&b, len, head_offset, buf);
+	if (ret)
+		fprintf(stderr, "%s: %s\n", backing, hb_errmsg());
+	return ret;
+}
+
+bool probe_thp_backed(const void *addr, size_t len)
+{
+	struct hb_probe p;
+	bool ok;
+
+	if (hb_probe(addr, len, NULL, &p))
+		return false;
+	ok = p.source == HB_PROBE_KPAGEFLAGS && p.min_folio >= PROBE_HPAGE;
+	hb_probe_free(&p);
+	return ok;
+}
+
+uint8_t probe_pat(uint64_t seed, uint64_t off)
+{
+	uint64_t w = ((off >> 3) ^ (seed << 48)) * 0x9e3779b97f4a7c15ULL +
+		     0x1234567ULL;
+
+	return (uint8_t)(w >> ((off & 7) * 8));
+}
+
+void probe_pat_fill(void *buf, size_t len, uint64_t seed, uint64_t off)
+{
+	uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = probe_pat(seed, off + i);
+}
+
+long probe_pat_check(const void *buf, size_t len, uint64_t seed, uint64_t off)
+{
+	const uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != probe_pat(seed, off + i))
+			return (long)i;
+	return -1;
 }

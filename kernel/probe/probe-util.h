@@ -1,30 +1,77 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Small helpers the guest programs of kernel/probe/ share (linked into
- * each; they run as static binaries in the qemu guests).
+ * The one helper file of the guest programs of kernel/probe/ (built by
+ * 'make static' into kernel/static/, run in the qemu guests by
+ * kernel/ktest.sh).  Everything lib/ already measures (VmPin, free
+ * hugepages, block-device counters, folio layout, allocation) comes from
+ * lib/hugebuf.h; this file holds only what the guest programs need on top:
+ * knob writes, the FOLL_PIN counter, one fixed I/O, one data pattern.
  */
 #ifndef HUGEBUF_PROBE_UTIL_H
 #define HUGEBUF_PROBE_UTIL_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <liburing.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
-/* Write @val to a sysfs/procfs/debugfs file: 0 or -errno. */
+#include "hugebuf.h"
+
+#define PROBE_PAGE (4ULL << 10)
+#define PROBE_HPAGE (2ULL << 20)
+
+/*
+ * Write @val to a sysfs/procfs/debugfs/tracefs file, opened with
+ * O_WRONLY | @flags: 0 or -errno.  tracefs's set_ftrace_filter and
+ * kprobe_events drop what they hold when opened with O_TRUNC
+ * (ftrace_regex_open(), probes_open()) and add to it otherwise.
+ */
+int probe_write(const char *path, const char *val, int flags);
+/* probe_write() without extra flags. */
 int probe_put(const char *path, const char *val);
 /* The number a one-value file holds, -1 when it cannot be read. */
 long probe_get_num(const char *path);
-/* A "key value" line of /proc/vmstat or "key: value" of /proc/meminfo. */
-long probe_field(const char *file, const char *key);
 /*
- * FOLL_PIN pins held system-wide: acquired - released of /proc/vmstat,
- * after folding the per-CPU deltas in (vm.stat_refresh).
+ * FOLL_PIN pins held system-wide: nr_foll_pin_acquired -
+ * nr_foll_pin_released of /proc/vmstat (mm/gup.c, 5.10+), after
+ * vm.stat_refresh has folded the per-CPU deltas in.
  */
 long probe_pins_held(void);
 /*
  * One READ_FIXED / WRITE_FIXED of registered buffer @idx, waited for:
  * cqe->res, or -errno when the submission failed.
  */
-int probe_rw_fixed(struct io_uring *ring, int write, int fd, void *addr,
+int probe_rw_fixed(struct io_uring *ring, bool write, int fd, void *addr,
 		   unsigned int len, off_t off, int idx);
+/*
+ * hb_backing_parse(@backing) + hb_alloc(); on failure one line on stderr
+ * with lib's message, and -errno.
+ */
+int probe_alloc(const char *backing, size_t len, size_t head_offset,
+		struct hb_buf *buf);
+/*
+ * Whether lib's exact probe (pagemap PFNs + /proc/kpageflags) sees every
+ * page of [@addr, @addr + @len) in a folio of at least 2 MiB.
+ */
+bool probe_thp_backed(const void *addr, size_t len);
+
+/*
+ * The data pattern of every guest program: the byte at pattern offset
+ * @off (a file or device offset) of pattern @seed.  Each 8-byte word
+ * depends on its offset and the seed, so data that lands at the wrong
+ * offset, or comes from another case, does not match.
+ */
+uint8_t probe_pat(uint64_t seed, uint64_t off);
+void probe_pat_fill(void *buf, size_t len, uint64_t seed, uint64_t off);
+/* Index of the first byte that differs from the pattern, or -1. */
+long probe_pat_check(const void *buf, size_t len, uint64_t seed, uint64_t off);
 
 #endif

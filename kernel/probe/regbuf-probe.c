@@ -4,7 +4,7 @@
  * coalescing, run inside the qemu guest by kernel/ktest.sh.
  *
  * It measures the two userspace-visible signals of coalescing (see
- * shared/reference/kernel.md section 3.3) and checks the data paths the
+ * docs/kernel-rules.md section 10) and checks the data paths the
  * backport touches:
  *
  *   reqs     block requests per 8 MiB O_DIRECT READ_FIXED (minimum of
@@ -21,6 +21,11 @@
  *   vmpin    VmPin equals whole hugepages while registered and returns to
  *            its baseline after every unregister
  *
+ * Every measurement comes from lib/ (linked statically): hb_vmpin_kb(),
+ * hb_measure_reg_kmem() (SUnreclaim + VmallocUsed), hb_count_read_requests()
+ * over /sys/block/<dev>/stat, hb_alloc(), hb_probe() (pagemap and
+ * kpageflags) and hb_kmodel_detect().
+ *
  * Output: "PROBE key=value" lines and one "PROBE-CASE name PASS|FAIL|SKIP"
  * line per case. Exit status follows the liburing convention: 0 pass,
  * 1 fail, 77 skip (nothing could run).
@@ -29,39 +34,16 @@
  *   DIR defaults to $HUGEBUF_TEST_DIR, then ".". Needs root for
  *   /proc/self/pagemap PFNs (THP cases are skipped without them).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <liburing.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include "probe-util.h"
 
-#include "hugebuf.h"
-
-#ifndef MAP_HUGETLB
-#define MAP_HUGETLB 0x40000
-#endif
-#ifndef MADV_NOHUGEPAGE
-#define MADV_NOHUGEPAGE 15
-#endif
-
-#define KiB		(1024UL)
+#define KiB		1024UL
 #define MiB		(1024UL * KiB)
-#define HPAGE		(2 * MiB)
-#define PAGE		(4 * KiB)
+#define HPAGE		PROBE_HPAGE
+#define PAGE		PROBE_PAGE
 #define FILE_SIZE	(16 * MiB)
 #define GUARD		0xa5
+/* the pattern of the data file: byte at file offset o is probe_pat(0, o) */
+#define SEED		0
 
 static const char *dir = ".";
 static char data_path[4096], wr_path[4096];
@@ -84,43 +66,10 @@ static void report(const char *name, int res)
 		nr_skip++;
 }
 
-/*
- * Measurements come from lib/ (linked statically): hb_vmpin_kb(),
- * hb_kernel_mem_kb() (SUnreclaim + VmallocUsed), hb_measure_reg_kmem(),
- * hb_count_read_requests() over /sys/block/<dev>/stat, hb_pfn_of() (the
- * one pagemap decoder) and hb_kmodel_detect().
- */
-static long vmpin_kb(void)
-{
-	return hb_vmpin_kb();
-}
-
-/* the pattern byte stored at file offset off */
-static inline uint8_t pat(uint64_t off)
-{
-	uint64_t w = (off >> 3) * 0x9e3779b97f4a7c15ULL + 0x1234567ULL;
-
-	return (uint8_t)(w >> ((off & 7) * 8));
-}
-
-static void pat_fill(uint8_t *p, uint64_t off, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		p[i] = pat(off + i);
-}
-
-/* first mismatch against the pattern, or -1 */
-static long pat_check(const uint8_t *p, uint64_t off, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (p[i] != pat(off + i))
-			return (long)i;
-	return -1;
-}
-
+/* the data file: FILE_SIZE bytes of the pattern, on disk */
 static int make_data_file(void)
 {
-	size_t chunk = 1 * MiB;
+	size_t chunk = 1 * MiB, off;
 	uint8_t *buf = malloc(chunk);
 	int fd, ret = -1;
 
@@ -129,8 +78,8 @@ static int make_data_file(void)
 	fd = open(data_path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
 	if (fd < 0)
 		goto out;
-	for (size_t off = 0; off < FILE_SIZE; off += chunk) {
-		pat_fill(buf, off, chunk);
+	for (off = 0; off < FILE_SIZE; off += chunk) {
+		probe_pat_fill(buf, chunk, SEED, off);
 		if (pwrite(fd, buf, chunk, off) != (ssize_t)chunk)
 			goto out_close;
 	}
@@ -144,91 +93,19 @@ out:
 	return ret;
 }
 
-/* ---- memory backings -------------------------------------------------- */
-
-enum backing { B_HUGETLB, B_SMALL, B_THP };
-
-struct region {
-	uint8_t *map;		/* what mmap returned */
-	size_t map_len;
-	uint8_t *base;		/* 2 MiB aligned start inside map */
-};
-
-static int region_alloc(struct region *r, enum backing kind, size_t len)
-{
-	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-
-	memset(r, 0, sizeof(*r));
-	if (kind == B_HUGETLB) {
-		r->map_len = (len + HPAGE - 1) & ~(HPAGE - 1);
-		r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE,
-			      flags | MAP_HUGETLB | MAP_POPULATE, -1, 0);
-		if (r->map == MAP_FAILED)
-			return -1;
-		r->base = r->map;
-		return 0;
-	}
-	r->map_len = len + HPAGE;
-	r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
-	if (r->map == MAP_FAILED)
-		return -1;
-	r->base = (uint8_t *)(((uintptr_t)r->map + HPAGE - 1) & ~(HPAGE - 1));
-	madvise(r->base, len, kind == B_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-	memset(r->base, 0, len);
-	return 0;
-}
-
-static void region_free(struct region *r)
-{
-	if (r->map && r->map != MAP_FAILED)
-		munmap(r->map, r->map_len);
-	r->map = NULL;
-}
-
-/* region_free() around [@hole, @hole + @len), which mremap() emptied */
-static void region_free_except(struct region *r, uint8_t *hole, size_t len)
-{
-	uint8_t *end = r->map + r->map_len;
-
-	if (!len) {
-		region_free(r);
-		return;
-	}
-	munmap(r->map, hole - r->map);
-	if (hole + len < end)
-		munmap(hole + len, end - (hole + len));
-	r->map = NULL;
-}
-
-/* 1 if the page at addr belongs to a THP (kpageflags bit 22) */
-static int is_thp(const void *addr)
-{
-	uint64_t pfn = hb_pfn_of(addr), flags = 0;
-	int fd;
-
-	if (!pfn)
-		return 0;
-	fd = open("/proc/kpageflags", O_RDONLY);
-	if (fd < 0)
-		return 0;
-	if (pread(fd, &flags, 8, pfn * 8) != 8)
-		flags = 0;
-	close(fd);
-	return !!(flags & (1ULL << 22));
-}
-
 /* ---- measurement: requests per 8 MiB READ_FIXED ------------------------ */
 
-static long measure_reqs(struct io_uring *ring, enum backing kind, int nreads)
+static long measure_reqs(struct io_uring *ring, const char *backing,
+			 int nreads)
 {
-	struct region r;
+	struct hb_buf r;
 	struct iovec iov;
 	uint64_t best = 0;
 	char dev[64];
 	long res = -1;
 	int fd, ret;
 
-	if (region_alloc(&r, kind, 8 * MiB))
+	if (probe_alloc(backing, 8 * MiB, 0, &r))
 		return -2;
 	fd = open(data_path, O_RDONLY | O_DIRECT);
 	if (fd < 0)
@@ -237,15 +114,15 @@ static long measure_reqs(struct io_uring *ring, enum backing kind, int nreads)
 		fprintf(stderr, "reqs: %s\n", hb_errmsg());
 		goto out_close;
 	}
-	iov.iov_base = r.base;
+	iov.iov_base = r.addr;
 	iov.iov_len = 8 * MiB;
 	if (io_uring_register_buffers(ring, &iov, 1))
 		goto out_close;
-	ret = hb_count_read_requests(ring, fd, true, 0, r.base, 8 * MiB, 0,
+	ret = hb_count_read_requests(ring, fd, true, 0, r.addr, 8 * MiB, 0,
 				     dev, (unsigned int)nreads, &best);
 	if (ret)
 		fprintf(stderr, "reqs: %s\n", hb_errmsg());
-	else if (pat_check(r.base, 0, 8 * MiB) >= 0)
+	else if (probe_pat_check(r.addr, 8 * MiB, SEED, 0) >= 0)
 		fprintf(stderr, "reqs: data mismatch\n");
 	else
 		res = (long)best;
@@ -253,7 +130,7 @@ static long measure_reqs(struct io_uring *ring, enum backing kind, int nreads)
 out_close:
 	close(fd);
 out_free:
-	region_free(&r);
+	hb_free(&r);
 	return res;
 }
 
@@ -261,17 +138,17 @@ out_free:
 
 static long measure_kmem(struct io_uring *ring, int k)
 {
-	struct region r;
+	struct hb_buf r;
 	long delta, res = -1;
 
-	if (region_alloc(&r, B_HUGETLB, 512 * MiB))
+	if (probe_alloc("hugetlb:2M", 512 * MiB, 0, &r))
 		return -2;
-	if (!hb_measure_reg_kmem(ring, r.base, 512 * MiB, (unsigned int)k,
+	if (!hb_measure_reg_kmem(ring, r.addr, 512 * MiB, (unsigned int)k,
 				 &delta)) {
 		res = delta / k;
 		printf("PROBE kmem_total_kb=%ld k=%d\n", delta, k);
 	}
-	region_free(&r);
+	hb_free(&r);
 	return res;
 }
 
@@ -321,13 +198,13 @@ static int check_read(struct io_uring *ring, int fd, uint8_t *base,
 	int ret;
 
 	memset(a - g_lo, GUARD, g_lo + len + g_hi);
-	ret = probe_rw_fixed(ring, 0, fd, a, len, a - base, 0);
+	ret = probe_rw_fixed(ring, false, fd, a, len, a - base, 0);
 	if (ret != (int)len) {
 		fprintf(stderr, "%s: read o=%#zx len=%#zx res=%d\n", what, o,
 			len, ret);
 		return 1;
 	}
-	bad = pat_check(a, a - base, len);
+	bad = probe_pat_check(a, len, SEED, a - base);
 	if (bad >= 0) {
 		fprintf(stderr, "%s: data mismatch o=%#zx len=%#zx at +%#lx\n",
 			what, o, len, bad);
@@ -373,7 +250,7 @@ static int check_buffer(struct io_uring *ring, uint8_t *base, uint8_t *reg,
 		ret = 1;
 		goto out;
 	}
-	pin = vmpin_kb();
+	pin = hb_vmpin_kb();
 	printf("PROBE vmpin_kb[%s]=%ld\n", what, pin - (long)vmpin_base);
 
 	/* single bytes and short spans at every boundary */
@@ -410,8 +287,8 @@ static int check_buffer(struct io_uring *ring, uint8_t *base, uint8_t *reg,
 	}
 
 	/* WRITE_FIXED of the whole buffer, read back with pread() */
-	pat_fill(reg, reg - base, reg_len);
-	if (probe_rw_fixed(ring, 1, wfd, reg, reg_len, reg - base, 0) !=
+	probe_pat_fill(reg, reg_len, SEED, reg - base);
+	if (probe_rw_fixed(ring, true, wfd, reg, reg_len, reg - base, 0) !=
 	    (int)reg_len) {
 		fprintf(stderr, "%s: write_fixed failed\n", what);
 		ret = 1;
@@ -420,7 +297,7 @@ static int check_buffer(struct io_uring *ring, uint8_t *base, uint8_t *reg,
 
 		if (!chk || pread(wfd, chk, reg_len, reg - base) !=
 			    (ssize_t)reg_len ||
-		    pat_check(chk, reg - base, reg_len) >= 0) {
+		    probe_pat_check(chk, reg_len, SEED, reg - base) >= 0) {
 			fprintf(stderr, "%s: write_fixed data mismatch\n",
 				what);
 			ret = 1;
@@ -429,9 +306,9 @@ static int check_buffer(struct io_uring *ring, uint8_t *base, uint8_t *reg,
 	}
 
 	io_uring_unregister_buffers(ring);
-	if (vmpin_kb() != (long)vmpin_base) {
+	if (hb_vmpin_kb() != (long)vmpin_base) {
 		fprintf(stderr, "%s: VmPin %ld kB after unregister, baseline %lu\n",
-			what, vmpin_kb(), vmpin_base);
+			what, hb_vmpin_kb(), vmpin_base);
 		ret = 1;
 	}
 out:
@@ -445,55 +322,60 @@ out:
 	return ret ? 1 : 0;
 }
 
-static void case_hugetlb(struct io_uring *ring, size_t start, const char *name)
+/*
+ * @len bytes of @backing starting @start bytes into the first folio of a
+ * mapping that hb_alloc() aligns to 2 MiB (the 4k baseline too), so file
+ * offsets (= offsets from the mapping) and addresses agree mod 2 MiB.
+ * @bv0: the first bvec's length once coalesced.
+ */
+static void case_buffer(struct io_uring *ring, const char *backing,
+			size_t start, size_t len, size_t bv0, const char *name)
 {
-	struct region r;
-	size_t len = 3 * HPAGE + 5 * PAGE - start;	/* partial last folio */
+	struct hb_buf r;
 	int ret;
 
-	if (region_alloc(&r, B_HUGETLB, 4 * HPAGE)) {
+	if (probe_alloc(backing, len, start, &r)) {
 		report(name, 2);
 		return;
 	}
-	ret = check_buffer(ring, r.base, r.base + start, len, HPAGE - start,
-			   name);
-	region_free(&r);
+	ret = check_buffer(ring, r.map, r.addr, len, bv0, name);
+	hb_free(&r);
 	report(name, ret);
-}
-
-static void case_small(struct io_uring *ring)
-{
-	struct region r;
-	size_t start = 0x1234, len = 3 * HPAGE - start;
-	int ret;
-
-	if (region_alloc(&r, B_SMALL, 4 * HPAGE)) {
-		report("data-4k+0x1234", 2);
-		return;
-	}
-	ret = check_buffer(ring, r.base, r.base + start, len,
-			   PAGE - (start & (PAGE - 1)), "data-4k+0x1234");
-	region_free(&r);
-	report("data-4k+0x1234", ret);
 }
 
 /* a THP entered at its second page (the 2025 head-page unpin bug) */
 static void case_thp_tail(struct io_uring *ring)
 {
 	const char *name = "data-thp-tail";
-	struct region r;
+	size_t len = 2 * PAGE + 100;
+	struct hb_buf r;
 	int ret;
 
-	if (region_alloc(&r, B_THP, 2 * HPAGE) || !is_thp(r.base)) {
-		fprintf(stderr, "%s: no THP\n", name);
-		region_free(&r);
+	if (probe_alloc("thp", len, PAGE, &r)) {
 		report(name, 2);
 		return;
 	}
-	ret = check_buffer(ring, r.base, r.base + PAGE, 2 * PAGE + 100,
-			   HPAGE - PAGE, name);
-	region_free(&r);
+	if (!r.huge_verified || !probe_thp_backed(r.map, HPAGE)) {
+		fprintf(stderr, "%s: no THP\n", name);
+		hb_free(&r);
+		report(name, 2);
+		return;
+	}
+	ret = check_buffer(ring, r.map, r.addr, len, HPAGE - PAGE, name);
+	hb_free(&r);
 	report(name, ret);
+}
+
+/* move the second half of THP X and all of THP Y to @b: bytes moved */
+static size_t move_thps(uint8_t *src, uint8_t *b)
+{
+	if (mremap(src + MiB, MiB, MiB, MREMAP_MAYMOVE | MREMAP_FIXED, b) ==
+	    MAP_FAILED)
+		return 0;
+	if (mremap(src + HPAGE, HPAGE, HPAGE, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   b + MiB) == MAP_FAILED)
+		return MiB;
+	return 3 * MiB;
 }
 
 /*
@@ -504,47 +386,38 @@ static void case_thp_tail(struct io_uring *ring)
 static void case_thp_mremap(struct io_uring *ring)
 {
 	const char *name = "data-thp-mremap";
-	struct region src, dst;
+	struct hb_buf src, dst;
 	size_t moved;
-	uint8_t *b;
 	int ret;
 
-	if (region_alloc(&src, B_THP, 2 * HPAGE)) {
+	if (probe_alloc("thp", 2 * HPAGE, 0, &src)) {
 		report(name, 2);
 		return;
 	}
-	if (!is_thp(src.base) || !is_thp(src.base + HPAGE)) {
+	if (!src.huge_verified || !probe_thp_backed(src.map, 2 * HPAGE)) {
 		fprintf(stderr, "%s: no THP\n", name);
-		region_free(&src);
+		hb_free(&src);
 		report(name, 2);
 		return;
 	}
-	if (region_alloc(&dst, B_SMALL, 4 * HPAGE)) {
-		region_free(&src);
+	if (probe_alloc("4k", 4 * HPAGE, 0, &dst)) {
+		hb_free(&src);
 		report(name, 2);
 		return;
 	}
-	b = dst.base;
-	moved = mremap(src.base + MiB, MiB, MiB, MREMAP_MAYMOVE | MREMAP_FIXED,
-		       b) != MAP_FAILED;
-	if (moved && mremap(src.base + HPAGE, HPAGE, HPAGE,
-			    MREMAP_MAYMOVE | MREMAP_FIXED, b + MiB) !=
-			     MAP_FAILED)
-		moved = 3 * MiB;
-	else if (moved)
-		moved = MiB;
+	moved = move_thps(src.map, dst.map);
 	if (moved != 3 * MiB) {
 		perror("mremap");
 		ret = 1;
-	} else if (!is_thp(b) || !is_thp(b + MiB)) {
+	} else if (!probe_thp_backed(dst.map, 3 * MiB)) {
 		fprintf(stderr, "%s: THP split by mremap\n", name);
 		ret = 2;
 	} else {
-		ret = check_buffer(ring, dst.base, b, 3 * MiB, MiB, name);
+		ret = check_buffer(ring, dst.map, dst.map, 3 * MiB, MiB, name);
 	}
-	region_free(&dst);
+	hb_free(&dst);
 	/* not the hole the moved pages left: it may hold other mappings */
-	region_free_except(&src, src.base + MiB, moved);
+	hb_free_moved(&src, MiB, moved);
 	report(name, ret);
 }
 
@@ -587,11 +460,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	print_kdetect();
-	vmpin_base = vmpin_kb();
+	vmpin_base = hb_vmpin_kb();
 	printf("PROBE vmpin_base_kb=%lu\n", vmpin_base);
 
-	reqs_huge = measure_reqs(&ring, B_HUGETLB, nreads);
-	reqs_small = measure_reqs(&ring, B_SMALL, nreads);
+	reqs_huge = measure_reqs(&ring, "hugetlb:2M", nreads);
+	reqs_small = measure_reqs(&ring, "4k", nreads);
 	printf("PROBE reqs_hugetlb=%ld\n", reqs_huge);
 	printf("PROBE reqs_4k=%ld\n", reqs_small);
 	report("reqs-hugetlb", reqs_huge == -2 ? 2 : reqs_huge < 0);
@@ -601,15 +474,20 @@ int main(int argc, char **argv)
 	printf("PROBE kmem_per_512m_kb=%ld\n", kmem);
 	report("kmem-512m-hugetlb", kmem == -2 ? 2 : kmem < 0);
 
-	case_hugetlb(&ring, 0, "data-hugetlb+0");
-	case_hugetlb(&ring, 0x1000, "data-hugetlb+0x1000");
-	case_hugetlb(&ring, 0x1234, "data-hugetlb+0x1234");
-	case_small(&ring);
+	/* a partial last folio: 3 hugepages and 5 pages from the mapping */
+	case_buffer(&ring, "hugetlb:2M", 0, 3 * HPAGE + 5 * PAGE, HPAGE,
+		    "data-hugetlb+0");
+	case_buffer(&ring, "hugetlb:2M", 0x1000, 3 * HPAGE + 4 * PAGE,
+		    HPAGE - 0x1000, "data-hugetlb+0x1000");
+	case_buffer(&ring, "hugetlb:2M", 0x1234, 3 * HPAGE + 5 * PAGE - 0x1234,
+		    HPAGE - 0x1234, "data-hugetlb+0x1234");
+	case_buffer(&ring, "4k", 0x1234, 3 * HPAGE - 0x1234, PAGE - 0x234,
+		    "data-4k+0x1234");
 	case_thp_tail(&ring);
 	case_thp_mremap(&ring);
 
-	printf("PROBE vmpin_end_kb=%ld\n", vmpin_kb());
-	if (vmpin_kb() != (long)vmpin_base) {
+	printf("PROBE vmpin_end_kb=%ld\n", hb_vmpin_kb());
+	if (hb_vmpin_kb() != (long)vmpin_base) {
 		fprintf(stderr, "VmPin did not return to its baseline\n");
 		nr_fail++;
 	}

@@ -1,0 +1,148 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# kernel/guest-init.sh: /init of every kernel/ktest.sh guest (copied into
+# the initramfs by kernel/kboot.sh).  It runs everything and reports on the
+# serial console, which is all kernel/ktest.sh reads:
+#   @@KTEST BEGIN <uname -r> ...     first line
+#   @@KTEST RUN <name>               before each program, its output after
+#   @@KTEST RESULT <name> <exit> <s> 0 pass, 77 skip, else fail
+#   @@KTEST NVME / INFO / DMESG ...  queue limits, settings, bad kernel lines
+#   @@KTEST END                      last line: the guest finished
+# Settings come from /hugebuf/env (written by kboot.sh).
+/bin/busybox --install -s /bin
+export PATH=/bin:/usr/bin:/sbin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/shm /dev/hugepages /tmp /mnt
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t hugetlbfs hugetlbfs /dev/hugepages
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+. /hugebuf/env
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+[ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$KTEST_HUGEPAGES" ] ||
+	echo "$KTEST_HUGEPAGES" >/proc/sys/vm/nr_hugepages
+echo "@@KTEST BEGIN $(uname -r) hugepages=$(cat /proc/sys/vm/nr_hugepages)"
+q=/sys/block/vda/queue
+echo "@@KTEST INFO vda default max_sectors_kb=$(cat $q/max_sectors_kb)" \
+	"max_hw_sectors_kb=$(cat $q/max_hw_sectors_kb)" \
+	"max_segments=$(cat $q/max_segments)" \
+	"max_segment_size=$(cat $q/max_segment_size)"
+if [ -n "$KTEST_MAX_SECTORS_KB" ]; then
+	echo "$KTEST_MAX_SECTORS_KB" >$q/max_sectors_kb
+	echo "@@KTEST INFO vda max_sectors_kb set to $(cat $q/max_sectors_kb)"
+fi
+# the emulated NVMe namespace: the limits the driver gave its queue and
+# the SGL threshold (nvme_pci_use_sgls(): SGLs when the controller has them
+# and the average segment is at least sgl_threshold bytes)
+q=/sys/block/nvme0n1/queue
+if [ -d $q ]; then
+	echo "@@KTEST NVME max_hw_sectors_kb=$(cat $q/max_hw_sectors_kb)" \
+		"max_sectors_kb=$(cat $q/max_sectors_kb)" \
+		"max_segments=$(cat $q/max_segments)" \
+		"max_segment_size=$(cat $q/max_segment_size)" \
+		"virt_boundary_mask=$(cat $q/virt_boundary_mask 2>/dev/null || echo n/a)" \
+		"sgl_threshold=$(cat /sys/module/nvme/parameters/sgl_threshold 2>/dev/null || echo n/a)"
+fi
+if ! mount -t ext4 -o noatime /dev/vda /mnt; then
+	echo "@@KTEST RESULT mount-disk 1 0"
+	echo "@@KTEST END"
+	sync
+	reboot -f
+fi
+mkdir -p "$HUGEBUF_TEST_DIR" /mnt/fio /mnt/probe
+cd "$HUGEBUF_TEST_DIR"
+# t/regbuf-passthrough may overwrite the namespace's raw region, past the
+# end of its ext4 (the last 128 MiB; nvme-profile and passthrough.sh use
+# it later, one at a time)
+if [ -c /dev/ng0n1 ]; then
+	export HUGEBUF_PT_DEV=/dev/ng0n1
+	export HUGEBUF_PT_OFFSET=$(($(cat /sys/block/nvme0n1/size) * 512 - 134217728))
+fi
+
+run() {	# name, command...
+	name=$1
+	shift
+	echo "@@KTEST RUN $name"
+	s=$(date +%s)
+	timeout "$KTEST_TEST_TIMEOUT" "$@" </dev/null 2>&1
+	rc=$?
+	echo "@@KTEST RESULT $name $rc $(($(date +%s) - s))"
+}
+
+for t in /hugebuf/tests/*; do
+	[ -f "$t" ] && [ -x "$t" ] || continue
+	run "test:$(basename "$t")" "$t"
+done
+# the same data-verified suite with its files on the NVMe namespace
+mkdir -p /nvme
+nvme_fs=0
+if [ -b /dev/nvme0n1 ]; then
+	if mount -t ext4 -o noatime /dev/nvme0n1 /nvme; then
+		nvme_fs=1
+	else
+		echo "@@KTEST RESULT nvme:mount 1 0"
+	fi
+fi
+if [ "$KTEST_NVME_SUITE" != 0 ] && [ $nvme_fs = 1 ]; then
+	vda_dir=$HUGEBUF_TEST_DIR
+	export HUGEBUF_TEST_DIR=/nvme/hugebuf-test
+	mkdir -p "$HUGEBUF_TEST_DIR"
+	cd "$HUGEBUF_TEST_DIR"
+	for t in /hugebuf/tests/*; do
+		[ -f "$t" ] && [ -x "$t" ] || continue
+		case ",$KTEST_NVME_SUITE," in
+		,all,|*,"$(basename "$t")",*) ;;
+		*) continue ;;
+		esac
+		run "nvme:test:$(basename "$t")" "$t"
+	done
+	export HUGEBUF_TEST_DIR=$vda_dir
+	cd "$HUGEBUF_TEST_DIR"
+fi
+# a failing disk: fail_make_request on nvme0n1 for the writing task only
+[ $nvme_fs = 1 ] &&
+	run fault-device /hugebuf/bin/fault-device /nvme/faildev.dat nvme0n1
+run probe /hugebuf/bin/regbuf-probe -d /mnt/probe
+if [ -x /hugebuf/bin/hugebuf ]; then
+	# no HUGEBUF_KERNEL anywhere: the generation comes from the release
+	# string and the behaviour check
+	run info /hugebuf/bin/hugebuf info
+	for b in hugetlb:2M memfd:2M thp 4k; do
+		run "check:$b" /hugebuf/bin/hugebuf check --backing=$b \
+			--size=8M --file=/mnt/hugebuf-check.dat
+	done
+	# the THP moved by mremap to a non-congruent address (3a3c6d61577d)
+	run check:thp-moved /hugebuf/bin/hugebuf check --backing=thp --moved \
+		--size=8M --file=/mnt/hugebuf-check.dat
+	# its kernel_coalesced and matches_model are ktest's coalescing
+	# verdict (check_coalescing)
+	run check-json /hugebuf/bin/hugebuf check --backing=hugetlb:2M \
+		--size=8M --file=/mnt/hugebuf-check.dat --json
+fi
+if [ -x /usr/bin/fio ] && [ -f /hugebuf/engine/hugebuf.so ]; then
+	run fio /usr/bin/fio /hugebuf/fio.job
+fi
+# the series' profile: raw O_DIRECT I/O past the end of /nvme's ext4,
+# unmounted first (6.8+ without BLK_DEV_WRITE_MOUNTED refuses to open a
+# mounted disk for writing)
+umount /nvme 2>/dev/null
+# the engine's NVMe passthrough (cmd_type=nvme) on the same raw region:
+# fio verify from hugetlb, THP and 4 KiB buffers, and the mapping path the
+# engine predicts against the kernel's (kprobes)
+[ -c /dev/ng0n1 ] && /hugebuf/bin/passthrough.sh /dev/ng0n1 \
+	/hugebuf/engine/hugebuf.so
+if [ -b /dev/nvme0n1 ]; then
+	run nvme-profile /hugebuf/bin/nvme-profile -d /dev/nvme0n1 -n 8
+fi
+# last: on a kernel without patch 0001 it leaves pins (and a hugepage) behind
+run fault-regbuf /hugebuf/bin/fault-regbuf
+dmesg | grep -E "$KTEST_BAD_RE" | sed 's/^/@@KTEST DMESG /'
+echo "@@KTEST END"
+cd /
+sync
+umount /mnt
+reboot -f

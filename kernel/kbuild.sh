@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# kernel/kbuild.sh: the three bzImages of kernel/ktest.sh, sourced by it.
+# Debian's linux-source-6.1 without and with kernel/patches/, and Debian's
+# linux-source-6.12, each allnoconfig + kernel/hugebuf.config, cached in
+# $KTEST_CACHE under a key of (source package version, fragment, compiler
+# [, series]): a cached image is used as it is.
+# Needs from ktest.sh: KDIR, KTEST_CACHE, KTEST_KERNELS, KTEST_JOBS, log,
+# die.
+
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+TARBALL_612=/usr/src/linux-source-6.12.tar.xz
+FRAGMENT=$KDIR/hugebuf.config
+PATCHES=$KDIR/patches
+SRC=$KTEST_CACHE/src/linux-source-6.1
+BUILD=$KTEST_CACHE/build
+SRC_612=$KTEST_CACHE/src612/linux-source-6.12
+BUILD_612=$KTEST_CACHE/build-6.12
+IMAGES=$KTEST_CACHE/images
+# the fragment's CONFIG_LOCALVERSION marks a kernel built from our series;
+# the unpatched baseline and 6.12 are built with it emptied, so their
+# release strings are the plain upstream versions
+HB_LOCALVERSION=$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "$FRAGMENT")
+
+# ---- keys: image = (source package version, fragment, compiler [, series])
+
+sha() { sha256sum | cut -c1-16; }
+
+src_version() {	# $1 = package, $2 = tarball
+	local v
+	v=$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null)
+	[ -n "$v" ] || v=$(stat -c '%s-%Y' "$2" 2>/dev/null)
+	echo "$v"
+}
+
+compute_keys() {
+	SRC_ID=$(src_version linux-source-6.1 "$TARBALL")
+	SRC_ID_612=$(src_version linux-source-6.12 "$TARBALL_612")
+	SERIES=$(cd "$PATCHES" && ls [0-9][0-9][0-9][0-9]-*.patch 2>/dev/null)
+	[ -n "$SERIES" ] || die "no patches in $PATCHES"
+	KEY_U=$( { echo "$SRC_ID"; cat "$FRAGMENT"; gcc --version | head -1; } | sha)
+	KEY_P=$( { echo "$KEY_U"; for p in $SERIES; do cat "$PATCHES/$p"; done; } | sha)
+	KEY_612=$( { echo "$SRC_ID_612"; cat "$FRAGMENT"; gcc --version | head -1; } | sha)
+	IMG_U=$IMAGES/bzImage-unpatched-$KEY_U
+	IMG_P=$IMAGES/bzImage-patched-$KEY_P
+	IMG_612=$IMAGES/bzImage-6.12-$KEY_612
+}
+
+# ---- source tree: unpack once, apply/revert the series by backup ---------
+
+# unpack $1 (a tarball) into the directory above $2 (its top directory)
+# unless the stamp there says it holds version $3; $4 = its build dir
+unpack_tree() {	# $1 = tarball, $2 = src, $3 = version, $4 = build
+	local top stamp
+	top=$(dirname "$2")
+	stamp=$top/.unpacked
+	[ -d "$2" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$3" ] && return 0
+	log "unpacking $1 ($3) into $top"
+	rm -rf "$top" "$4"
+	mkdir -p "$top"
+	tar -C "$top" -xf "$1" || die "unpacking $1 failed"
+	[ -d "$2" ] || die "$1 did not contain $(basename "$2")/"
+	echo "$3" >"$stamp"
+}
+
+unpack_source() { unpack_tree "$TARBALL" "$SRC" "$SRC_ID" "$BUILD"; }
+unpack_source_612() {
+	unpack_tree "$TARBALL_612" "$SRC_612" "$SRC_ID_612" "$BUILD_612"
+}
+
+# files a patch touches (a/ side and b/ side)
+patch_files() {
+	sed -n -e 's|^--- a/||p' -e 's|^+++ b/||p' "$1" | sort -u
+}
+
+# put every file the applied series touched back to its pristine copy; the
+# copies get a fresh mtime, so make rebuilds exactly what depends on them
+revert_series() {
+	local bak=$KTEST_CACHE/src/backup f
+	[ -d "$bak" ] || return 0
+	log "reverting $(cat "$bak/.series" 2>/dev/null | wc -l) applied patch(es)"
+	while read -r f; do
+		if [ -f "$bak/files/$f" ]; then
+			cp "$bak/files/$f" "$SRC/$f"
+		else
+			rm -f "$SRC/$f"
+		fi
+	done <"$bak/.files"
+	rm -rf "$bak"
+}
+
+# apply the first $1 patches of the series (default: all)
+apply_series() {
+	local n=${1:-999} bak=$KTEST_CACHE/src/backup p f i=0
+	revert_series
+	mkdir -p "$bak/files"
+	: >"$bak/.files"
+	: >"$bak/.series"
+	for p in $SERIES; do
+		i=$((i + 1))
+		[ $i -le "$n" ] || break
+		for f in $(patch_files "$PATCHES/$p"); do
+			grep -qxF "$f" "$bak/.files" && continue
+			echo "$f" >>"$bak/.files"
+			if [ -f "$SRC/$f" ]; then
+				mkdir -p "$bak/files/$(dirname "$f")"
+				cp -p "$SRC/$f" "$bak/files/$f"
+			fi
+		done
+		patch -d "$SRC" -p1 -s --forward --batch <"$PATCHES/$p" \
+			>"$KTEST_CACHE/patch.log" 2>&1 ||
+			{ cat "$KTEST_CACHE/patch.log" >&2; die "$p does not apply"; }
+		echo "$p" >>"$bak/.series"
+	done
+}
+
+# allnoconfig + the fragment in $2 (build dir) from source $1, keyed by $3;
+# then CONFIG_LOCALVERSION=$4 (the fragment's for our series, "" otherwise),
+# which alone only rebuilds what depends on the release string
+configure_kernel() {	# $1 = src, $2 = build, $3 = key, $4 = localversion
+	local src=${1:-$SRC} build=${2:-$BUILD} key=${3:-$KEY_U} lv=${4-} l
+	if ! [ -f "$build/.config" ] ||
+	   [ "$(head -1 "$build/.ktest-config" 2>/dev/null)" != "$key" ]; then
+		mkdir -p "$build"
+		log "configuring $(basename "$src"): allnoconfig + $(basename "$FRAGMENT")"
+		make -C "$src" O="$build" ARCH=x86_64 allnoconfig \
+			KCONFIG_ALLCONFIG="$FRAGMENT" >"$KTEST_CACHE/config.log" 2>&1 ||
+			die "configuration failed, see $KTEST_CACHE/config.log"
+		for l in $(grep '^CONFIG_[A-Z0-9_]*=' "$FRAGMENT"); do
+			grep -qxF "$l" "$build/.config" ||
+				die "$l from $(basename "$FRAGMENT") did not survive kconfig in $(basename "$src")"
+		done
+		echo "$key" >"$build/.ktest-config"
+	fi
+	[ "$(sed -n 2p "$build/.ktest-config")" = "lv=$lv" ] && return 0
+	"$src/scripts/config" --file "$build/.config" --set-str LOCALVERSION "$lv" &&
+		make -C "$src" O="$build" ARCH=x86_64 olddefconfig \
+			>>"$KTEST_CACHE/config.log" 2>&1 ||
+		die "setting CONFIG_LOCALVERSION failed, see $KTEST_CACHE/config.log"
+	printf '%s\nlv=%s\n' "$key" "$lv" >"$build/.ktest-config"
+}
+
+make_image() {	# $1 = label, $2 = destination [, $3 = src, $4 = build]
+	local t=$(date +%s) src=${3:-$SRC} build=${4:-$BUILD}
+	log "building $1 bzImage (make -j$KTEST_JOBS, log: $KTEST_CACHE/build-$1.log)"
+	make -C "$src" O="$build" ARCH=x86_64 -j"$KTEST_JOBS" bzImage \
+		>"$KTEST_CACHE/build-$1.log" 2>&1 ||
+		{ tail -30 "$KTEST_CACHE/build-$1.log" >&2; die "$1 build failed"; }
+	if grep -E '(warning|error):' "$KTEST_CACHE/build-$1.log" | grep -q io_uring/; then
+		grep -E '(warning|error):' "$KTEST_CACHE/build-$1.log" | grep io_uring/ >&2
+		die "$1 build has io_uring warnings"
+	fi
+	mkdir -p "$IMAGES"
+	cp "$build/arch/x86/boot/bzImage" "$2.tmp" && mv "$2.tmp" "$2"
+	log "$1 bzImage built in $(($(date +%s) - t)) s"
+}
+
+wants() { case " $KTEST_KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+build_kernels() {
+	local k
+	for k in $KTEST_KERNELS; do
+		case $k in
+		unpatched | patched | 6.12) ;;
+		*) die "KTEST_KERNELS: unknown kernel $k" ;;
+		esac
+	done
+	if wants unpatched && [ ! -f "$IMG_U" ]; then
+		unpack_source
+		configure_kernel "$SRC" "$BUILD" "$KEY_U" ""
+		revert_series
+		make_image unpatched "$IMG_U"
+	fi
+	if wants patched && [ ! -f "$IMG_P" ]; then
+		unpack_source
+		configure_kernel "$SRC" "$BUILD" "$KEY_U" "$HB_LOCALVERSION"
+		apply_series
+		make_image patched "$IMG_P"
+	fi
+	if wants 6.12 && [ ! -f "$IMG_612" ]; then
+		unpack_source_612
+		configure_kernel "$SRC_612" "$BUILD_612" "$KEY_612" ""
+		make_image 6.12 "$IMG_612" "$SRC_612" "$BUILD_612"
+	fi
+	log "bzImages: $(for k in $KTEST_KERNELS; do printf '%s ' "$k"; done)($KEY_U / $KEY_P / $KEY_612)"
+}
+
+run_checkpatch() {
+	local p out rc=0
+	unpack_source
+	for p in $SERIES; do
+		out=$(cd "$SRC" && ./scripts/checkpatch.pl --strict "$PATCHES/$p" 2>&1)
+		echo "$p: $(echo "$out" | grep '^total:')"
+		echo "$out" | grep -q '^total: 0 errors, 0 warnings' || {
+			echo "$out"
+			rc=1
+		}
+	done
+	return $rc
+}
+
+run_bisect() {
+	local n=0 p
+	unpack_source
+	configure_kernel "$SRC" "$BUILD" "$KEY_U" "$HB_LOCALVERSION"
+	for p in $SERIES; do
+		n=$((n + 1))
+		apply_series $n
+		make_image "bisect-$n" "$KTEST_CACHE/bisect.bzImage" || return 1
+		log "tree builds after $p"
+	done
+	rm -f "$KTEST_CACHE/bisect.bzImage"
+}
+
