@@ -300,10 +300,37 @@ static int one_read(struct io_uring *ring, int fd, bool fixed, int buf_index,
 
 /*
  * Reads completed on @dev (/sys/block/<dev>/stat field 1) are accounted
- * when each request completes (blk_account_io_done), before the bio end
- * I/O that posts the CQE, so the count is final when the CQE arrives.
- * Other I/O on the disk can only add requests: take the minimum.
+ * by blk_account_io_done() AFTER the request's bios have ended: in 6.12
+ * blk_mq_end_request() runs blk_update_request() (bio_endio(), which
+ * completes the O_DIRECT iocb and lets io_uring post the CQE) before
+ * __blk_mq_end_request() accounts it, and blk_mq_end_request_batch() the
+ * same.  So the CQE can reach us while the completing CPU (a preempted
+ * vCPU, on a VM) has not counted the request yet: a read looked like 0
+ * requests on a busy 2-CPU guest.  Wait until the counter has stood still
+ * for a while before reading it.
  */
+#define SETTLE_USEC	1000
+#define SETTLE_ROUNDS	20
+
+static int settled_reads(const char *dev, uint64_t *reads)
+{
+	uint64_t again;
+	unsigned int i;
+	int ret;
+
+	usleep(SETTLE_USEC);
+	ret = hb_blkdev_ios(dev, reads, NULL);
+	for (i = 0; !ret && i < SETTLE_ROUNDS; i++) {
+		usleep(SETTLE_USEC);
+		ret = hb_blkdev_ios(dev, &again, NULL);
+		if (ret || again == *reads)
+			break;
+		*reads = again;
+	}
+	return ret;
+}
+
+/* Other I/O on the disk can only add requests: take the minimum. */
 int hb_count_read_requests(struct io_uring *ring, int fd, bool fixed,
 			   int buf_index, void *addr, uint64_t len,
 			   uint64_t file_off, const char *dev,
@@ -333,7 +360,7 @@ int hb_count_read_requests(struct io_uring *ring, int fd, bool fixed,
 			       file_off);
 		if (ret)
 			return ret;
-		ret = hb_blkdev_ios(dev, &after, NULL);
+		ret = settled_reads(dev, &after);
 		if (ret)
 			return ret;
 		if (after - before < best)

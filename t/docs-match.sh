@@ -132,8 +132,13 @@ else
 		"$D/flags.code" "$D/flags.doc"
 fi
 if [ -f "$T_TOP/cli/opts.c" ]; then
-	sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", [a-z_]*argument,.*/\1/p' \
-		"$T_TOP/cli/opts.c" | sort -u >"$D/flags.table"
+	# the commands' flags, and the top-level ones cli/main.c takes first
+	{
+		sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", [a-z_]*argument,.*/\1/p' \
+			"$T_TOP/cli/opts.c"
+		grep -o '!strcmp(cmd, "--[a-z-]*")' "$T_TOP/cli/main.c" |
+			sed 's/.*"--\([a-z-]*\)")/\1/'
+	} | sort -u >"$D/flags.table"
 	same "CLI flags (cli/opts.c's option table vs hugebuf.1)" \
 		"$D/flags.table" "$D/flags.doc"
 fi
