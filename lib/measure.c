@@ -306,25 +306,26 @@ static int one_read(struct io_uring *ring, int fd, bool fixed, int buf_index,
  * __blk_mq_end_request() accounts it, and blk_mq_end_request_batch() the
  * same.  So the CQE can reach us while the completing CPU (a preempted
  * vCPU, on a VM) has not counted the request yet: a read looked like 0
- * requests on a busy 2-CPU guest.  Wait until the counter has stood still
- * for a while before reading it.
+ * requests on the busy 2-CPU host and in a TCG guest.  Read the counter
+ * once it has stood still for SETTLE_STILL polls SETTLE_USEC apart (at
+ * most SETTLE_POLLS polls: a disk that never rests only adds requests).
  */
-#define SETTLE_USEC	1000
-#define SETTLE_ROUNDS	20
+#define SETTLE_USEC	2000
+#define SETTLE_STILL	3
+#define SETTLE_POLLS	100
 
 static int settled_reads(const char *dev, uint64_t *reads)
 {
+	unsigned int i, still = 0;
 	uint64_t again;
-	unsigned int i;
 	int ret;
 
 	usleep(SETTLE_USEC);
 	ret = hb_blkdev_ios(dev, reads, NULL);
-	for (i = 0; !ret && i < SETTLE_ROUNDS; i++) {
+	for (i = 0; !ret && i < SETTLE_POLLS && still < SETTLE_STILL; i++) {
 		usleep(SETTLE_USEC);
 		ret = hb_blkdev_ios(dev, &again, NULL);
-		if (ret || again == *reads)
-			break;
+		still = again == *reads ? still + 1 : 0;
 		*reads = again;
 	}
 	return ret;
