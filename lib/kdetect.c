@@ -322,30 +322,33 @@ static unsigned int copies_allowed(uint64_t bytes, unsigned int want)
 
 /*
  * What @k registrations of [@addr, @addr + @len) inside 2 MiB folios cost
- * in kernel memory (kB) under @gen: the model's imu over the pages such a
- * buffer pins.
+ * in kernel memory (kB) under the verdict's two hypotheses
+ * (hb_imu_hypotheses() over the pages such a buffer pins, with the
+ * version's imu header).  0, or -1 when the model could not be built.
  */
-static double kmem_model_kb(const struct hb_kmodel *version, enum hb_kgen gen,
-			    const char *addr, uint64_t len, unsigned int k)
+static int kmem_hypotheses_kb(const struct hb_kmodel *version,
+			      const char *addr, uint64_t len, unsigned int k,
+			      struct hb_signal *s)
 {
 	uint64_t head = (uintptr_t)addr & (SZ_2M - 1);
-	unsigned int nr = hb_nr_pages(head, len);
-	struct hb_kmodel km = *version;
+	struct hb_imu none, multi;
 	struct hb_page *pages;
-	struct hb_imu imu;
-	double kb = -1;
+	int ret = -1;
 
-	hb_kmodel_set_gen(&km, gen);
-	pages = calloc(nr, sizeof(*pages));
+	pages = calloc(hb_nr_pages(head, len), sizeof(*pages));
 	if (!pages)
 		return -1;
 	if (!hb_layout_synth(SZ_2M, head, len, 0, pages) &&
-	    !hb_imu_build(&km, pages, (uintptr_t)addr, len, &imu)) {
-		kb = (double)(k * imu.alloc_bytes) / 1024;
-		hb_imu_free(&imu);
+	    !hb_imu_hypotheses(version, pages, (uintptr_t)addr, len, &none,
+			       &multi)) {
+		s->none = (double)(k * none.alloc_bytes) / 1024;
+		s->multi = (double)(k * multi.alloc_bytes) / 1024;
+		hb_imu_free(&none);
+		hb_imu_free(&multi);
+		ret = 0;
 	}
 	free(pages);
-	return kb;
+	return ret;
 }
 
 /*
@@ -370,11 +373,7 @@ static int probe_kmem(struct hb_kdetect *d, struct io_uring *ring, char *addr,
 		note(d, "RLIMIT_MEMLOCK too small for a kernel memory count");
 		return -1;
 	}
-	e.kmem.none = kmem_model_kb(&d->version_km, HB_KGEN_NONE, addr, len,
-				    k);
-	e.kmem.multi = kmem_model_kb(&d->version_km, HB_KGEN_MULTI_FIXED,
-				     addr, len, k);
-	if (e.kmem.none < 0 || e.kmem.multi < 0) {
+	if (kmem_hypotheses_kb(&d->version_km, addr, len, k, &e.kmem)) {
 		note(d, "kernel memory model failed");
 		return -1;
 	}
