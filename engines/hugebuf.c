@@ -592,12 +592,14 @@ static int hbe_post_init(struct thread_data *td)
 
 		snprintf(msg, sizeof(msg), HBE_LOG_PREFIX "%s: kernel %s "
 			 "would not coalesce these buffers (backing=%s, "
-			 "%u-%u bvecs for %u-%u folios per buffer)%s\n",
+			 "%u-%u bvecs for %u-%u folios per buffer); to "
+			 "coalesce: %s%s\n",
 			 req ? "error" : "warning", p->km.name, bk,
 			 st->min_bvecs, st->max_bvecs,
 			 st->min_folios, st->max_folios,
-			 req ? ": use hugepage backing with head_offset "
-			       "0, or coalesce_check=warn" : "");
+			 hb_coalesce_advice(&p->km, p->b.folio_size, p->head,
+					    hd->job->buffer_len),
+			 req ? " (coalesce_check=warn runs it anyway)" : "");
 		if (req) {
 			log_err("%s", msg);
 			td_verror(td, EINVAL, "coalesce_check=require");

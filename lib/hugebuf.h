@@ -901,6 +901,16 @@ void hb_coalesce_verdict(const struct hb_coalesce_evidence *e,
 bool hb_kmem_near(double measured_kb, double predicted_kb);
 /* "yes", "no", "unknown" for 1, 0, -1 */
 const char *hb_tristate_name(int v);
+/*
+ * One sentence on what can make buffers of @folio_size, @buffer_len bytes
+ * from @head_offset into their first folio coalesce where the model @km
+ * says they do not (a kernel series, a newer kernel, fixedbufs=0, another
+ * backing): the engine's coalesce_check messages, its report and
+ * hugebuf check print it.
+ */
+const char *hb_coalesce_advice(const struct hb_kmodel *km,
+			       uint64_t folio_size, uint64_t head_offset,
+			       uint64_t buffer_len);
 
 /* ------------------------------------------------------------------ */
 /* report: one writer for text and JSON                                 */
@@ -1009,6 +1019,12 @@ struct hb_report {
 	 */
 	const struct hb_req_pred *pred;
 	uint64_t write_ios;
+	/*
+	 * The kernel model of the job (NULL: none): with fixed buffers that
+	 * some buffer did not coalesce, the report gives
+	 * hb_coalesce_advice() for it.
+	 */
+	const struct hb_kmodel *km;
 };
 
 /* The report as text lines, each starting with @prefix. */

@@ -239,6 +239,16 @@ static const char *coalesced_word(const struct hb_report *r)
 	return "not coalesced";
 }
 
+/* What can make the job's buffers coalesce ("" when they do or need not) */
+static const char *advice(const struct hb_report *r)
+{
+	if (!r->km || !r->fixedbufs || !r->st.not_coalesced ||
+	    r->backing.folio_size <= HB_PAGE_SIZE)
+		return "";
+	return hb_coalesce_advice(r->km, r->backing.folio_size,
+				  r->head_offset, r->buffer_len);
+}
+
 static const char *probe_word(const struct hb_bufstats *st)
 {
 	return st->source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded";
@@ -416,6 +426,9 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 		      st->max_folios, st->min_bvecs, st->max_bvecs,
 		      coalesced_word(r), (unsigned long long)r->bs,
 		      st->min_io_segs, st->max_io_segs);
+	if (*advice(r))
+		hb_str_printf(out, "%s%s: to coalesce: %s\n", prefix, r->job,
+			      advice(r));
 	hb_str_printf(out, "%s%s: imu %llu bytes vs %llu with 4K pages, "
 		      "memlock charge %llu KiB, register %.0f us, pinned %ld "
 		      "KiB, probe %s%s%s%s\n", prefix, r->job,
@@ -554,6 +567,7 @@ void hb_report_json(const struct hb_report *r, struct hb_str *b)
 		      (unsigned long long)st->imu_bytes_4k,
 		      (unsigned long long)st->charged_bytes,
 		      r->register_usec, r->vmpin_kb);
+	hb_str_json_kv(b, "coalesce_advice", advice(r), false);
 	hb_str_json_kv(b, "probe", probe_word(st), false);
 	json_nodes(b, st);
 	hb_str_printf(b, ",\"vec_iovecs\":%u,\"vec_bvecs\":%u", r->vec_iovecs,
