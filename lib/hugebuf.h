@@ -902,6 +902,15 @@ bool hb_kmem_near(double measured_kb, double predicted_kb);
 /* "yes", "no", "unknown" for 1, 0, -1 */
 const char *hb_tristate_name(int v);
 /*
+ * A job's block requests per I/O from its device counters over the whole
+ * job: @reads over @ios I/Os of one size.  Other I/O on the device only
+ * adds requests, so the job's own count is at most reads / ios, rounded
+ * down; that integer is the figure the verdict takes, and *@other the
+ * reads it leaves to other I/O (lib/verdict.c).
+ */
+unsigned int hb_job_requests_per_io(uint64_t reads, uint64_t ios,
+				    uint64_t *other);
+/*
  * One sentence on what can make buffers of @folio_size, @buffer_len bytes
  * from @head_offset into their first folio coalesce where the model @km
  * says they do not (a kernel series, a newer kernel, fixedbufs=0, another

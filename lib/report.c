@@ -288,11 +288,13 @@ static bool judge_requests(const struct hb_report *r,
 	struct hb_coalesce_evidence e = {
 		.can_coalesce = r->backing.folio_size > HB_PAGE_SIZE,
 	};
+	uint64_t other;
 
 	if (*not_judged(r))
 		return false;
 	e.requests.done = true;
-	e.requests.measured = (double)r->dev_reads / r->ios;
+	e.requests.measured = hb_job_requests_per_io(r->dev_reads, r->ios,
+						     &other);
 	e.requests.model = r->pred->model;
 	e.requests.none = r->pred->none;
 	e.requests.multi = r->pred->multi;
@@ -308,11 +310,20 @@ static void text_requests(struct hb_str *out, const struct hb_report *r)
 		return;
 	hb_str_printf(out, "; model %u (uncoalesced %u, one bvec per folio "
 		      "%u)", r->pred->model, r->pred->none, r->pred->multi);
-	if (judge_requests(r, &v))
-		hb_str_printf(out, ": coalesced %s, %s",
+	if (judge_requests(r, &v)) {
+		uint64_t other;
+		unsigned int k = hb_job_requests_per_io(r->dev_reads, r->ios,
+							&other);
+
+		hb_str_printf(out, ": %u per I/O", k);
+		if (other)
+			hb_str_printf(out, " (+%llu reads of other I/O)",
+				      (unsigned long long)other);
+		hb_str_printf(out, ", coalesced %s, %s",
 			      hb_tristate_name(v.coalesced),
 			      v.matches_model ? "as modelled" :
 			      "NOT as modelled");
+	}
 	else
 		hb_str_printf(out, " (not judged: %s)", not_judged(r));
 }

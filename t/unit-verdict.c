@@ -150,10 +150,44 @@ static int check_advice(const struct acase *c)
 	return t_pass();
 }
 
+/*
+ * hb_job_requests_per_io(): other I/O only adds, so the job's own count
+ * is floor(reads / ios) and the rest is left to others (the main job's
+ * 20 s on a root disk: 6260 reads for 3124 8 MiB reads, 2 + 12 others).
+ */
+static int check_job_average(void)
+{
+	static const struct {
+		uint64_t reads, ios;
+		unsigned int k;
+		uint64_t other;
+	} c[] = {
+		{ 6260, 3124, 2, 12 }, { 900, 100, 9, 0 }, { 899, 100, 8, 99 },
+		{ 16, 16, 1, 0 }, { 5, 0, 0, 5 }, { 0, 0, 0, 0 },
+	};
+	unsigned int i, k;
+	uint64_t other;
+
+	for (i = 0; i < T_ARRAY_SIZE(c); i++) {
+		k = hb_job_requests_per_io(c[i].reads, c[i].ios, &other);
+		if (k != c[i].k || other != c[i].other)
+			return t_fail("%llu reads / %llu I/Os: %u + %llu, "
+				      "expected %u + %llu",
+				      (unsigned long long)c[i].reads,
+				      (unsigned long long)c[i].ios, k,
+				      (unsigned long long)other, c[i].k,
+				      (unsigned long long)c[i].other);
+	}
+	return t_pass();
+}
+
 int main(void)
 {
 	int ret = check_tolerance();
 	unsigned int i;
+
+	if (check_job_average())
+		ret = T_EXIT_FAIL;
 
 	for (i = 0; i < T_ARRAY_SIZE(cases); i++)
 		if (check_case(&cases[i]))
