@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bio-profile: what the block layer does per plain O_DIRECT I/O (no
+ * registered buffer), run inside the qemu guest by kernel/ktest.sh.
+ *
+ * Plain O_DIRECT pins (6.12) or references (6.1) the user pages per I/O in
+ * bio_iov_iter_get_pages() and builds the bvecs itself.  6.1 adds and
+ * merges one page at a time; 6.12, and 6.1 with the second series of
+ * kernel/patches/, add a whole physically contiguous run of a folio at
+ * once.  For pwrite() and pread() of 128 KiB and 8 MiB on the raw NVMe
+ * namespace (the region past the end of the guest's ext4, which
+ * nvme-profile uses too), from 2 MiB hugetlb pages, THP and 4 KiB pages,
+ * it reports per case:
+ *   - device requests: /sys/block/<disk>/stat, after minus before;
+ *   - calls of the add, merge and release functions of every kernel
+ *     generation (a symbol a kernel lacks, or inlined, is reported as
+ *     untraceable), from ftrace's function profiler summed over CPUs;
+ *   - for reads: the data, compared byte for byte with what the write of
+ *     the same case left.
+ * Counts are exact; they include any other block I/O in the window (the
+ * guest is idle otherwise).  Time is inclusive and, under TCG, a ratio.
+ *
+ * Then the data and leak checks of the plain path, with no profiler:
+ * buffers that start inside a page and inside a folio, a read that ends
+ * in the next hugepage, and a preadv() whose two iovecs share a page (the
+ * second add merges into a page that is already held), each verified, and
+ * after each: FOLL_PIN pins and free 2 MiB hugepages back where they were.
+ *
+ * Output: "BIOPROF key=value ..." lines; exit 0 on success, 1 on a
+ * failure, 77 when there is no device or no function profiler.
+ *
+ * Usage: bio-profile [-d /dev/nvme0n1] [-n ITER] [-t TRACEFS]
+ */
+#include <glob.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+
+#include "probe-util.h"
+
+#define KiB		1024UL
+#define MiB		(1024UL * KiB)
+#define REGION		(128 * MiB)
+#define MAX_IO		(8 * MiB)
+
+static const char *const syms[] = {
+	"bio_iov_iter_get_pages",
+	"__bio_iov_iter_get_pages",
+	"bio_iov_folio_run",		/* patched 6.1 */
+	"get_contig_folio_len",		/* 6.12 */
+	"__bio_try_merge_page",		/* 6.1: the per-page merge */
+	"page_is_mergeable",		/* 6.1: inline, normally */
+	"bvec_try_merge_page",		/* 6.12 */
+	"bio_iov_add_page",		/* 6.1 */
+	"bio_iov_add_folio",		/* 6.12 */
+	"bio_add_page",
+	"__bio_add_page",
+	"bio_add_folio",
+	"bio_add_folio_nofail",
+	"__bio_release_pages",
+	"unpin_user_page",
+	"unpin_user_pages",
+	"unpin_user_folio",
+	"__folio_put",
+	"bio_alloc_bioset",
+	"submit_bio",
+};
+#define NSYMS (sizeof(syms) / sizeof(syms[0]))
+
+static const char *tracefs = "/sys/kernel/tracing";
+static const char *dev = "/dev/nvme0n1";
+static int iters = 4;
+static int traced[NSYMS];
+
+static int tr_write(const char *file, const char *s, bool append)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
+	return probe_write(path, s, append ? O_APPEND : O_TRUNC);
+}
+
+static int same_function(const char *name, const char *sym)
+{
+	size_t l = strlen(sym);
+
+	return !strncmp(name, sym, l) && (!name[l] || name[l] == '.');
+}
+
+/*
+ * One symbol at a time (set_ftrace_filter refuses a name it cannot trace,
+ * e.g. one the compiler inlined), "name.*" for the compiler's clones; a
+ * glob that matches nothing is accepted silently, so what is traced is
+ * what the filter file lists afterwards.
+ */
+static int setup_filter(void)
+{
+	char clone[160], path[512], line[256], name[256];
+	size_t i;
+	FILE *f;
+	int n = 0;
+
+	if (tr_write("set_ftrace_filter", "\n", false))
+		return -1;
+	for (i = 0; i < NSYMS; i++) {
+		tr_write("set_ftrace_filter", syms[i], true);
+		snprintf(clone, sizeof(clone), "%s.*", syms[i]);
+		tr_write("set_ftrace_filter", clone, true);
+	}
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", tracefs);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s", name) == 1)
+			for (i = 0; i < NSYMS; i++)
+				traced[i] |= same_function(name, syms[i]);
+	fclose(f);
+	for (i = 0; i < NSYMS; i++) {
+		n += traced[i];
+		if (!traced[i])
+			printf("BIOPROF untraceable=%s\n", syms[i]);
+	}
+	return n ? 0 : -1;
+}
+
+/* trace_stat/function<cpu>: "name hits time us ...", summed over CPUs */
+static void read_profile(unsigned long *hits, double *usec)
+{
+	char pat[512], line[512], name[256];
+	unsigned long h;
+	double u;
+	glob_t g;
+	size_t i, j;
+	FILE *f;
+
+	memset(hits, 0, NSYMS * sizeof(*hits));
+	memset(usec, 0, NSYMS * sizeof(*usec));
+	snprintf(pat, sizeof(pat), "%s/trace_stat/function*", tracefs);
+	if (glob(pat, 0, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc; i++) {
+		f = fopen(g.gl_pathv[i], "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			u = 0;
+			if (sscanf(line, "%255s %lu %lf", name, &h, &u) < 2)
+				continue;
+			for (j = 0; j < NSYMS; j++) {
+				if (same_function(name, syms[j])) {
+					hits[j] += h;
+					usec[j] += u;
+				}
+			}
+		}
+		fclose(f);
+	}
+	globfree(&g);
+}
+
+static long disk_ios(const char *disk, bool write)
+{
+	uint64_t r, w;
+
+	if (hb_blkdev_ios(disk, &r, &w))
+		return -1;
+	return (long)(write ? w : r);
+}
+
+/* the whole of @len at @off, or -1 */
+static int full_io(int fd, bool write, void *buf, size_t len, off_t off)
+{
+	ssize_t n = write ? pwrite(fd, buf, len, off) : pread(fd, buf, len, off);
+
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* a distinct pattern per case, so a read cannot pass on another's data */
+static uint64_t seed_of(int bk, size_t size)
+{
+	return 0x100 + bk * 16 + (size == MAX_IO);
+}
+
+static const char *const backings[] = { "hugetlb:2M", "thp", "4k" };
+#define NBK (sizeof(backings) / sizeof(backings[0]))
+
+/* ITER I/Os of @size from backing @bk: the write, then the read back */
+static int profile_case(int fd, const char *disk, off_t base, int bk,
+			size_t size)
+{
+	unsigned long hits[NSYMS];
+	double usec[NSYMS];
+	struct hb_buf hb;
+	long before, after, bad;
+	int w, it, fail = 0;
+	bool thp = false;
+	size_t i;
+
+	if (probe_alloc(backings[bk], size, 0, &hb)) {
+		printf("BIOPROF backing=%s size=%zu error=alloc\n",
+		       backings[bk], size);
+		return 1;
+	}
+	if (bk == 1)
+		thp = probe_thp_backed(hb.addr, size);
+	for (w = 1; w >= 0; w--) {
+		const char *op = w ? "write" : "read";
+
+		if (w)
+			probe_pat_fill(hb.addr, size, seed_of(bk, size), 0);
+		/* one I/O outside the profile: TCG translates the path once */
+		if (full_io(fd, w, hb.addr, size, base)) {
+			printf("BIOPROF op=%s backing=%s size=%zu error=io:%s\n",
+			       op, backings[bk], size, strerror(errno));
+			fail = 1;
+			break;
+		}
+		tr_write("function_profile_enabled", "0", false);
+		tr_write("function_profile_enabled", "1", false);
+		before = disk_ios(disk, w);
+		for (it = 0; it < iters && !fail; it++) {
+			if (!w)
+				memset(hb.addr, 0, size);
+			if (full_io(fd, w, hb.addr, size,
+				    base + (off_t)it * size)) {
+				printf("BIOPROF op=%s backing=%s size=%zu error=io:%s\n",
+				       op, backings[bk], size,
+				       strerror(errno));
+				fail = 1;
+			}
+		}
+		after = disk_ios(disk, w);
+		tr_write("function_profile_enabled", "0", false);
+		read_profile(hits, usec);
+		if (!w && !fail) {
+			bad = probe_pat_check(hb.addr, size,
+					      seed_of(bk, size), 0);
+			if (bad >= 0) {
+				printf("BIOPROF op=read backing=%s size=%zu error=data:%ld\n",
+				       backings[bk], size, bad);
+				fail = 1;
+			}
+		}
+		printf("BIOPROF op=%s backing=%s size=%zu ios=%d requests=%ld thp=%s data=%s\n",
+		       op, backings[bk], size, iters, after - before,
+		       bk == 1 ? (thp ? "yes" : "no") : "-",
+		       w ? "written" : (fail ? "BAD" : "verified"));
+		for (i = 0; i < NSYMS; i++)
+			if (traced[i])
+				printf("BIOPROF op=%s backing=%s size=%zu sym=%s hits=%lu usec=%.3f\n",
+				       op, backings[bk], size, syms[i],
+				       hits[i], usec[i]);
+	}
+	hb_free(&hb);
+	return fail;
+}
+
+/*
+ * One checked read of the plain path: @len bytes at @head into a buffer
+ * of @backing, the pattern written first from a 4 KiB bounce buffer
+ * (another path), read back with one iovec, or with two when @split is
+ * not 0 (the first iovec @split bytes long, so both touch one page).
+ */
+static int check_case(int fd, off_t base, const char *backing, size_t head,
+		      size_t len, size_t split)
+{
+	long pins0, pins1, free0, free1, bad = -1;
+	struct hb_buf hb, src;
+	struct iovec iov[2];
+	uint64_t seed = 0x200 + head + split;
+	int fail = 0;
+	ssize_t n;
+
+	pins0 = probe_pins_held();
+	free0 = hb_hugepages_free(PROBE_HPAGE);
+	if (probe_alloc("4k", len, 0, &src))
+		return 1;
+	probe_pat_fill(src.addr, len, seed, 0);
+	if (full_io(fd, true, src.addr, len, base))
+		fail = 1;
+	hb_free(&src);
+	if (probe_alloc(backing, len, head, &hb)) {
+		printf("BIOPROF check backing=%s head=%zu error=alloc\n",
+		       backing, head);
+		return 1;
+	}
+	memset(hb.addr, 0, len);
+	iov[0].iov_base = hb.addr;
+	iov[0].iov_len = split ? split : len;
+	iov[1].iov_base = (char *)hb.addr + split;
+	iov[1].iov_len = len - split;
+	n = preadv(fd, iov, split ? 2 : 1, base);
+	if (fail || n != (ssize_t)len)
+		fail = 1;
+	else
+		bad = probe_pat_check(hb.addr, len, seed, 0);
+	if (bad >= 0)
+		fail = 1;
+	hb_free(&hb);
+	pins1 = probe_pins_held();
+	free1 = hb_hugepages_free(PROBE_HPAGE);
+	if (pins1 != pins0 || free1 != free0)
+		fail = 1;
+	printf("BIOPROF check backing=%s head=%zu len=%zu split=%zu io=%zd first_bad=%ld pins_left=%ld free_2m_delta=%ld result=%s\n",
+	       backing, head, len, split, n, bad, pins1 - pins0,
+	       free1 - free0, fail ? "FAIL" : "ok");
+	return fail;
+}
+
+int main(int argc, char **argv)
+{
+	static const size_t sizes[] = { 128 * KiB, MAX_IO };
+	const char *disk;
+	uint64_t size = 0;
+	off_t base;
+	int opt, fd, fail = 0;
+	size_t b, s;
+
+	while ((opt = getopt(argc, argv, "d:n:t:")) != -1) {
+		switch (opt) {
+		case 'd':
+			dev = optarg;
+			break;
+		case 'n':
+			iters = atoi(optarg);
+			break;
+		case 't':
+			tracefs = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-d DEV] [-n ITER] [-t TRACEFS]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (iters < 1 || (uint64_t)iters * MAX_IO > REGION)
+		iters = 4;
+	disk = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	fd = open(dev, O_RDWR | O_DIRECT);
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size) || size < 2 * REGION) {
+		printf("BIOPROF skip=no usable %s\n", dev);
+		return 77;
+	}
+	base = (off_t)(size - REGION);
+	if (setup_filter()) {
+		printf("BIOPROF skip=no function profiler in %s\n", tracefs);
+		return 77;
+	}
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (b = 0; b < NBK; b++)
+			fail |= profile_case(fd, disk, base, b, sizes[s]);
+	tr_write("set_ftrace_filter", "\n", false);
+
+	/* inside a page, inside a folio, across a hugepage, a shared page */
+	fail |= check_case(fd, base, "hugetlb:2M", 512, 128 * KiB, 0);
+	fail |= check_case(fd, base, "hugetlb:2M", 5 * PROBE_PAGE + 512,
+			   MAX_IO - PROBE_HPAGE, 0);
+	fail |= check_case(fd, base, "hugetlb:2M", PROBE_HPAGE - PROBE_PAGE,
+			   3 * PROBE_PAGE, 0);
+	fail |= check_case(fd, base, "hugetlb:2M", 0, 256 * KiB, 2048);
+	fail |= check_case(fd, base, "hugetlb:2M", 512, MAX_IO - PROBE_HPAGE,
+			   PROBE_HPAGE - 1024);
+	fail |= check_case(fd, base, "thp", 512, MAX_IO - PROBE_HPAGE,
+			   3 * PROBE_PAGE);
+	fail |= check_case(fd, base, "4k", 512, 1 * MiB, 2560);
+	close(fd);
+	printf("BIOPROF done fail=%d\n", fail);
+	return fail;
+}
