@@ -25,6 +25,11 @@
  * in the next hugepage, and a preadv() whose two iovecs share a page (the
  * second add merges into a page that is already held), each verified, and
  * after each: FOLL_PIN pins and free 2 MiB hugepages back where they were.
+ * Two THP cases follow: a read into THPs mremap()ed to an address not
+ * congruent to their physical offset, and an io_uring read (not fixed)
+ * into two THPs during which half of the first is zapped (MADV_DONTNEED),
+ * after 0 to 1 ms, so that some zaps come before the bio takes the pages
+ * and some while it holds them.
  *
  * Output: "BIOPROF key=value ..." lines; exit 0 on success, 1 on a
  * failure, 77 when there is no device or no function profiler.
@@ -307,9 +312,168 @@ static int check_case(int fd, off_t base, const char *backing, size_t head,
 	return fail;
 }
 
+/* the pattern of @seed at device offset @base, written from a bounce buffer */
+static int put_pattern(int fd, off_t base, size_t len, uint64_t seed)
+{
+	struct hb_buf src;
+	int ret;
+
+	if (probe_alloc("4k", len, 0, &src))
+		return -1;
+	probe_pat_fill(src.addr, len, seed, 0);
+	ret = full_io(fd, true, src.addr, len, base);
+	hb_free(&src);
+	return ret;
+}
+
+/*
+ * The second half of THP X and all of THP Y moved to a 2 MiB aligned
+ * address: every user address is 1 MiB off its byte's offset in its folio,
+ * so a run length or offset taken from the address instead of the page
+ * would be wrong.  One plain read of the 3 MiB, verified.
+ */
+static int check_mremap(int fd, off_t base)
+{
+	const size_t len = 3 * MiB;
+	struct hb_buf src, dst;
+	long pins0 = probe_pins_held(), bad = -1;
+	const char *res = "FAIL";
+	int fail = 1;
+	uint8_t *x;
+
+	if (probe_alloc("thp", 2 * PROBE_HPAGE, 0, &src))
+		return 1;
+	if (!probe_thp_backed(src.map, 2 * PROBE_HPAGE)) {
+		printf("BIOPROF check case=thp-mremap result=skip reason=no THP\n");
+		hb_free(&src);
+		return 0;
+	}
+	if (probe_alloc("4k", 2 * PROBE_HPAGE, 0, &dst)) {
+		hb_free(&src);
+		return 1;
+	}
+	x = src.map;
+	if (mremap(x + MiB, MiB, MiB, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   dst.map) == MAP_FAILED ||
+	    mremap(x + PROBE_HPAGE, PROBE_HPAGE, PROBE_HPAGE,
+		   MREMAP_MAYMOVE | MREMAP_FIXED,
+		   (char *)dst.map + MiB) == MAP_FAILED) {
+		printf("BIOPROF check case=thp-mremap result=FAIL error=mremap:%s\n",
+		       strerror(errno));
+		hb_free(&dst);
+		munmap(src.map, src.map_len);
+		return 1;
+	}
+	if (!probe_thp_backed(dst.map, len)) {
+		res = "skip";
+		fail = 0;
+	} else if (!put_pattern(fd, base, len, 0x301) &&
+		   !full_io(fd, false, dst.map, len, base)) {
+		bad = probe_pat_check(dst.map, len, 0x301, 0);
+		fail = bad >= 0;
+		res = fail ? "FAIL" : "ok";
+	}
+	hb_free(&dst);
+	hb_free_moved(&src, MiB, 3 * MiB);
+	if (probe_pins_held() != pins0) {
+		fail = 1;
+		res = "FAIL";
+	}
+	printf("BIOPROF check case=thp-mremap len=%zu first_bad=%ld pins_left=%ld result=%s\n",
+	       len, bad, probe_pins_held() - pins0, res);
+	return fail;
+}
+
+/*
+ * A plain (not registered) io_uring read of 4 MiB into two THPs, and while
+ * it is in flight MADV_DONTNEED of the second half of the first THP: the
+ * mapping is split under the bio, which holds its own references (pins on
+ * 6.12).  The read completes in full and the bytes still mapped hold the
+ * data.  A zapped page reads back as zeros when the bio had taken it before
+ * the zap, or holds the data when the read (punted to a worker) took its
+ * pages after the zap and faulted in new ones; each page must be one or
+ * the other, and nothing may stay pinned.
+ */
+static int check_zap_inflight(int fd, off_t base, unsigned int delay_us)
+{
+	const size_t len = 2 * PROBE_HPAGE;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	struct hb_buf b;
+	long pins0 = probe_pins_held(), bad = -1, odd = -1;
+	unsigned int zero_pages = 0, data_pages = 0;
+	bool inflight = false;
+	int res = -1, fail = 1, zap_err = -1;
+	size_t i, j;
+	uint8_t *p, *pg;
+
+	if (io_uring_queue_init(4, &ring, 0))
+		return 1;
+	if (probe_alloc("thp", len, 0, &b)) {
+		io_uring_queue_exit(&ring);
+		return 1;
+	}
+	if (!probe_thp_backed(b.addr, len)) {
+		printf("BIOPROF check case=thp-zap-inflight result=skip reason=no THP\n");
+		hb_free(&b);
+		io_uring_queue_exit(&ring);
+		return 0;
+	}
+	p = b.addr;
+	memset(p, 0xa5, len);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, fd, p, len, base);
+	if (!put_pattern(fd, base, len, 0x302) &&
+	    io_uring_submit(&ring) == 1) {
+		if (delay_us)
+			usleep(delay_us);
+		inflight = io_uring_peek_cqe(&ring, &cqe) != 0;
+		zap_err = 0;
+		if (madvise(p + MiB, MiB, MADV_DONTNEED))
+			zap_err = errno;
+		if (!io_uring_wait_cqe(&ring, &cqe)) {
+			res = cqe->res;
+			io_uring_cqe_seen(&ring, cqe);
+		}
+	}
+	if (res == (int)len) {
+		bad = probe_pat_check(p, MiB, 0x302, 0);
+		if (bad < 0) {
+			bad = probe_pat_check(p + PROBE_HPAGE, PROBE_HPAGE,
+					      0x302, PROBE_HPAGE);
+			if (bad >= 0)
+				bad += PROBE_HPAGE;
+		}
+		for (i = MiB; i < 2 * MiB && odd < 0; i += PROBE_PAGE) {
+			pg = p + i;
+			for (j = 0; j < PROBE_PAGE && !pg[j]; j++)
+				;
+			if (j == PROBE_PAGE)
+				zero_pages++;
+			else if (probe_pat_check(pg, PROBE_PAGE, 0x302, i) < 0)
+				data_pages++;
+			else
+				odd = i;
+		}
+		fail = bad >= 0 || odd >= 0 || zap_err;
+	}
+	hb_free(&b);
+	io_uring_queue_exit(&ring);
+	if (probe_pins_held() != pins0)
+		fail = 1;
+	printf("BIOPROF check case=thp-zap-inflight delay_us=%u inflight=%s zap=%s io=%d first_bad=%ld zapped_zero_pages=%u zapped_data_pages=%u zapped_bad_page=%ld pins_left=%ld result=%s\n",
+	       delay_us, inflight ? "yes" : "no",
+	       zap_err > 0 ? strerror(zap_err) : (zap_err ? "-" : "ok"),
+	       res, bad, zero_pages, data_pages,
+	       odd, probe_pins_held() - pins0, fail ? "FAIL" : "ok");
+	return fail;
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 128 * KiB, MAX_IO };
+	static const unsigned int zap_delays[] = { 0, 100, 200, 300, 500, 1000 };
 	const char *disk;
 	uint64_t size = 0;
 	off_t base;
@@ -363,6 +527,10 @@ int main(int argc, char **argv)
 	fail |= check_case(fd, base, "thp", 512, MAX_IO - PROBE_HPAGE,
 			   3 * PROBE_PAGE);
 	fail |= check_case(fd, base, "4k", 512, 1 * MiB, 2560);
+	fail |= check_mremap(fd, base);
+	/* the zap before the worker takes the pages, then while it holds them */
+	for (s = 0; s < sizeof(zap_delays) / sizeof(zap_delays[0]); s++)
+		fail |= check_zap_inflight(fd, base, zap_delays[s]);
 	close(fd);
 	printf("BIOPROF done fail=%d\n", fail);
 	return fail;
