@@ -131,6 +131,41 @@ static int check_passthrough(struct hb_jobplan *p)
 	return 0;
 }
 
+/*
+ * fio 3.41's io_uring engines can set NVMe's FUA bit, send Write
+ * Uncorrectable, Write Zeroes (with DEAC), Verify or Compare instead of
+ * Write and Read, and carry a metadata buffer per I/O.  hugebuf sends
+ * Read and Write of data from its registered buffers only, and refuses
+ * namespaces with metadata, so each of these is refused by name rather
+ * than run as something else.
+ */
+static int check_nvme_extras(const struct hb_jobplan *p)
+{
+	const char *what = NULL;
+
+	if (p->read_fua || p->write_fua)
+		what = p->read_fua ? "readfua=1: the NVMe FUA bit" :
+				     "writefua=1: the NVMe FUA bit";
+	else if (p->write_mode)
+		what = p->write_mode;
+	else if (p->verify_compare)
+		what = "verify_mode=compare: NVMe Compare";
+	else if (p->deac)
+		what = "deac=1: Write Zeroes with DEAC";
+	else if (p->md_per_io_size)
+		what = "md_per_io_size: a metadata buffer";
+	if (!what)
+		return 0;
+	if (p->write_mode && what == p->write_mode)
+		return hb_seterr(EINVAL, "write_mode=%s: hugebuf sends NVMe "
+				 "Write only: drop it, or run fio's "
+				 "io_uring_cmd engine for that command",
+				 p->write_mode);
+	return hb_seterr(EINVAL, "%s is not sent by hugebuf (data Read and "
+			 "Write only): drop it, or run fio's io_uring_cmd "
+			 "engine for it", what);
+}
+
 /* ------------------------------------------------------------------ */
 /* backing: backing=/hugepage_size= or mem=, and the head offset       */
 /* ------------------------------------------------------------------ */
@@ -512,6 +547,8 @@ int hb_jobplan_check(struct hb_jobplan *p)
 		ret = check_cmd_type(p);
 	if (!ret)
 		ret = check_passthrough(p);
+	if (!ret)
+		ret = check_nvme_extras(p);
 	if (!ret)
 		ret = plan_backing(p);
 	if (!ret)
