@@ -141,29 +141,34 @@ static int check_passthrough(struct hb_jobplan *p)
  */
 static int check_nvme_extras(const struct hb_jobplan *p)
 {
-	const char *what = NULL;
+	const char *opt = NULL, *what = NULL;
+	char wm[64];
 
-	if (p->read_fua || p->write_fua)
-		what = p->read_fua ? "readfua=1: the NVMe FUA bit" :
-				     "writefua=1: the NVMe FUA bit";
-	else if (p->write_mode)
-		what = p->write_mode;
-	else if (p->verify_compare)
-		what = "verify_mode=compare: NVMe Compare";
-	else if (p->deac)
-		what = "deac=1: Write Zeroes with DEAC";
-	else if (p->md_per_io_size)
-		what = "md_per_io_size: a metadata buffer";
-	if (!what)
+	if (p->read_fua) {
+		opt = "readfua=1";
+		what = "NVMe's FUA bit on reads";
+	} else if (p->write_fua) {
+		opt = "writefua=1";
+		what = "NVMe's FUA bit on writes";
+	} else if (p->write_mode) {
+		snprintf(wm, sizeof(wm), "write_mode=%s", p->write_mode);
+		opt = wm;
+		what = "another NVMe command than Write";
+	} else if (p->verify_compare) {
+		opt = "verify_mode=compare";
+		what = "NVMe Compare";
+	} else if (p->deac) {
+		opt = "deac=1";
+		what = "Write Zeroes with its deallocate bit";
+	} else if (p->md_per_io_size) {
+		opt = "md_per_io_size";
+		what = "a metadata buffer per I/O";
+	}
+	if (!opt)
 		return 0;
-	if (p->write_mode && what == p->write_mode)
-		return hb_seterr(EINVAL, "write_mode=%s: hugebuf sends NVMe "
-				 "Write only: drop it, or run fio's "
-				 "io_uring_cmd engine for that command",
-				 p->write_mode);
-	return hb_seterr(EINVAL, "%s is not sent by hugebuf (data Read and "
-			 "Write only): drop it, or run fio's io_uring_cmd "
-			 "engine for it", what);
+	return hb_seterr(EINVAL, "%s asks for %s, which hugebuf does not "
+			 "send (data Read and Write only): drop it, or run "
+			 "fio's io_uring_cmd engine for it", opt, what);
 }
 
 /* ------------------------------------------------------------------ */
