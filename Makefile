@@ -8,6 +8,7 @@
 #   make static     statically linked tests + CLI in t/static/ (for qemu)
 #   make deps       (root, Debian) install build/test dependencies and the
 #                   fio source matching the installed fio
+#   make deb        the Debian packages (tools/deb-build.sh), in out/deb/
 #   make install    the library (header, libhugebuf.a, libhugebuf.so.*,
 #                   hugebuf.pc), the engine to $(LIBDIR)/fio, the CLI to
 #                   $(BINDIR), its bash completion; DESTDIR= and PREFIX=
@@ -71,7 +72,7 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 
 .PHONY: all lib shlib engine cli tests static test check install uninstall \
 	clean distclean deps kernel-test bench bench-full check-asan fuzz \
-	need-config format unit
+	need-config format unit deb
 
 all: need-config lib shlib engine cli tests
 
@@ -217,6 +218,10 @@ bench-full: all
 
 deps:
 	tools/deps.sh
+
+# dpkg-buildpackage in a scratch copy of the tree, then lintian
+deb:
+	tools/deb-build.sh
 
 kernel-test: all static
 	kernel/ktest.sh
