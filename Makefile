@@ -202,6 +202,13 @@ test: all
 check:
 	tools/check.sh
 
+# make liburing-tests DEST=<liburing source>/test: our folio-boundary
+# tests (t/liburing/, standalone liburing tests) copied there and listed in
+# its Makefile's test_srcs (tools/liburing-export.sh)
+.PHONY: liburing-tests
+liburing-tests:
+	tools/liburing-export.sh "$(DEST)"
+
 bench: all
 	bench/bench.sh
 
