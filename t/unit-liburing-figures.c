@@ -9,18 +9,23 @@
  *    kernel, hb_model_register() (a8edbb424b13 and later).
  * Every PIN_KB_ / BVEC0_LEN_ constant found in t/liburing/ must be in the
  * table below, so none can go unchecked.  Reads the sources from the tree
- * (run from its top, as t/runtests.sh does); skips where they are absent.
+ * this program was built in (found from /proc/self/exe: t/, t/static/ or
+ * build-unit/t/), or from ./t/liburing; skips where they are absent.
  */
 #include <dirent.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helpers.h"
 
-#define SRC_DIR		"t/liburing"
 #define MAX_PAGES	4096
 #define UADDR		0x7f0000000000ULL
+
+/* t/liburing of the tree, found by find_src_dir() */
+static char src_dir[4096];
 
 /* the pages of the buffers one registration call pins, back to back */
 struct layout {
@@ -118,19 +123,19 @@ static const struct fig figs[] = {
 	  { { 0, 4 * M2 } }, 1, NULL },
 };
 
-/* The value of "#define @name VALUE" in SRC_DIR/@file: 0, 77 or 1. */
+/* The value of "#define @name VALUE" in src_dir/@file: 0 or 1. */
 static int read_constant(const char *file, const char *name, uint64_t *val)
 {
-	char path[256], line[256], word[64];
+	char path[4400], line[256], word[64];
 	unsigned long long v;
 	FILE *f;
 	int ret = T_EXIT_FAIL;
 
-	snprintf(path, sizeof(path), "%s/%s", SRC_DIR, file);
+	snprintf(path, sizeof(path), "%s/%s", src_dir, file);
 	f = fopen(path, "re");
 	if (!f)
 		return t_fail("%s: cannot open it: the table names a file "
-			      "that is not in %s", path, SRC_DIR);
+			      "that is not in %s", path, src_dir);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "#define %63s %lli", word, (long long *)&v) ==
 			    2 && !strcmp(word, name)) {
@@ -251,24 +256,24 @@ static int check_fig(const struct fig *g)
 	return ret;
 }
 
-/* Every PIN_KB_/BVEC0_LEN_ constant in SRC_DIR is one of the table's. */
+/* Every PIN_KB_/BVEC0_LEN_ constant in src_dir is one of the table's. */
 static int check_all_listed(void)
 {
-	char path[512], line[256], word[64];
+	char path[4400], line[256], word[64];
 	struct dirent *d;
 	unsigned int i, seen = 0;
-	DIR *dir = opendir(SRC_DIR);
+	DIR *dir = opendir(src_dir);
 	int ret = T_EXIT_PASS;
 	FILE *f;
 
 	if (!dir)
-		return t_fail("%s: cannot open it", SRC_DIR);
+		return t_fail("%s: cannot open it", src_dir);
 	while (!ret && (d = readdir(dir))) {
 		size_t n = strlen(d->d_name);
 
 		if (n < 3 || strcmp(d->d_name + n - 2, ".c"))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", SRC_DIR, d->d_name);
+		snprintf(path, sizeof(path), "%s/%s", src_dir, d->d_name);
 		f = fopen(path, "re");
 		if (!f) {
 			ret = t_fail("%s: cannot open it", path);
@@ -295,26 +300,51 @@ static int check_all_listed(void)
 	}
 	closedir(dir);
 	if (!ret && seen != T_ARRAY_SIZE(figs))
-		ret = t_fail_val("figures in " SRC_DIR " (the table has "
+		ret = t_fail_val("figures in t/liburing (the table has "
 				 "entries that match none)",
 				 T_ARRAY_SIZE(figs), seen);
 	return ret ? ret : t_pass();
+}
+
+/* t/liburing next to this program's t/ (t/, t/static/, build-unit/t/) */
+static bool find_src_dir(void)
+{
+	static const char *const rel[] = { "liburing", "../liburing",
+					   "../../t/liburing" };
+	char exe[2048], probe[4400];
+	const char *dir;
+	unsigned int i;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		dir = dirname(exe);
+		for (i = 0; i < T_ARRAY_SIZE(rel); i++) {
+			snprintf(src_dir, sizeof(src_dir), "%s/%s", dir,
+				 rel[i]);
+			snprintf(probe, sizeof(probe),
+				 "%s/fixed-folio-small.c", src_dir);
+			if (!access(probe, R_OK))
+				return true;
+		}
+	}
+	snprintf(src_dir, sizeof(src_dir), "t/liburing");
+	return !access("t/liburing/fixed-folio-small.c", R_OK);
 }
 
 int main(int argc, char **argv)
 {
 	unsigned int i;
 	int ret = 0;
-	FILE *f;
 
 	(void)argv;
 	if (argc > 1)
 		return t_done(t_skip("takes no arguments"));
-	f = fopen(SRC_DIR "/fixed-folio-small.c", "re");
-	if (!f)
-		return t_done(t_skip("%s not found from here (run from the "
-				     "source tree's top)", SRC_DIR));
-	fclose(f);
+	if (!find_src_dir())
+		return t_done(t_skip("t/liburing/ is not next to this "
+				     "program nor in the current directory "
+				     "(no source tree here)"));
 	for (i = 0; i < T_ARRAY_SIZE(figs); i++)
 		ret = t_worst(ret, check_fig(&figs[i]));
 	ret = t_worst(ret, check_all_listed());

@@ -7,7 +7,9 @@
 # a fuzzing smoke run (t/fuzz/run.sh, FUZZ_SECONDS per target, default 30;
 # HB_SKIP_FUZZ=1 skips it), the Debian packages and lintian
 # (tools/deb-build.sh, HB_SKIP_DEB=1), the engine against a second fio
-# (tools/fio-build.sh --check, HB_SKIP_FIO2=1) and the 6.1 kernel-patch
+# (tools/fio-build.sh --check, HB_SKIP_FIO2=1), our exported tests and
+# liburing's registered-buffer tests in liburing 2.9's tree
+# (tools/liburing-check.sh, HB_SKIP_LIBURING=1) and the 6.1 kernel-patch
 # harness under qemu (kernel/ktest.sh; HB_SKIP_KERNEL=1 skips it).  Prints
 # one closing line that adds up every stage:
 # "N passed, N failed, N skipped", and before it the stages' sub-check
@@ -116,6 +118,21 @@ if [ "${HB_SKIP_FIO2:-0}" != 1 ]; then
 		skipped=$((skipped + 1))
 	else
 		count_stage "$log" "tools/fio-build.sh --check"
+	fi
+fi
+
+# Our exported folio-boundary tests (t/liburing/) and liburing's own
+# registered-buffer tests, built and run inside Debian 13's liburing 2.9
+# source with its Makefile and runtests.sh (tools/liburing-check.sh, cached
+# in /var/tmp/hugebuf-liburing); 77 = the source cannot be had, one skip.
+if [ "${HB_SKIP_LIBURING:-0}" != 1 ]; then
+	tools/liburing-check.sh >"$log" 2>&1
+	rc=$?
+	tail -n 40 "$log"
+	if [ $rc = 77 ]; then
+		skipped=$((skipped + 1))
+	else
+		count_stage "$log" "tools/liburing-check.sh"
 	fi
 fi
 
