@@ -29,6 +29,11 @@
 #   KTEST_ENGINE        fio engine [<top>/engines/hugebuf.so]
 #   KTEST_FIO_JOB       fio job [<top>/examples/hugepage-randread-8m.fio]
 #   KTEST_EXTRA         extra static binaries to run like the tests [""]
+#   KTEST_LIBURING      "DIR NAME.t..." of liburing tests to run with its
+#                       runtests.sh in every guest [the line of
+#                       tools/liburing-check.sh --build-only: our exported
+#                       tests and liburing 2.9's registered-buffer tests];
+#                       "none" runs none
 #   KTEST_KERNELS       which kernels to build and boot
 #                       [unpatched patched 6.12]
 #   KTEST_JOBS          make -j [3]
@@ -67,6 +72,7 @@ KTEST_PROBEDIR=${KTEST_PROBEDIR:-$TOP/kernel/static}
 KTEST_ENGINE=${KTEST_ENGINE:-$TOP/engines/hugebuf.so}
 KTEST_FIO_JOB=${KTEST_FIO_JOB:-$TOP/examples/hugepage-randread-8m.fio}
 KTEST_EXTRA=${KTEST_EXTRA:-}
+KTEST_LIBURING=${KTEST_LIBURING:-}
 KTEST_KERNELS=${KTEST_KERNELS:-unpatched patched 6.12}
 KTEST_JOBS=${KTEST_JOBS:-3}
 KTEST_MEM=${KTEST_MEM:-3G}
@@ -422,6 +428,24 @@ print_profile() {	# dir with console-<kernel>.log.txt, kernels...
 
 # ---- main ------------------------------------------------------------------
 
+# liburing's runner and tests for the guests (kboot.sh copies them): built
+# by tools/liburing-check.sh unless KTEST_LIBURING names them; a source
+# that cannot be had is one counted skip, a build that fails one failure
+find_liburing_tests() {
+	local out rc
+	[ "$KTEST_LIBURING" = none ] && { KTEST_LIBURING=; return 0; }
+	[ -n "$KTEST_LIBURING" ] && return 0
+	out=$("$TOP/tools/liburing-check.sh" --build-only 2>"$WORK/liburing.log")
+	rc=$?
+	case $rc in
+	0) KTEST_LIBURING=$(printf '%s\n' "$out" | tail -n 1) ;;
+	77) count skip "liburing tests in the guests: $(printf '%s\n' "$out" | tail -n 1)" ;;
+	*) count fail "liburing tests in the guests: tools/liburing-check.sh --build-only failed: $(tail -n 1 "$WORK/liburing.log")" ;;
+	esac
+	[ -z "$KTEST_LIBURING" ] ||
+		log "liburing tests for the guests: $KTEST_LIBURING"
+}
+
 main() {
 	local mode=run k img rc f
 	case "${1:-}" in
@@ -458,6 +482,7 @@ main() {
 	[ -d "$KTEST_BINDIR" ] || log "warning: $KTEST_BINDIR missing (run 'make static'): only the probe runs"
 	[ -x "$KTEST_BINDIR/hugebuf" ] || log "warning: no $KTEST_BINDIR/hugebuf: 'hugebuf check' skipped"
 	[ -f "$KTEST_ENGINE" ] || log "warning: no $KTEST_ENGINE: fio run skipped"
+	find_liburing_tests
 	for k in $KTEST_KERNELS; do
 		case $k in
 		unpatched) img=$IMG_U ;;

@@ -14,7 +14,8 @@
 # Prints a line per test (PASS/SKIP/FAIL NAME [ours|liburing]) and closes
 # with "N passed, N failed, N skipped", a test each.  Exit 0 when none
 # failed, 77 (one line) when the source cannot be had here, 1 otherwise.
-# --build-only stops after the build and prints the test directory.
+# --build-only stops after the build and prints one line: the test
+# directory and the test programs to run there (kernel/ktest.sh's guests).
 # The tree is cached outside the clone (HB_LIBURING_CACHE, default
 # /var/tmp/hugebuf-liburing): VERSION/liburing-VERSION/.
 set -u
@@ -79,16 +80,20 @@ fi
 	die "exporting our tests into $tree/test failed"
 (cd "$tree" && make -j2 -C src && make -j2 -C test) >"$dir/make.log" 2>&1 ||
 	die "building liburing $ver and its tests failed: see $dir/make.log"
-if [ $build_only = 1 ]; then
-	echo "$tree/test"
-	exit 0
-fi
-
 ours=$(cd "$top/t/liburing" && ls -- *.c | sed 's/\.c$//' | tr '\n' ' ')
 missing=
+built=
 for t in $ours $theirs; do
-	[ -x "$tree/test/$t.t" ] || missing="$missing $t"
+	if [ -x "$tree/test/$t.t" ]; then
+		built="$built $t.t"
+	else
+		missing="$missing $t"
+	fi
 done
+if [ $build_only = 1 ]; then
+	echo "$tree/test$built"
+	exit 0
+fi
 out=$dir/runtests.log
 : >"$out"
 passed=0
