@@ -6,6 +6,9 @@
 #   make test       run the test suite (t/runtests.sh)
 #   make unit       lib/ + unit tests without ./configure or fio (build-unit/)
 #   make static     statically linked tests + CLI in t/static/ (for qemu)
+#   make liburing-tests DEST=<liburing source>/test
+#                   our folio-boundary tests (t/liburing/) into liburing's
+#                   test suite
 #   make deps       (root, Debian) install build/test dependencies and the
 #                   fio source matching the installed fio
 #   make deb        the Debian packages (tools/deb-build.sh), in out/deb/
