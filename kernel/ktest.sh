@@ -173,7 +173,7 @@ run_output() {	# $1 = log, $2 = run name
 # parse one console log, count results and fill R[<label>,<field>]
 collect() {	# $1 = label, $2 = qemu exit status
 	local k=$1 log=$WORK/console-$1.log.txt p=0 f=0 s=0 name rc bad
-	local np=0 nf=0 ns=0 ok fld pp=0 pf=0 qp=0 qf=0 json
+	local np=0 nf=0 ns=0 ok fld pp=0 pf=0 qp=0 qf=0 json lp=0 lf=0 ls=0
 	if ! grep -q '^@@KTEST END' "$log"; then
 		count fail "$k: guest did not finish (qemu exit $2, see console log)"
 		R[$k,hang]=yes
@@ -195,6 +195,9 @@ collect() {	# $1 = label, $2 = qemu exit status
 		nvme:test:*:p) np=$((np + 1)) ;;
 		nvme:test:*:f) nf=$((nf + 1)) ;;
 		nvme:test:*:s) ns=$((ns + 1)) ;;
+		liburing:*:p) lp=$((lp + 1)) ;;
+		liburing:*:f) lf=$((lf + 1)) ;;
+		liburing:*:s) ls=$((ls + 1)) ;;
 		test:*:p) p=$((p + 1)) ;;
 		test:*:f) f=$((f + 1)) ;;
 		test:*:s) s=$((s + 1)) ;;
@@ -202,6 +205,7 @@ collect() {	# $1 = label, $2 = qemu exit status
 	done < <(grep -a '^@@KTEST RESULT ' "$log")
 	R[$k,suite]="$p/$f/$s"
 	R[$k,nvsuite]="$np/$nf/$ns"
+	R[$k,liburing]="$lp/$lf/$ls"
 	R[$k,pt]="$pp/$pf"
 	R[$k,ptpath]="$qp/$qf"
 	R[$k,ptjobs]=$(grep -a '^PT job=' "$log" | awk '{
@@ -283,6 +287,7 @@ print_table() {
 	row "hugebuf check: coalesced/matches model" verdict
 	row "suite passed/failed/skipped" suite
 	row "suite on NVMe passed/failed/skipped" nvsuite
+	row "liburing runtests.sh passed/failed/skipped" liburing
 	row "nvme0n1 max_hw_sectors_kb" nv_max_hw_sectors_kb
 	row "nvme0n1 max_sectors_kb" nv_max_sectors_kb
 	row "nvme0n1 max_segments" nv_max_segments
