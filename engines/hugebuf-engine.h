@@ -210,7 +210,7 @@ struct hbe_data {
 	struct io_u **queued;
 	unsigned int nr_queued;
 	unsigned int sqes_pending;	/* prepared but not submitted */
-	unsigned int inflight;		/* io_us queued, not yet returned */
+	unsigned int inflight;		/* io_us queued, not returned */
 	/* completed io_us waiting for ->event() */
 	struct io_u **events;
 	unsigned int nr_events;
