@@ -8,6 +8,7 @@
 #   make static     statically linked tests + CLI in t/static/ (for qemu)
 #   make deps       (root, Debian) install build/test dependencies and the
 #                   fio source matching the installed fio
+#   make deb        the Debian packages (tools/deb-build.sh), in out/deb/
 #   make install    the library (header, libhugebuf.a, libhugebuf.so.*,
 #                   hugebuf.pc), the engine to $(LIBDIR)/fio, the CLI to
 #                   $(BINDIR), its bash completion; DESTDIR= and PREFIX=
@@ -63,6 +64,7 @@ BASHCOMP := contrib/bash-completion/hugebuf
 STATIC_PROGS := $(patsubst t/%.c,t/static/%,$(T_SRCS)) t/static/hugebuf
 
 ENGINE := engines/hugebuf.so
+ENGINE_ABITEST := t/hugebuf-abitest.so
 ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 	-include $(FIO_SOURCE)/config-host.h -isystem $(FIO_SOURCE) \
 	-include $(CURDIR)/config-host.h $(LIBURING_CFLAGS) $(CFLAGS) \
@@ -70,7 +72,7 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 
 .PHONY: all lib shlib engine cli tests static test check install uninstall \
 	clean distclean deps kernel-test bench bench-full soak check-asan fuzz \
-	need-config format unit
+	need-config format unit deb
 
 all: need-config lib shlib engine cli tests
 
@@ -84,7 +86,7 @@ lib: $(LIB_A)
 shlib: $(LIB_SO)
 engine: $(ENGINE)
 cli: $(CLI)
-tests: $(T_PROGS) $(CLI)
+tests: $(T_PROGS) $(CLI) $(ENGINE_ABITEST)
 
 lib/%.o: lib/%.c lib/hugebuf.h lib/internal.h config-host.h
 	$(CC) $(HB_CFLAGS) -c -o $@ $<
@@ -117,6 +119,13 @@ $(ENGINE): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) lib/hugebuf.h \
 		config-host.mak
 	$(CC) $(ENGINE_CFLAGS) -shared -o $@ $(ENGINE_SRCS) $(LIB_A) \
 		$(HB_LDLIBS)
+
+# The engine built as if for another fio release, for t/fio-abi-guard.sh:
+# its load-time guard must refuse to run inside the real one.
+$(ENGINE_ABITEST): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) \
+		lib/hugebuf.h config-host.mak
+	$(CC) $(ENGINE_CFLAGS) -DHBE_BUILT_FOR='"fio-0.0-abitest"' -shared \
+		-o $@ $(ENGINE_SRCS) $(LIB_A) $(HB_LDLIBS)
 
 # make unit: lib/ and its unit tests (t/unit-*.c, with the t/helpers/
 # objects) built in build-unit/ and run, needing only gcc and liburing-dev:
@@ -217,6 +226,10 @@ soak: all
 deps:
 	tools/deps.sh
 
+# dpkg-buildpackage in a scratch copy of the tree, then lintian
+deb:
+	tools/deb-build.sh
+
 kernel-test: all static
 	kernel/ktest.sh
 
@@ -263,7 +276,7 @@ format:
 
 clean:
 	rm -f lib/*.o $(LIB_A) lib/libhugebuf.so.* t/*.o t/helpers/*.o t/*.t \
-		$(CLI) $(ENGINE)
+		$(CLI) $(ENGINE) $(ENGINE_ABITEST)
 	rm -rf t/static kernel/static $(KPROBE_UTIL).o $(UNIT_DIR)
 
 distclean: clean

@@ -254,6 +254,18 @@ static void print_nodes(const struct hb_bufstats *st)
 	printf("\n");
 }
 
+/* What can make this buffer coalesce ("" when the model says it does) */
+static const char *check_advice(const struct check *c)
+{
+	const struct hb_probe *p = &c->an.probe[0];
+
+	if (c->an.imu[0].coalesced || p->max_folio <= HB_PAGE_SIZE)
+		return "";
+	return hb_coalesce_advice(&c->km, p->max_folio,
+				  (uintptr_t)c->addr & (p->max_folio - 1),
+				  c->o.size);
+}
+
 static void check_text(const struct check *c,
 		       const struct hb_coalesce_verdict *v)
 {
@@ -304,6 +316,8 @@ static void check_text(const struct check *c,
 		printf("kernel memory:   %s\n", c->kmem_note);
 	printf("kernel coalesced: %s; matches model: %s\n",
 	       hb_tristate_name(v->coalesced), yes_no(v->matches_model));
+	if (*check_advice(c))
+		printf("to coalesce:     %s\n", check_advice(c));
 }
 
 static void check_probe_json(struct hb_json *j, const struct check *c)
@@ -402,6 +416,7 @@ static int check_json(const struct check *c,
 	check_kmem_json(&j, c);
 	hb_json_str(&j, "kernel_coalesced", hb_tristate_name(v->coalesced));
 	hb_json_bool(&j, "matches_model", v->matches_model);
+	hb_json_str(&j, "coalesce_advice", check_advice(c));
 	hb_json_end(&j);
 	return print_json(&j);
 }

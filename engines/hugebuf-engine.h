@@ -34,6 +34,20 @@ enum hbe_check {
 	HBE_CHECK_REQUIRE,
 };
 
+/*
+ * fio 3.41 (ioengine ops version 39) has these options in its io_uring
+ * and io_uring_cmd engines that 3.33 has not: NVMe FUA, write and verify
+ * command variants, the deallocate bit, metadata and protection
+ * information.  Built against such a fio, the engine takes them under the
+ * same names (engines/options.c says what each does here).
+ */
+#if FIO_IOOPS_VERSION >= 39
+#define HBE_FIO_341_OPTIONS 1
+enum { HBE_WMODE_WRITE = 1, HBE_WMODE_UNCOR, HBE_WMODE_ZEROES,
+       HBE_WMODE_VERIFY };
+enum { HBE_VMODE_READ = 1, HBE_VMODE_COMPARE };
+#endif
+
 struct hbe_options {
 	void *pad;		/* fio stores the thread_data pointer here */
 	/* ours */
@@ -64,6 +78,19 @@ struct hbe_options {
 	struct cmdprio_options cmdprio_options;
 	/* fio's io_uring_cmd: "nvme" (passthrough); unset: by the files */
 	char *cmd_type;
+#ifdef HBE_FIO_341_OPTIONS
+	/* fio 3.41's io_uring and io_uring_cmd options (engines/options.c) */
+	unsigned int readfua;
+	unsigned int writefua;
+	unsigned int write_mode;	/* HBE_WMODE_* */
+	unsigned int verify_mode;	/* HBE_VMODE_* */
+	unsigned int deac;
+	unsigned int md_per_io_size;
+	unsigned int pi_act;
+	char *pi_chk;
+	unsigned int apptag;
+	unsigned int apptag_mask;
+#endif
 };
 
 /* what the options ask of the ring and of every SQE */

@@ -21,6 +21,7 @@
  * fio 3.33 (FIO_IOOPS_VERSION 31) is the reference; newer ABIs are handled
  * by the FIO_IOOPS_VERSION conditionals below.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -610,12 +611,14 @@ static int hbe_post_init(struct thread_data *td)
 
 		snprintf(msg, sizeof(msg), HBE_LOG_PREFIX "%s: kernel %s "
 			 "would not coalesce these buffers (backing=%s, "
-			 "%u-%u bvecs for %u-%u folios per buffer)%s\n",
+			 "%u-%u bvecs for %u-%u folios per buffer); to "
+			 "coalesce: %s%s\n",
 			 req ? "error" : "warning", p->km.name, bk,
 			 st->min_bvecs, st->max_bvecs,
 			 st->min_folios, st->max_folios,
-			 req ? ": use hugepage backing with head_offset "
-			       "0, or coalesce_check=warn" : "");
+			 hb_coalesce_advice(&p->km, p->b.folio_size, p->head,
+					    hd->job->buffer_len),
+			 req ? " (coalesce_check=warn runs it anyway)" : "");
 		if (req) {
 			log_err("%s", msg);
 			td_verror(td, EINVAL, "coalesce_check=require");
@@ -1189,6 +1192,41 @@ static int hbe_get_file_size(struct thread_data *td, struct fio_file *f)
 }
 
 /* dlopen_ioengine() looks this symbol up by name */
+struct ioengine_ops ioengine;
+
+/*
+ * The fio this engine was compiled for.  t/fio-abi-guard.sh builds a copy
+ * that claims another release, to see the guard below refuse it.
+ */
+#ifndef HBE_BUILT_FOR
+#define HBE_BUILT_FOR HB_FIO_VERSION
+#endif
+
+/*
+ * fio has no stable engine ABI, and its own guard -- check_engine_ops()
+ * comparing ops->version with FIO_IOOPS_VERSION when it loads an engine
+ * -- misses releases that changed struct io_u or struct thread_data
+ * without a bump (3.37, 3.42).  So at load time, before fio can call any
+ * hook with structures of another layout, compare the running fio's
+ * version string (fio_version_string, which fio exports with -rdynamic)
+ * with the release this engine was built against.  On a mismatch say so
+ * in one line and spoil ops->version: fio's own check then refuses the
+ * engine and never calls into it.  Outside fio (no such symbol) there is
+ * nothing to compare.
+ */
+__attribute__((constructor)) static void hbe_check_fio_release(void)
+{
+	const char *running = dlsym(RTLD_DEFAULT, "fio_version_string");
+
+	if (!running || !strcmp(running, HBE_BUILT_FOR))
+		return;
+	fprintf(stderr, HBE_LOG_PREFIX "error: this engine was built for %s "
+		"and cannot run inside %s: rebuild it against %s's source "
+		"(./configure --fio-source=DIR && make)\n", HBE_BUILT_FOR,
+		running, running);
+	ioengine.version = -1;
+}
+
 struct ioengine_ops ioengine = {
 	.name			= "hugebuf",
 	.version		= FIO_IOOPS_VERSION,

@@ -143,6 +143,7 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		.shared = !j->share ? "" : j->share_idx ? "clone" : "source",
 		.ready_usec = j->ready_usec,
 		.vec_bvecs = j->vec_bvecs,
+		.km = &p->km,
 	};
 	const struct hb_kdetect *d = hb_kdetect_cached();
 	struct hb_req_pred pred;

@@ -901,6 +901,25 @@ void hb_coalesce_verdict(const struct hb_coalesce_evidence *e,
 bool hb_kmem_near(double measured_kb, double predicted_kb);
 /* "yes", "no", "unknown" for 1, 0, -1 */
 const char *hb_tristate_name(int v);
+/*
+ * A job's block requests per I/O from its device counters over the whole
+ * job: @reads over @ios I/Os of one size.  Other I/O on the device only
+ * adds requests, so the job's own count is at most reads / ios, rounded
+ * down; that integer is the figure the verdict takes, and *@other the
+ * reads it leaves to other I/O (lib/verdict.c).
+ */
+unsigned int hb_job_requests_per_io(uint64_t reads, uint64_t ios,
+				    uint64_t *other);
+/*
+ * One sentence on what can make buffers of @folio_size, @buffer_len bytes
+ * from @head_offset into their first folio coalesce where the model @km
+ * says they do not (a kernel series, a newer kernel, fixedbufs=0, another
+ * backing): the engine's coalesce_check messages, its report and
+ * hugebuf check print it.
+ */
+const char *hb_coalesce_advice(const struct hb_kmodel *km,
+			       uint64_t folio_size, uint64_t head_offset,
+			       uint64_t buffer_len);
 
 /* ------------------------------------------------------------------ */
 /* report: one writer for text and JSON                                 */
@@ -1009,6 +1028,12 @@ struct hb_report {
 	 */
 	const struct hb_req_pred *pred;
 	uint64_t write_ios;
+	/*
+	 * The kernel model of the job (NULL: none): with fixed buffers that
+	 * some buffer did not coalesce, the report gives
+	 * hb_coalesce_advice() for it.
+	 */
+	const struct hb_kmodel *km;
 };
 
 /* The report as text lines, each starting with @prefix. */
@@ -1103,6 +1128,14 @@ struct hb_jobplan {
 	const char *job_name;
 	const char *cmd_type;		/* NULL/"": by the files, "nvme", "none" */
 	bool atomic_writes, uncached, nowait;
+	/*
+	 * fio 3.41's NVMe command variants (readfua, writefua, write_mode,
+	 * verify_mode, deac, md_per_io_size): what the job asks for beyond
+	 * plain Read and Write of data (@write_mode NULL: Write)
+	 */
+	bool read_fua, write_fua, verify_compare, deac;
+	const char *write_mode;
+	unsigned int md_per_io_size;
 
 	/* --- results (valid when the check returned 0) --- */
 	struct hb_kmodel km;		/* the running kernel's model */

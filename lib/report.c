@@ -239,6 +239,16 @@ static const char *coalesced_word(const struct hb_report *r)
 	return "not coalesced";
 }
 
+/* What can make the job's buffers coalesce ("" when they do or need not) */
+static const char *advice(const struct hb_report *r)
+{
+	if (!r->km || !r->fixedbufs || !r->st.not_coalesced ||
+	    r->backing.folio_size <= HB_PAGE_SIZE)
+		return "";
+	return hb_coalesce_advice(r->km, r->backing.folio_size,
+				  r->head_offset, r->buffer_len);
+}
+
 static const char *probe_word(const struct hb_bufstats *st)
 {
 	return st->source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded";
@@ -278,11 +288,13 @@ static bool judge_requests(const struct hb_report *r,
 	struct hb_coalesce_evidence e = {
 		.can_coalesce = r->backing.folio_size > HB_PAGE_SIZE,
 	};
+	uint64_t other;
 
 	if (*not_judged(r))
 		return false;
 	e.requests.done = true;
-	e.requests.measured = (double)r->dev_reads / r->ios;
+	e.requests.measured = hb_job_requests_per_io(r->dev_reads, r->ios,
+						     &other);
 	e.requests.model = r->pred->model;
 	e.requests.none = r->pred->none;
 	e.requests.multi = r->pred->multi;
@@ -298,11 +310,20 @@ static void text_requests(struct hb_str *out, const struct hb_report *r)
 		return;
 	hb_str_printf(out, "; model %u (uncoalesced %u, one bvec per folio "
 		      "%u)", r->pred->model, r->pred->none, r->pred->multi);
-	if (judge_requests(r, &v))
-		hb_str_printf(out, ": coalesced %s, %s",
+	if (judge_requests(r, &v)) {
+		uint64_t other;
+		unsigned int k = hb_job_requests_per_io(r->dev_reads, r->ios,
+							&other);
+
+		hb_str_printf(out, ": %u per I/O", k);
+		if (other)
+			hb_str_printf(out, " (+%llu reads of other I/O)",
+				      (unsigned long long)other);
+		hb_str_printf(out, ", coalesced %s, %s",
 			      hb_tristate_name(v.coalesced),
 			      v.matches_model ? "as modelled" :
 			      "NOT as modelled");
+	}
 	else
 		hb_str_printf(out, " (not judged: %s)", not_judged(r));
 }
@@ -416,6 +437,9 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 		      st->max_folios, st->min_bvecs, st->max_bvecs,
 		      coalesced_word(r), (unsigned long long)r->bs,
 		      st->min_io_segs, st->max_io_segs);
+	if (*advice(r))
+		hb_str_printf(out, "%s%s: to coalesce: %s\n", prefix, r->job,
+			      advice(r));
 	hb_str_printf(out, "%s%s: imu %llu bytes vs %llu with 4K pages, "
 		      "memlock charge %llu KiB, register %.0f us, pinned %ld "
 		      "KiB, probe %s%s%s%s\n", prefix, r->job,
@@ -554,6 +578,7 @@ void hb_report_json(const struct hb_report *r, struct hb_str *b)
 		      (unsigned long long)st->imu_bytes_4k,
 		      (unsigned long long)st->charged_bytes,
 		      r->register_usec, r->vmpin_kb);
+	hb_str_json_kv(b, "coalesce_advice", advice(r), false);
 	hb_str_json_kv(b, "probe", probe_word(st), false);
 	json_nodes(b, st);
 	hb_str_printf(b, ",\"vec_iovecs\":%u,\"vec_bvecs\":%u", r->vec_iovecs,

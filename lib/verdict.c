@@ -119,7 +119,65 @@ void hb_coalesce_verdict(const struct hb_coalesce_evidence *e,
 		v->matches_model = false;
 }
 
+/*
+ * A job of N I/Os of one size that the kernel splits into k requests each
+ * makes k x N requests; the disk's counters (/sys/block/<dev>/stat, read
+ * as the job ends) add whatever else read from the device meanwhile: the
+ * file system's metadata, other processes.  k is therefore at most
+ * floor(reads / N), and is that figure exactly while the other reads stay
+ * under N -- a long job on a busy root disk adds a few dozen to thousands
+ * of I/Os (a 20 s run of the main job: 12 reads over 3124 I/Os).  The
+ * verdict judges that integer with its exact rule; the report prints the
+ * leftover beside it, so a busy disk shows instead of hiding.
+ */
+unsigned int hb_job_requests_per_io(uint64_t reads, uint64_t ios,
+				    uint64_t *other)
+{
+	uint64_t k = ios ? reads / ios : 0;
+
+	if (k > UINT32_MAX)
+		k = UINT32_MAX;
+	*other = reads - k * ios;
+	return (unsigned int)k;
+}
+
 const char *hb_tristate_name(int v)
 {
 	return v < 0 ? "unknown" : v ? "yes" : "no";
+}
+
+/*
+ * What can make a registration coalesce where the model of @km says it
+ * does not.  The cause decides the advice:
+ *  - 4 KiB folios: nothing to merge, whatever the kernel;
+ *  - < 6.3 (Debian 12's 6.1): io_sqe_buffer_register() makes one bvec per
+ *    pinned page for any memory.  Coalescing came with 6.3 (57bebf807e2a,
+ *    one folio) and 6.12 (a8edbb424b13, many folios); our kernel/patches
+ *    bring the latter to 6.1.  Plain O_DIRECT (fixedbufs=0) is another way
+ *    there: bio_iov_iter_get_pages() merges physically contiguous pages
+ *    into one bvec on 6.1 already (page_is_mergeable(),
+ *    __bio_try_merge_page() in block/bio.c), at a cost per 4 KiB page;
+ *  - 6.3 - 6.11: only a buffer inside one folio becomes one bvec;
+ *  - 6.12+: the pages themselves do not qualify (mixed folio sizes, a
+ *    partial middle folio, pages not consecutive in their folio).
+ */
+const char *hb_coalesce_advice(const struct hb_kmodel *km,
+			       uint64_t folio_size, uint64_t head_offset,
+			       uint64_t buffer_len)
+{
+	if (folio_size <= HB_PAGE_SIZE)
+		return "4 KiB pages have nothing to coalesce: use "
+		       "backing=hugetlb, memfd or thp";
+	if (km->gen == HB_KGEN_NONE)
+		return "this kernel registers one bvec per 4 KiB page "
+		       "(coalescing came with 6.3 and 6.12): boot 6.12 or "
+		       "newer, or Debian's 6.1 with hugebuf's kernel/patches, "
+		       "or run fixedbufs=0 (plain O_DIRECT, merged by the "
+		       "block layer page by page)";
+	if (km->gen == HB_KGEN_SINGLE && head_offset + buffer_len > folio_size)
+		return "6.3 to 6.11 coalesce only a buffer inside one folio: "
+		       "keep head_offset + bs within the folio size, boot "
+		       "6.12 or newer, or run fixedbufs=0";
+	return "the pages do not qualify (mixed folio sizes or a partial "
+	       "folio): use backing=hugetlb with head_offset 0";
 }

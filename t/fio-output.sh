@@ -11,6 +11,8 @@
 #  - mem=mmaphuge:FILE on hugetlbfs is shared: a second process (a second
 #    fio, and a plain mmap) sees each other's writes, and the pages go back
 #    to the pool after both exit;
+#  - on a kernel model that cannot coalesce (6.1), the report's "to
+#    coalesce:" advice in text and report_json, and none on 6.18;
 #  - bad input: each a one-line message and a failed job.
 . "$(dirname "$0")/_fio-lib.sh"
 t_require
@@ -107,6 +109,33 @@ fi
 [ "$after" -ge "$base" ] && t_ok "hugepages back to the pool ($after free, $base before)" ||
 	fail "hugepages not back: $after free, $base before"
 
+# a kernel that cannot coalesce (the 6.1 model, HUGEBUF_KERNEL): the
+# report says what can work there, in text and in report_json, and
+# coalesce_check=require refuses with the same advice
+rm -f "$T_DIR/adv.report"
+(cd "$T_DIR" && HUGEBUF_KERNEL=6.1 HUGEBUF_REPORT_JSON=$T_DIR/adv.report \
+	"$FIO" --name=adv $JOB --ioengine="$E" --backing=hugetlb \
+	>"$T_DIR/adv.out" 2>&1)
+rc=$?
+line=$(grep -E '^hugebuf: adv: to coalesce: .*kernel/patches.*fixedbufs=0' \
+	"$T_DIR/adv.out")
+[ $rc = 0 ] && [ -n "$line" ] && t_ok "6.1 model: report advises: ${line#*: adv: }" ||
+	fail "6.1 model: rc $rc, no 'to coalesce:' line naming kernel/patches and fixedbufs=0"
+adv=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["coalesce_advice"])' \
+	"$T_DIR/adv.report" 2>&1)
+[ -n "$line" ] && [ "$adv" = "${line#*to coalesce: }" ] &&
+	t_ok "6.1 model: report_json coalesce_advice is the text's sentence" ||
+	fail "6.1 model: report_json coalesce_advice '$adv' differs from the text"
+rm -f "$T_DIR/adv.report"
+(cd "$T_DIR" && HUGEBUF_KERNEL=6.18 HUGEBUF_REPORT_JSON=$T_DIR/adv.report \
+	"$FIO" --name=adv $JOB --ioengine="$E" --backing=hugetlb \
+	>"$T_DIR/adv.out" 2>&1)
+adv=$(python3 -c 'import json,sys; print(repr(json.loads(open(sys.argv[1]).readline())["coalesce_advice"]))' \
+	"$T_DIR/adv.report" 2>&1)
+! grep -q 'to coalesce:' "$T_DIR/adv.out" && [ "$adv" = "''" ] &&
+	t_ok "6.18 model: no advice where the buffers coalesce" ||
+	fail "6.18 model: advice printed where the buffers coalesce ($adv)"
+
 # bad input: one line each, failed job
 bad() {
 	local what=$1 want=$2 n
@@ -130,5 +159,8 @@ bad "mmaphuge: not on hugetlbfs" "is not on hugetlbfs" --mem=mmaphuge:"$T_DIR/no
 bad "hugepage-size the system lacks" "16M hugepages are not available" --mem=shmhuge --hugepage-size=16M
 bad "mem= against backing=" "mem=shmhuge and backing=hugetlb contradict" --mem=shmhuge --backing=hugetlb
 bad "iomem_align against head_offset=" "iomem_align=4096 and head_offset=8192 contradict" --iomem_align=4k --head_offset=8k
+HUGEBUF_KERNEL=6.1 bad "coalesce_check=require on the 6.1 model" \
+	"would not coalesce these buffers.*to coalesce: .*kernel/patches.*coalesce_check=warn" \
+	--backing=hugetlb --coalesce_check=require
 
 t_done

@@ -10,7 +10,7 @@
  * before kernel memory.  The kernel-memory figures of lib/kdetect.c's
  * experiment: 32 registrations of 512 pages cost 32 x 16 KiB = 512 kB
  * uncoalesced (kmalloc_large of 32 + 512 x 16 bytes), 0-2 kB coalesced
- * (57bebf807e2a, a8edbb424b13).
+ * (57bebf807e2a, a8edbb424b13).  Then hb_coalesce_advice(), below.
  */
 #include <string.h>
 
@@ -102,13 +102,98 @@ static int check_tolerance(void)
 	return t_pass();
 }
 
+/*
+ * hb_coalesce_advice(): the cause decides the advice.  Each case names a
+ * word the sentence must carry: 4 KiB pages -> another backing; < 6.3 ->
+ * the kernel series, a newer kernel and fixedbufs=0; 6.3-6.11 with a
+ * buffer past its folio -> buffers inside one folio; 6.12+ -> the pages
+ * (one hugepage size, head_offset 0).
+ */
+struct acase {
+	const char *kernel;
+	uint64_t folio, head, len;
+	const char *must[3];
+};
+
+static const struct acase advice_cases[] = {
+	{ "6.18", 4096, 0, 8 << 20, { "backing=hugetlb" } },
+	{ "6.1", 4096, 0, 8 << 20, { "backing=hugetlb" } },
+	{ "6.1", 2 << 20, 0, 8 << 20,
+	  { "kernel/patches", "6.12", "fixedbufs=0" } },
+	{ "6.1", 2 << 20, 0, 1 << 20,
+	  { "kernel/patches", "6.12", "fixedbufs=0" } },
+	{ "6.3", 2 << 20, 0, 8 << 20,
+	  { "inside one folio", "6.12", "fixedbufs=0" } },
+	{ "6.3", 2 << 20, 1 << 20, (1 << 20) + 4096,
+	  { "inside one folio", "head_offset + bs" } },
+	{ "6.12", 2 << 20, 0, 8 << 20, { "head_offset 0", "mixed" } },
+	{ "6.1+hugebuf", 2 << 20, 0, 8 << 20, { "head_offset 0" } },
+};
+
+static int check_advice(const struct acase *c)
+{
+	struct hb_kmodel km;
+	const char *s;
+	unsigned int i;
+
+	if (hb_kmodel_parse(c->kernel, &km))
+		return t_fail("advice: kernel %s not parsed", c->kernel);
+	s = hb_coalesce_advice(&km, c->folio, c->head, c->len);
+	for (i = 0; i < T_ARRAY_SIZE(c->must) && c->must[i]; i++)
+		if (!strstr(s, c->must[i]))
+			return t_fail("advice for %s, folio %llu, head %llu, "
+				      "len %llu: '%s' lacks '%s'", c->kernel,
+				      (unsigned long long)c->folio,
+				      (unsigned long long)c->head,
+				      (unsigned long long)c->len, s,
+				      c->must[i]);
+	return t_pass();
+}
+
+/*
+ * hb_job_requests_per_io(): other I/O only adds, so the job's own count
+ * is floor(reads / ios) and the rest is left to others (the main job's
+ * 20 s on a root disk: 6260 reads for 3124 8 MiB reads, 2 + 12 others).
+ */
+static int check_job_average(void)
+{
+	static const struct {
+		uint64_t reads, ios;
+		unsigned int k;
+		uint64_t other;
+	} c[] = {
+		{ 6260, 3124, 2, 12 }, { 900, 100, 9, 0 }, { 899, 100, 8, 99 },
+		{ 16, 16, 1, 0 }, { 5, 0, 0, 5 }, { 0, 0, 0, 0 },
+	};
+	unsigned int i, k;
+	uint64_t other;
+
+	for (i = 0; i < T_ARRAY_SIZE(c); i++) {
+		k = hb_job_requests_per_io(c[i].reads, c[i].ios, &other);
+		if (k != c[i].k || other != c[i].other)
+			return t_fail("%llu reads / %llu I/Os: %u + %llu, "
+				      "expected %u + %llu",
+				      (unsigned long long)c[i].reads,
+				      (unsigned long long)c[i].ios, k,
+				      (unsigned long long)other, c[i].k,
+				      (unsigned long long)c[i].other);
+	}
+	return t_pass();
+}
+
 int main(void)
 {
 	int ret = check_tolerance();
 	unsigned int i;
 
+	if (check_job_average())
+		ret = T_EXIT_FAIL;
+
 	for (i = 0; i < T_ARRAY_SIZE(cases); i++)
 		if (check_case(&cases[i]))
+			ret = T_EXIT_FAIL;
+	for (i = 0; i < T_ARRAY_SIZE(advice_cases); i++)
+		if (check_advice(&advice_cases[i]))
 			ret = T_EXIT_FAIL;
 	return t_done(ret);
 }
