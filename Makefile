@@ -74,7 +74,7 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 	$(EXTRA_CFLAGS)
 
 .PHONY: all lib shlib engine cli tests static test check install uninstall \
-	clean distclean deps kernel-test bench bench-full check-asan fuzz \
+	clean distclean deps kernel-test bench bench-full soak check-asan fuzz \
 	need-config format unit deb
 
 all: need-config lib shlib engine cli tests
@@ -225,6 +225,13 @@ fuzz:
 
 bench-full: all
 	bench/bench.sh --full
+
+# Randomized job soak: seeded fio jobs from the engine's and fio's
+# options, each verified, pool/pins/SysV back to baseline after each
+SECONDS ?= 150
+SEED ?= 1
+soak: all
+	t/soak.py --seed $(SEED) --seconds $(SECONDS)
 
 deps:
 	tools/deps.sh

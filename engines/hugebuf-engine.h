@@ -218,6 +218,9 @@ struct hbe_data {
 	struct io_uring ring;
 	bool ring_ok;
 	bool defer_taskrun;
+	bool taskrun_flag;	/* IORING_SQ_TASKRUN says work is waiting */
+	bool sqpoll;
+	bool iopoll;
 	struct hbe_uring_opts u;
 	unsigned int prepped;		/* SQEs since the last IOSQE_ASYNC */
 	struct cmdprio cmdprio;
@@ -234,6 +237,7 @@ struct hbe_data {
 	struct io_u **queued;
 	unsigned int nr_queued;
 	unsigned int sqes_pending;	/* prepared but not submitted */
+	unsigned int inflight;		/* io_us queued, not returned */
 	/* completed io_us waiting for ->event() */
 	struct io_u **events;
 	unsigned int nr_events;

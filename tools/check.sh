@@ -82,6 +82,13 @@ log=$(mktemp /tmp/hugebuf-check.XXXXXX)
 t/runtests.sh | tee "$log"
 count_stage "$log" "t/runtests.sh"
 
+# The randomized job soak (t/soak.py, make soak): a fixed seed for about
+# SOAK_SECONDS (150); HB_SKIP_SOAK=1 skips it.
+if [ "${HB_SKIP_SOAK:-0}" != 1 ]; then
+	t/soak.py --seed 1 --seconds "${SOAK_SECONDS:-150}" 2>&1 | tee "$log"
+	count_stage "$log" "t/soak.py"
+fi
+
 if [ "${HB_SKIP_ASAN:-0}" != 1 ]; then
 	tools/check-asan.sh 2>&1 | tee "$log"
 	count_stage "$log" "tools/check-asan.sh"
