@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The whole test command, from a fresh Debian clone: install what is
-# missing (root), configure, build, run the test suite (t/runtests.sh), the
+# missing (root), configure, build, run the test suite (t/runtests.sh), a
+# seeded random job soak (t/soak.py, SOAK_SECONDS, HB_SKIP_SOAK=1), the
 # ASan/UBSan + valgrind run (tools/check-asan.sh, HB_SKIP_ASAN=1 skips it),
 # a fuzzing smoke run (t/fuzz/run.sh, FUZZ_SECONDS per target, default 30;
 # HB_SKIP_FUZZ=1 skips it), the Debian packages and lintian
