@@ -6,8 +6,12 @@
 #   make test       run the test suite (t/runtests.sh)
 #   make unit       lib/ + unit tests without ./configure or fio (build-unit/)
 #   make static     statically linked tests + CLI in t/static/ (for qemu)
+#   make liburing-tests DEST=<liburing source>/test
+#                   our folio-boundary tests (t/liburing/) into liburing's
+#                   test suite
 #   make deps       (root, Debian) install build/test dependencies and the
 #                   fio source matching the installed fio
+#   make deb        the Debian packages (tools/deb-build.sh), in out/deb/
 #   make install    the library (header, libhugebuf.a, libhugebuf.so.*,
 #                   hugebuf.pc), the engine to $(LIBDIR)/fio, the CLI to
 #                   $(BINDIR), its bash completion; DESTDIR= and PREFIX=
@@ -70,8 +74,8 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 	$(EXTRA_CFLAGS)
 
 .PHONY: all lib shlib engine cli tests static test check install uninstall \
-	clean distclean deps kernel-test bench bench-full check-asan fuzz \
-	need-config format unit
+	clean distclean deps kernel-test bench bench-full soak check-asan fuzz \
+	need-config format unit deb
 
 all: need-config lib shlib engine cli tests
 
@@ -201,6 +205,13 @@ test: all
 check:
 	tools/check.sh
 
+# make liburing-tests DEST=<liburing source>/test: our folio-boundary
+# tests (t/liburing/, standalone liburing tests) copied there and listed in
+# its Makefile's test_srcs (tools/liburing-export.sh)
+.PHONY: liburing-tests
+liburing-tests:
+	tools/liburing-export.sh "$(DEST)"
+
 bench: all
 	bench/bench.sh
 
@@ -215,8 +226,19 @@ fuzz:
 bench-full: all
 	bench/bench.sh --full
 
+# Randomized job soak: seeded fio jobs from the engine's and fio's
+# options, each verified, pool/pins/SysV back to baseline after each
+SECONDS ?= 150
+SEED ?= 1
+soak: all
+	t/soak.py --seed $(SEED) --seconds $(SECONDS)
+
 deps:
 	tools/deps.sh
+
+# dpkg-buildpackage in a scratch copy of the tree, then lintian
+deb:
+	tools/deb-build.sh
 
 kernel-test: all static
 	kernel/ktest.sh

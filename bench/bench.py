@@ -15,6 +15,13 @@
 #          CLI's `hugebuf check --json` (kernel memory per registration)
 #   chunk  32 MiB I/O from plain (non-fixed) hugetlb buffers, chunk_size
 #          off and on: bandwidth and p50/p99 completion latency
+#   entries kernel entries per I/O: io_uring_enter calls of the whole fio
+#          process under `strace -f -c` for a fixed number_ios, hugebuf
+#          with its defaults against fio's io_uring in its best
+#          configuration (fixedbufs, mem=shmhuge): 4 KiB randread at
+#          iodepth 1 and 32, 128 KiB randread, 8 MiB randread and
+#          randwrite.  Counts, not times: strace slows the run, so these
+#          runs are separate from the timed ones.
 #
 # Every configuration of one point (workload, block size) runs back to
 # back inside a round, in a fresh order each round, so drift on a noisy
@@ -379,6 +386,61 @@ def run_point(ctx, cfg, rw, bs, extra=(), tag="sweep"):
     return r
 
 
+# kernel entries per I/O: (rw, bs, iodepth, number_ios); an 8 MiB point
+# stays within one pass over the default 2 GiB file
+ENTRY_POINTS = [("randread", "4K", 1, 2000), ("randread", "4K", 32, 8000),
+                ("randread", "128K", 16, 2000), ("randread", "8M", 16, 200),
+                ("randwrite", "8M", 16, 200)]
+# hugebuf with its defaults (hugetlb, fixed, DEFER_TASKRUN) and the
+# built-in in its best configuration; both with registered files
+ENTRY_CONFIGS = ("hugebuf hugetlb fixed", "io_uring shmhuge fixed")
+
+
+def entry_args(ctx, cfg):
+    if cfg.startswith("hugebuf"):
+        return ["--ioengine=external:" + ctx["engine"], "--registerfiles",
+                "--report=off"]
+    return ["--ioengine=io_uring", "--fixedbufs=1", "--registerfiles=1",
+            "--mem=shmhuge", "--hugepage-size=2M"]
+
+
+def run_entries(ctx, cfg, rw, bs, depth, nios):
+    """io_uring_enter calls of the whole fio process (every thread) for
+    @nios I/Os, counted by strace -f -c; the same way for both engines."""
+    sfd, spath = tempfile.mkstemp(prefix="hugebuf-bench-strace-")
+    os.close(sfd)
+    args = ["--name=entries", "--filename=" + ctx["path"],
+            "--size=" + ctx["size"], "--direct=1", "--thread",
+            "--randrepeat=0", "--norandommap", "--rw=" + rw, "--bs=" + bs,
+            "--iodepth=%d" % depth, "--number_ios=%d" % nios,
+            "--output-format=json"] + entry_args(ctx, cfg)
+    pool_settle()
+    try:
+        p = subprocess.run(["strace", "-f", "-c", "-e",
+                            "trace=io_uring_enter", "-o", spath,
+                            ctx["fio"]] + args, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        text = p.stdout.decode(errors="replace")
+        calls = 0
+        for line in open(spath):
+            f = line.split()
+            # "% time  seconds  usecs/call  calls  [errors]  syscall"
+            if f and f[-1] == "io_uring_enter":
+                calls = int(f[3])
+    finally:
+        os.unlink(spath)
+    if p.returncode:
+        raise FioError("fio under strace failed (%d): %s\n%s" % (
+            p.returncode, " ".join(args),
+            p.stderr.decode(errors="replace")))
+    j = json.loads(text[text.find("{"):])
+    d = j["jobs"][0]["write" if rw.endswith("write") else "read"]
+    ios = d["total_ios"]
+    return {"calls": calls, "ios": ios,
+            "per_io": calls / float(ios) if ios else None,
+            "load": loadavg()}
+
+
 # vectored fixed I/O against plain fixed at 8M: the same
 # hugetlb buffers, READV_FIXED with 4 iovecs whose cuts sit 4 KiB into
 # folios, against one READ_FIXED
@@ -511,10 +573,14 @@ def execute(plan, ctx, results_path):
     for rw in ("randread", "randwrite") if plan.chunks else ():
         jobs.append(("chunk", (rw, "32M")))
     jobs.append(("reg", None))
+    if ctx.get("strace"):
+        for pt in ENTRY_POINTS:
+            jobs.append(("entries", pt))
     jobs.append(("vec", None))
     jobs.append(("clone", None))
     nrun = len(plan.points) * len(cfgs) + 2 * len(plan.chunks) + \
-        len(VEC_VARIANTS) + len(CLONE_VARIANTS)
+        len(VEC_VARIANTS) + len(CLONE_VARIANTS) + \
+        (len(ENTRY_POINTS) * len(ENTRY_CONFIGS) if ctx.get("strace") else 0)
     nreg = len(plan.reg_sizes) * len(plan.reg_backings)
     est = plan.rounds * nrun * (plan.runtime + 0.7) + \
         (plan.rounds if plan.full else 1) * nreg * 1.5
@@ -569,6 +635,19 @@ def execute(plan, ctx, results_path):
                         continue
                     r.update({"type": "chunk", "round": rnd, "rw": rw,
                               "bs": bs, "chunk": ch})
+                    out.write(json.dumps(r) + "\n")
+            elif kind == "entries":
+                rw, bs, depth, nios = key
+                cs = list(ENTRY_CONFIGS)
+                rng.shuffle(cs)
+                for c in cs:
+                    r = retried("entries %s %s %s iodepth %d" % (
+                        c, rw, bs, depth), run_entries, ctx, c, rw, bs,
+                        depth, nios)
+                    if r is None:
+                        continue
+                    r.update({"type": "entries", "round": rnd, "rw": rw,
+                              "bs": bs, "iodepth": depth, "config": c})
                     out.write(json.dumps(r) + "\n")
             elif kind == "vec":
                 vs = sorted(VEC_VARIANTS)
@@ -647,6 +726,11 @@ def main():
             "plan": plan,
         }
         ctx["dev"] = whole_disk(ctx["path"])
+        ctx["strace"] = subprocess.run(
+            ["sh", "-c", "command -v strace"], stdout=subprocess.DEVNULL
+        ).returncode == 0
+        if not ctx["strace"]:
+            log("strace not found (make deps): no kernel entries per I/O")
         execute(plan, ctx, results)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import report

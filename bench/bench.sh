@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make bench       quick side-by-side run, under 3 minutes: hugebuf
+# make bench       quick side-by-side run, about 4 minutes: hugebuf
 #                  (4k/hugetlb, fixed) vs fio's io_uring (fixedbufs,
 #                  malloc/shmhuge) at 128K..32M randread and 8M randwrite,
 #                  a short registration-cost sweep; table, report, plots

@@ -69,6 +69,7 @@ class Data:
         self.meta, self.end = {}, {}
         self.sweep, self.chunk, self.reg, self.cli = {}, {}, {}, {}
         self.vec, self.clone = {}, {}
+        self.entries = {}
         for line in open(path):
             line = line.strip()
             if not line:
@@ -94,6 +95,10 @@ class Data:
                 self.vec.setdefault(r["variant"], {})[r["round"]] = r
             elif t == "clone":
                 self.clone.setdefault(r["variant"], {})[r["round"]] = r
+            elif t == "entries":
+                self.entries.setdefault(
+                    (r["rw"], r["bs"], r["iodepth"], r["config"]),
+                    {})[r["round"]] = r
         self.configs = self.meta.get("configs", [])
         self.builtin = set(self.meta.get("builtin", []))
         self.hugebuf = [c for c in self.configs if c not in self.builtin]
@@ -102,6 +107,41 @@ class Data:
             if (rw, bs) not in pts:
                 pts.append((rw, bs))
         self.points = sorted(pts, key=lambda p: (p[0], parse_size(p[1])))
+
+    def depth(self, rw, bs):
+        """The iodepth of a sweep point (meta's exceptions, else the
+        default)."""
+        for x in self.meta.get("point_iodepth", []):
+            f = x.split()
+            if f[0] == rw and f[1] == bs:
+                return int(f[-1])
+        return self.meta.get("iodepth", 0)
+
+    def entry_points(self):
+        pts = []
+        for rw, bs, depth, _ in self.entries:
+            if (rw, bs, depth) not in pts:
+                pts.append((rw, bs, depth))
+        return sorted(pts, key=lambda p: (p[0], parse_size(p[1]), p[2]))
+
+    def entry_vals(self, rw, bs, depth, cfg):
+        runs = self.entries.get((rw, bs, depth, cfg), {})
+        return [runs[k]["per_io"] for k in sorted(runs)
+                if runs[k].get("per_io") is not None]
+
+    def entry_configs(self):
+        """(hugebuf's, the built-in's) configuration of the entry runs"""
+        cs = sorted(set(k[3] for k in self.entries))
+        hb = [c for c in cs if c.startswith("hugebuf")]
+        bi = [c for c in cs if not c.startswith("hugebuf")]
+        return (hb[0] if hb else None), (bi[0] if bi else None)
+
+    def entry_ratios(self, rw, bs, depth):
+        hb, bi = self.entry_configs()
+        a = self.entries.get((rw, bs, depth, hb), {})
+        b = self.entries.get((rw, bs, depth, bi), {})
+        return [a[k]["per_io"] / b[k]["per_io"] for k in sorted(set(a) & set(b))
+                if a[k].get("per_io") is not None and b[k].get("per_io")]
 
     def vals(self, rw, bs, cfg, m):
         runs = self.sweep.get((rw, bs, cfg), {})
@@ -204,6 +244,79 @@ def extra_lines(d):
     return out
 
 
+def entry_cell(d, rw, bs, cfg):
+    """The sweep table's ent/IO: the entry runs' median at the point's
+    block size and depth, for the configurations they ran."""
+    v = d.entry_vals(rw, bs, d.depth(rw, bs), cfg)
+    return "%.3f" % med(v) if v else "-"
+
+
+# the CPU targets: 4 KiB randread (CPU per I/O = CPU per GiB at one block
+# size) and 8 MiB read and write
+CPU_POINTS = (("randread", "4K"), ("randread", "8M"), ("randwrite", "8M"))
+
+
+def cpu_rows(d):
+    """hugebuf's defaults against the built-in: per-round ratios of
+    CPU (leanest built-in) and bandwidth/IOPS (fastest), with the load
+    average over the point's runs."""
+    rows = []
+    for rw, bs in CPU_POINTS:
+        bw_ref, cpu_ref = d.best_builtin(rw, bs)
+        if not bw_ref or not d.vals(rw, bs, DEFAULT_HB, "mibs"):
+            continue
+        loads = [r["load"] for (a, b, _), runs in d.sweep.items()
+                 if (a, b) == (rw, bs) for r in runs.values()]
+        rows.append(["%s %s iodepth %d" % (rw, bs, d.depth(rw, bs)),
+                     "%s: %s" % (cpu_ref, fmt_ratio(
+                         d.ratios(rw, bs, DEFAULT_HB, cpu_ref, "cpu_gib"))),
+                     "%s: %s" % (bw_ref, fmt_ratio(
+                         d.ratios(rw, bs, DEFAULT_HB, bw_ref, "mibs"))),
+                     "%.1f–%.1f" % (min(loads), max(loads))])
+    return rows
+
+
+CPU_HEAD = ["point", "CPU ratio (per I/O = per GiB)",
+            "bandwidth (= IOPS) ratio", "load average"]
+
+
+def entry_rows(d):
+    """One row per entry point: hugebuf's and the built-in's
+    io_uring_enter calls per I/O, median (min-max) over the rounds, and
+    the per-round ratio."""
+    hb, bi = d.entry_configs()
+    rows = []
+    for rw, bs, depth in d.entry_points():
+        a = d.entry_vals(rw, bs, depth, hb)
+        b = d.entry_vals(rw, bs, depth, bi)
+        f = lambda x: "%.3f" % x
+        rows.append(["%s %s iodepth %d" % (rw, bs, depth),
+                     fmt_range(a, f) if a else "-",
+                     fmt_range(b, f) if b else "-",
+                     fmt_ratio(d.entry_ratios(rw, bs, depth))
+                     if a and b else "-"])
+    return rows
+
+
+ENTRY_HEAD = ["point", "hugebuf entries/IO", "built-in entries/IO",
+              "ratio"]
+
+
+def entry_lines(d):
+    rows = entry_rows(d)
+    if not rows:
+        return []
+    hb, bi = d.entry_configs()
+    out = ["kernel entries per I/O (io_uring_enter calls of the fio process, "
+           "strace -f -c, fixed number_ios):",
+           "hugebuf = %s (defaults), built-in = %s" % (hb, bi),
+           "  ".join("%-24s" % h for h in ENTRY_HEAD)]
+    for r in rows:
+        out.append("  ".join("%-24s" % c for c in r))
+    out.append("")
+    return out
+
+
 def console(d):
     m = d.meta
     print("device %s, file %s (%s), %gs per run, iodepth %d, %d rounds, "
@@ -215,7 +328,7 @@ def console(d):
     hdr = "%-9s %-4s %-22s %6s %10s %8s %7s %7s %6s %6s %6s %6s %6s" % (
         "workload", "bs", "engine", "MiB/s", "min-max", "CPUs/GiB",
         "p50 ms", "p99 ms", "req/IO", "bw/bi", "cpu/bi", "bw/pr",
-        "cpu/pr")
+        "cpu/pr") + " %6s" % "ent/IO"
     print(hdr)
     print("-" * len(hdr))
     for rw, bs in d.points:
@@ -242,10 +355,20 @@ def console(d):
                       fmt_cpu(med(cpu)) if cpu else "-",
                       med(d.vals(rw, bs, c, "p50")) / 1000,
                       med(d.vals(rw, bs, c, "p99")) / 1000,
-                      min(d.vals(rw, bs, c, "req_io")), rb, rc, pb, pc))
+                      min(d.vals(rw, bs, c, "req_io")), rb, rc, pb, pc) +
+                  " %6s" % entry_cell(d, rw, bs, c))
         print()
     for line in extra_lines(d):
         print(line)
+    for line in entry_lines(d):
+        print(line)
+    rows = cpu_rows(d)
+    if rows:
+        print("%s against the built-in, per-round ratios, median "
+              "(min-max):" % DEFAULT_HB)
+        for r in rows:
+            print("  %-26s CPU %s; bandwidth %s; load %s" % tuple(r))
+        print()
     print("bw/bi: hugebuf MiB/s over the fastest built-in configuration "
           "(*), cpu/bi: CPU-s/GiB over\nthe leanest (+); bw/pr, cpu/pr: "
           "over the built-in with the same memory and mode\n(4k = malloc, "
@@ -598,6 +721,29 @@ def markdown(d, outdir, plots):
     L.append(md_table(["point", "hugebuf", "MiB/s", "best built-in MiB/s",
                        "bandwidth ratio", "CPU s/GiB",
                        "leanest built-in CPU s/GiB", "CPU ratio"], rows))
+    rows = cpu_rows(d)
+    if rows:
+        L.append("\n### CPU of %s against the built-in\n" % DEFAULT_HB)
+        L.append("Per-round ratios, median (min–max); CPU against the "
+                 "leanest built-in configuration, bandwidth against the "
+                 "fastest.  At one block size CPU per I/O and CPU per GiB "
+                 "give the same ratio, and so do IOPS and bandwidth.  The "
+                 "load average is the 1-minute one at the start of each "
+                 "run of that point.\n")
+        L.append(md_table(CPU_HEAD, rows))
+    rows = entry_rows(d)
+    if rows:
+        hb, bi = d.entry_configs()
+        L.append("\n## Kernel entries per I/O\n")
+        L.append("`io_uring_enter` calls of the whole fio process "
+                 "(`strace -f -c -e trace=io_uring_enter`) over the I/Os "
+                 "fio completed, for a fixed `number_ios`; hugebuf is `%s` "
+                 "(its defaults: DEFER_TASKRUN), the built-in `%s`, both "
+                 "with registered files.  Counts, not times: these runs "
+                 "are separate from the timed ones, in the same rounds.  "
+                 "hugebuf's count includes lib's one-off kernel behaviour "
+                 "probe (one entry per process).\n" % (hb, bi))
+        L.append(md_table(ENTRY_HEAD, rows))
     rows = []
     for k in kr:
         for c in ("hugebuf 4k fixed", "hugebuf hugetlb fixed",

@@ -34,6 +34,20 @@ enum hbe_check {
 	HBE_CHECK_REQUIRE,
 };
 
+/*
+ * fio 3.41 (ioengine ops version 39) has these options in its io_uring
+ * and io_uring_cmd engines that 3.33 has not: NVMe FUA, write and verify
+ * command variants, the deallocate bit, metadata and protection
+ * information.  Built against such a fio, the engine takes them under the
+ * same names (engines/options.c says what each does here).
+ */
+#if FIO_IOOPS_VERSION >= 39
+#define HBE_FIO_341_OPTIONS 1
+enum { HBE_WMODE_WRITE = 1, HBE_WMODE_UNCOR, HBE_WMODE_ZEROES,
+       HBE_WMODE_VERIFY };
+enum { HBE_VMODE_READ = 1, HBE_VMODE_COMPARE };
+#endif
+
 struct hbe_options {
 	void *pad;		/* fio stores the thread_data pointer here */
 	/* ours */
@@ -64,6 +78,19 @@ struct hbe_options {
 	struct cmdprio_options cmdprio_options;
 	/* fio's io_uring_cmd: "nvme" (passthrough); unset: by the files */
 	char *cmd_type;
+#ifdef HBE_FIO_341_OPTIONS
+	/* fio 3.41's io_uring and io_uring_cmd options (engines/options.c) */
+	unsigned int readfua;
+	unsigned int writefua;
+	unsigned int write_mode;	/* HBE_WMODE_* */
+	unsigned int verify_mode;	/* HBE_VMODE_* */
+	unsigned int deac;
+	unsigned int md_per_io_size;
+	unsigned int pi_act;
+	char *pi_chk;
+	unsigned int apptag;
+	unsigned int apptag_mask;
+#endif
 };
 
 /* what the options ask of the ring and of every SQE */
@@ -191,6 +218,9 @@ struct hbe_data {
 	struct io_uring ring;
 	bool ring_ok;
 	bool defer_taskrun;
+	bool taskrun_flag;	/* IORING_SQ_TASKRUN says work is waiting */
+	bool sqpoll;
+	bool iopoll;
 	struct hbe_uring_opts u;
 	unsigned int prepped;		/* SQEs since the last IOSQE_ASYNC */
 	struct cmdprio cmdprio;
@@ -207,6 +237,7 @@ struct hbe_data {
 	struct io_u **queued;
 	unsigned int nr_queued;
 	unsigned int sqes_pending;	/* prepared but not submitted */
+	unsigned int inflight;		/* io_us queued, not returned */
 	/* completed io_us waiting for ->event() */
 	struct io_u **events;
 	unsigned int nr_events;

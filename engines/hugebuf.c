@@ -420,7 +420,15 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	unsigned int entries, cq;
 	int ret;
 
-	entries = hd->depth > pieces ? hd->depth : pieces;
+	/*
+	 * Room for every piece of every io_u, so a queued io_u always fits
+	 * (up to the cap; past it the SQ is flushed in ->queue): the engine
+	 * never answers FIO_Q_BUSY for SQ space.  fio 3.33 loses verify
+	 * state when a mixed rw job's io_u is sent back busy (t/soak.py
+	 * found it: bad header rand_seed with chunk_size and
+	 * iodepth_batch_submit > iodepth).
+	 */
+	entries = hd->depth * pieces;
 	if (entries > 4096)
 		entries = 4096;
 	cq = hd->depth * pieces;
@@ -448,14 +456,21 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 		 * refuses a source ring whose single issuer is another task
 		 * with -EEXIST (seen on 6.18).
 		 */
+		/*
+		 * TASKRUN_FLAG: the kernel sets IORING_SQ_TASKRUN while
+		 * deferred completions wait, so a reap that finds the CQ
+		 * empty knows without a syscall whether one would help.
+		 */
 		p.flags |= IORING_SETUP_SINGLE_ISSUER |
-			   IORING_SETUP_DEFER_TASKRUN;
+			   IORING_SETUP_DEFER_TASKRUN |
+			   IORING_SETUP_TASKRUN_FLAG;
 	}
 	ret = io_uring_queue_init_params(entries, &hd->ring, &p);
 	if (ret == -EINVAL && (p.flags & IORING_SETUP_DEFER_TASKRUN)) {
 		/* older kernel (< 6.1): go without deferred task work */
 		p.flags &= ~(IORING_SETUP_SINGLE_ISSUER |
-			     IORING_SETUP_DEFER_TASKRUN);
+			     IORING_SETUP_DEFER_TASKRUN |
+			     IORING_SETUP_TASKRUN_FLAG);
 		ret = io_uring_queue_init_params(entries, &hd->ring, &p);
 	}
 	if (ret == -EINVAL && hd->pt) {
@@ -485,6 +500,9 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	}
 	hd->ring_ok = true;
 	hd->defer_taskrun = p.flags & IORING_SETUP_DEFER_TASKRUN;
+	hd->taskrun_flag = p.flags & IORING_SETUP_TASKRUN_FLAG;
+	hd->sqpoll = p.flags & IORING_SETUP_SQPOLL;
+	hd->iopoll = p.flags & IORING_SETUP_IOPOLL;
 	/*
 	 * As fio master's io_uring engine: io_uring_enter() by registered
 	 * ring index, no fdget per call (5.18, e7a6c00dc77a); older kernels
@@ -777,6 +795,36 @@ static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
 	io_uring_sqe_set_data(sqe, pc);
 }
 
+/*
+ * The engine's only way into the kernel on the I/O path: one
+ * io_uring_enter() that submits every prepared SQE and, with
+ * IORING_ENTER_GETEVENTS, runs the ring's task work (with DEFER_TASKRUN
+ * that is what posts completions) and waits for @wait CQEs.  An SQPOLL
+ * ring that need not wait enters only to wake its thread.  Returns the
+ * SQEs submitted or -errno.
+ */
+static int hbe_enter(struct hbe_data *hd, unsigned int wait)
+{
+	int ret;
+
+	if (wait)
+		ret = io_uring_submit_and_wait(&hd->ring, wait);
+	else if (hd->sqpoll)
+		ret = io_uring_submit(&hd->ring);
+	else
+		ret = io_uring_submit_and_get_events(&hd->ring);
+	if (ret >= 0)
+		hd->sqes_pending = 0;
+	return ret;
+}
+
+/* errors of an entry that a later one retries: nothing is lost */
+static bool hbe_enter_retry(int ret)
+{
+	return ret == -EINTR || ret == -EAGAIN || ret == -EBUSY ||
+	       ret == -ETIME;
+}
+
 static int hbe_submit_piece(struct thread_data *td, struct hbe_data *hd,
 			   struct hbe_piece *pc)
 {
@@ -784,12 +832,11 @@ static int hbe_submit_piece(struct thread_data *td, struct hbe_data *hd,
 
 	sqe = io_uring_get_sqe(&hd->ring);
 	while (!sqe) {
-		int ret = io_uring_submit(&hd->ring);
+		/* SQ full (more pieces than entries): send what is there */
+		int ret = hbe_enter(hd, 0);
 
-		if (ret < 0 && ret != -EAGAIN && ret != -EBUSY &&
-		    ret != -EINTR)
+		if (ret < 0 && !hbe_enter_retry(ret))
 			return ret;
-		hd->sqes_pending = 0;
 		sqe = io_uring_get_sqe(&hd->ring);
 	}
 	hbe_prep_piece(td, hd, sqe, pc);
@@ -831,8 +878,6 @@ static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
 	n = ddir_rw(io_u->ddir) ? (io_u->xfer_buflen + chunk - 1) / chunk : 1;
 	if (!n)
 		n = 1;
-	if (io_uring_sq_space_left(&hd->ring) < n && hd->nr_queued)
-		return FIO_Q_BUSY;
 
 	io_u->ioprio = td->ioprio;
 	if (hd->cmdprio.mode != CMDPRIO_MODE_NONE)
@@ -869,13 +914,16 @@ static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
 		left -= l;
 	}
 	hd->queued[hd->nr_queued++] = io_u;
+	hd->inflight++;
 	return FIO_Q_QUEUED;
 }
 
 /*
  * FIO_ASYNCIO_SETS_ISSUE_TIME: the engine stamps issue_time when the I/O
- * really went to the kernel (after io_uring_enter), and tells fio it was
- * queued, so slat/clat are measured from submission like fio's io_uring.
+ * goes to the kernel, and tells fio it was queued, so slat/clat are
+ * measured from submission like fio's io_uring.  After the entry when it
+ * only submits (as fio's io_uring); just before it when the same entry
+ * also waits for a completion, whose wait belongs to clat.
  */
 static void hbe_mark_issued(struct thread_data *td, struct hbe_data *hd)
 {
@@ -897,41 +945,70 @@ static void hbe_mark_issued(struct thread_data *td, struct hbe_data *hd)
 	hd->nr_queued = 0;
 }
 
-static int hbe_submit_all(struct hbe_data *hd)
+/*
+ * CQEs to wait for in the entry that submits: when every io_u is in
+ * flight fio's next step is to wait for completions (its queue is full:
+ * backend.c wait_for_completions(), at least one, iodepth_batch_complete_min
+ * if more), so the submission can wait for them in the same entry, as
+ * fio's t/io_uring does.  Each io_u needs at least one CQE, so this never
+ * waits longer than fio would.  Otherwise 0: fio may queue more first.
+ */
+static unsigned int hbe_commit_wait(struct thread_data *td,
+				    struct hbe_data *hd)
+{
+	unsigned int n;
+
+	if (hd->sqpoll || hd->inflight < td->o.iodepth)
+		return 0;
+	n = td->o.iodepth_batch_complete_min;
+	if (!n)
+		n = 1;
+	return n < hd->inflight ? n : hd->inflight;
+}
+
+/* Submit what is prepared, waiting for @wait CQEs in the same entry. */
+static int hbe_submit_all(struct hbe_data *hd, unsigned int wait)
 {
 	int ret;
 
 	for (;;) {
-		ret = io_uring_submit(&hd->ring);
+		ret = hbe_enter(hd, wait);
 		if (ret >= 0)
-			break;
-		if (ret == -EINTR)
+			return 0;
+		if (ret == -EINTR || ret == -ETIME)
 			continue;
 		if (ret == -EAGAIN || ret == -EBUSY) {
-			/* make room: let completions run, then retry */
+			/*
+			 * No room (the kernel short of requests): let task
+			 * work post what completed, then retry.  Rare: the
+			 * CQ holds every piece in flight.
+			 */
 			io_uring_get_events(&hd->ring);
 			usleep(1);
 			continue;
 		}
 		return ret;
 	}
-	hd->sqes_pending = 0;
-	return 0;
 }
 
 static int hbe_commit(struct thread_data *td)
 {
 	struct hbe_data *hd = td->io_ops_data;
+	unsigned int wait;
 	int ret;
 
 	if (!hd->nr_queued && !hd->sqes_pending)
 		return 0;
-	ret = hbe_submit_all(hd);
+	wait = hbe_commit_wait(td, hd);
+	if (wait)
+		hbe_mark_issued(td, hd);
+	ret = hbe_submit_all(hd, wait);
 	if (ret) {
 		td_verror(td, -ret, "io_uring_submit");
 		return ret;
 	}
-	hbe_mark_issued(td, hd);
+	if (!wait)
+		hbe_mark_issued(td, hd);
 	return 0;
 }
 
@@ -954,6 +1031,7 @@ static void hbe_slot_done(struct hbe_data *hd, struct hbe_slot *s)
 /*
  * One CQE.  A short transfer is resubmitted for the remainder (0 = end of
  * file: the rest is reported as resid); -EAGAIN is resubmitted as is.
+ * The new SQE goes out with the engine's next entry.
  */
 static int hbe_complete_piece(struct thread_data *td, struct hbe_data *hd,
 			     struct hbe_piece *pc, int res)
@@ -994,57 +1072,86 @@ resubmit:
 	return 0;
 }
 
-static int hbe_reap(struct thread_data *td, struct hbe_data *hd,
-		   unsigned int max)
+/* The oldest CQE, or NULL: reads the ring, never enters the kernel. */
+static struct io_uring_cqe *hbe_cq_peek(struct io_uring *ring)
 {
 	struct io_uring_cqe *cqe;
-	unsigned int seen = 0;
+	unsigned int head;
 
-	while (hd->nr_events < max && !io_uring_peek_cqe(&hd->ring, &cqe)) {
+	io_uring_for_each_cqe(ring, head, cqe)
+		return cqe;
+	return NULL;
+}
+
+/* What the CQ holds, up to @max completed io_us: no syscall. */
+static void hbe_reap(struct thread_data *td, struct hbe_data *hd,
+		     unsigned int max)
+{
+	struct io_uring_cqe *cqe;
+
+	while (hd->nr_events < max && (cqe = hbe_cq_peek(&hd->ring))) {
 		struct hbe_piece *pc = io_uring_cqe_get_data(cqe);
 		int res = cqe->res;
 
 		io_uring_cqe_seen(&hd->ring, cqe);
-		seen++;
 		if (hd->pt)
 			res = hbe_nvme_result(hd, pc, res);
 		hbe_complete_piece(td, hd, pc, res);
 	}
-	return seen;
+}
+
+/*
+ * With an empty CQ and nothing to wait for, is an entry of any use?
+ * IOPOLL finds completions only by polling; DEFER_TASKRUN posts them only
+ * in an entry (IORING_SQ_TASKRUN says some wait, where the ring has the
+ * flag); prepared SQEs must go out.  A plain ring's completions arrive by
+ * task work on the way back to user space, an SQPOLL ring's in its thread.
+ */
+static bool hbe_entry_helps(struct hbe_data *hd)
+{
+	if (hd->sqes_pending || hd->iopoll)
+		return true;
+	if (!hd->defer_taskrun)
+		return false;
+	return !hd->taskrun_flag ||
+	       (IO_URING_READ_ONCE(*hd->ring.sq.kflags) & IORING_SQ_TASKRUN);
 }
 
 static int hbe_getevents(struct thread_data *td, unsigned int min,
 			unsigned int max, const struct timespec *t)
 {
 	struct hbe_data *hd = td->io_ops_data;
-	struct io_uring_cqe *cqe;
 	int ret;
 
 	(void)t;
 	hd->nr_events = 0;
 	if (max > hd->depth)
 		max = hd->depth;
-	if (hd->defer_taskrun)
-		io_uring_get_events(&hd->ring);
-	for (;;) {
-		hbe_reap(td, hd, max);
-		/* resubmitted remainders go out right away */
-		if (hd->sqes_pending) {
-			ret = hbe_submit_all(hd);
-			if (ret) {
-				td_verror(td, -ret, "io_uring_submit");
-				return ret;
-			}
-		}
-		if (hd->nr_events >= min || hd->nr_events >= max)
-			break;
-		ret = io_uring_wait_cqe(&hd->ring, &cqe);
-		if (ret && ret != -EINTR && ret != -EAGAIN &&
-		    ret != -ETIME) {
-			td_verror(td, -ret, "io_uring_wait_cqe");
+	if (min > max)
+		min = max;
+	hbe_reap(td, hd, max);
+	/*
+	 * Too few: one entry submits what reaping resubmitted, runs task
+	 * work and waits for the CQEs still missing (one io_u may take
+	 * more than one CQE: then the loop enters again).
+	 */
+	while (hd->nr_events < min) {
+		ret = hbe_enter(hd, min - hd->nr_events);
+		if (ret < 0 && !hbe_enter_retry(ret)) {
+			td_verror(td, -ret, "io_uring_enter");
 			return ret;
 		}
+		hbe_reap(td, hd, max);
 	}
+	if (!min && !hd->nr_events && hbe_entry_helps(hd)) {
+		ret = hbe_enter(hd, 0);
+		if (ret < 0 && !hbe_enter_retry(ret)) {
+			td_verror(td, -ret, "io_uring_enter");
+			return ret;
+		}
+		hbe_reap(td, hd, max);
+	}
+	hd->inflight -= hd->nr_events;
 	return hd->nr_events;
 }
 

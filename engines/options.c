@@ -156,6 +156,15 @@ struct fio_option hbe_option_table[] = {
 		.minval = IOPRIO_MIN_PRIO_CLASS + 1,
 		.maxval = IOPRIO_MAX_PRIO_CLASS, .interval = 1,
 		.help = "Set asynchronous IO priority class"),
+#ifdef IOPRIO_MAX_PRIO_HINT
+	/* fio's cmdprio code reads it (the ioprio's hint bits, 6.10+) */
+	HBE_OPT(.name = "cmdprio_hint",
+		.lname = "Asynchronous I/O priority hint", .type = FIO_OPT_INT,
+		.off1 = HBE_OFF(cmdprio_options.hint[DDIR_READ]),
+		.off2 = HBE_OFF(cmdprio_options.hint[DDIR_WRITE]),
+		.minval = IOPRIO_MIN_PRIO_HINT, .maxval = IOPRIO_MAX_PRIO_HINT,
+		.interval = 1, .help = "Set asynchronous IO priority hint"),
+#endif
 	HBE_OPT(.name = "cmdprio",
 		.lname = "Asynchronous I/O priority level", .type = FIO_OPT_INT,
 		.off1 = HBE_OFF(cmdprio_options.level[DDIR_READ]),
@@ -203,6 +212,76 @@ struct fio_option hbe_option_table[] = {
 	HBE_OPT(.name = "force_async", .lname = "Force async",
 		.type = FIO_OPT_INT, .off1 = HBE_OFF(force_async),
 		.help = "Set IOSQE_ASYNC every N requests"),
+#ifdef HBE_FIO_341_OPTIONS
+	/*
+	 * fio 3.41's io_uring / io_uring_cmd options.  The engine sends NVMe
+	 * Read and Write without FUA, metadata or protection information,
+	 * so lib's job check refuses a value that asks for more, in one line
+	 * naming the option (hb_jobplan_check(), check_nvme_extras());
+	 * pi_act, pi_chk, apptag and apptag_mask only act on a namespace
+	 * with protection information, which the engine refuses.
+	 */
+	HBE_OPT(.name = "readfua", .lname = "Read fua flag support",
+		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(readfua), .def = "0",
+		.help = "Set FUA flag (force unit access) for all Read "
+			"operations (refused: not sent by hugebuf)"),
+	HBE_OPT(.name = "writefua", .lname = "Write fua flag support",
+		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(writefua), .def = "0",
+		.help = "Set FUA flag (force unit access) for all Write "
+			"operations (refused: not sent by hugebuf)"),
+	HBE_OPT(.name = "write_mode", .lname = "NVMe write command",
+		.type = FIO_OPT_STR, .off1 = HBE_OFF(write_mode),
+		.def = "write",
+		.help = "NVMe command for writes: write (the only one hugebuf "
+			"sends), uncor, zeroes, verify",
+		.posval = {
+			{ .ival = "write", .oval = HBE_WMODE_WRITE,
+			  .help = "NVMe Write" },
+			{ .ival = "uncor", .oval = HBE_WMODE_UNCOR,
+			  .help = "Write Uncorrectable (refused)" },
+			{ .ival = "zeroes", .oval = HBE_WMODE_ZEROES,
+			  .help = "Write Zeroes (refused)" },
+			{ .ival = "verify", .oval = HBE_WMODE_VERIFY,
+			  .help = "Verify (refused)" },
+		}),
+	HBE_OPT(.name = "verify_mode", .lname = "NVMe verify command",
+		.type = FIO_OPT_STR, .off1 = HBE_OFF(verify_mode),
+		.def = "read",
+		.help = "NVMe command of the verify phase: read (the only one "
+			"hugebuf sends), compare",
+		.posval = {
+			{ .ival = "read", .oval = HBE_VMODE_READ,
+			  .help = "NVMe Read, data compared by fio" },
+			{ .ival = "compare", .oval = HBE_VMODE_COMPARE,
+			  .help = "NVMe Compare (refused)" },
+		}),
+	HBE_OPT(.name = "deac", .lname = "Deallocate bit for write zeroes",
+		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(deac), .def = "0",
+		.help = "Set DEAC for write zeroes (refused: hugebuf sends no "
+			"Write Zeroes)"),
+	HBE_OPT(.name = "md_per_io_size",
+		.lname = "Separate Metadata Buffer Size per I/O",
+		.type = FIO_OPT_INT, .off1 = HBE_OFF(md_per_io_size),
+		.def = "0",
+		.help = "Separate metadata buffer per I/O (only 0: hugebuf "
+			"registers data buffers only)"),
+	HBE_OPT(.name = "pi_act", .lname = "Protection Information Action",
+		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(pi_act), .def = "1",
+		.help = "PRACT bit (no effect: namespaces with protection "
+			"information are refused)"),
+	HBE_OPT(.name = "pi_chk", .lname = "Protection Information Check",
+		.type = FIO_OPT_STR_STORE, .off1 = HBE_OFF(pi_chk),
+		.help = "GUARD,REFTAG,APPTAG checking (no effect: namespaces "
+			"with protection information are refused)"),
+	HBE_OPT(.name = "apptag", .lname = "Application Tag",
+		.type = FIO_OPT_INT, .off1 = HBE_OFF(apptag), .def = "0x1234",
+		.help = "Application tag of protection information (no "
+			"effect here)"),
+	HBE_OPT(.name = "apptag_mask", .lname = "Application Tag Mask",
+		.type = FIO_OPT_INT, .off1 = HBE_OFF(apptag_mask),
+		.def = "0xffff",
+		.help = "Application tag mask (no effect here)"),
+#endif
 	{
 		.name = NULL,
 	},
@@ -332,6 +411,16 @@ int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
 	p->atomic_writes = o->atomic_writes;
 	p->uncached = o->uncached;
 	p->nowait = o->nowait;
+#ifdef HBE_FIO_341_OPTIONS
+	p->read_fua = o->readfua;
+	p->write_fua = o->writefua;
+	p->write_mode = o->write_mode == HBE_WMODE_UNCOR ? "uncor" :
+			o->write_mode == HBE_WMODE_ZEROES ? "zeroes" :
+			o->write_mode == HBE_WMODE_VERIFY ? "verify" : NULL;
+	p->verify_compare = o->verify_mode == HBE_VMODE_COMPARE;
+	p->deac = o->deac;
+	p->md_per_io_size = o->md_per_io_size;
+#endif
 	return 0;
 }
 

@@ -77,6 +77,24 @@ for t in /hugebuf/tests/*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
 	run "test:$(basename "$t")" "$t"
 done
+# liburing 2.9's runner (bash) with our exported folio-boundary tests and
+# its own registered-buffer tests, one at a time, from a copy on vda (the
+# tests keep their O_DIRECT scratch files in the current directory); its
+# skip is 77 with TEST_GNU_EXITCODE, its timeout a failure here
+if [ -f /hugebuf/liburing/list ]; then
+	rm -rf /mnt/liburing
+	cp -r /hugebuf/liburing /mnt/liburing
+	cd /mnt/liburing
+	for t in $(cat list); do
+		run "liburing:${t%.t}" sh -c 'TEST_GNU_EXITCODE=1 \
+			/usr/bin/bash ./runtests.sh "$1" >/tmp/lr.out 2>&1
+			rc=$?
+			cat /tmp/lr.out
+			grep -q "timed out" /tmp/lr.out && rc=124
+			exit $rc' sh "$t"
+	done
+	cd "$HUGEBUF_TEST_DIR"
+fi
 # the same data-verified suite with its files on the NVMe namespace
 mkdir -p /nvme
 nvme_fs=0

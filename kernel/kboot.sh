@@ -3,7 +3,9 @@
 #
 # kernel/kboot.sh: the guests of kernel/ktest.sh, sourced by it.  One
 # initramfs per kernel (static busybox, t/static's tests and CLI,
-# kernel/static's probes, fio and the engine with their libraries, and
+# kernel/static's probes, fio and the engine with their libraries,
+# liburing's runtests.sh with our exported and its registered-buffer tests
+# and bash, and
 # kernel/guest-init.sh as /init), a fresh ext4 disk on virtio-blk and an
 # emulated NVMe namespace, and one qemu (TCG) boot whose serial console is
 # the guest's whole report.  No guest sets HUGEBUF_KERNEL: each is
@@ -48,6 +50,31 @@ make_fio_job() {	# $1 = output
 	} >"$1"
 }
 
+# liburing's runtests.sh and the test programs of $KTEST_LIBURING ("DIR
+# NAME.t...", built by tools/liburing-check.sh, linked with liburing.a and
+# the host's libc) into /hugebuf/liburing with bash and the libraries;
+# list names them in order
+copy_liburing_tests() {	# $1 = root
+	local root=$1 dir t lib
+	[ -n "$KTEST_LIBURING" ] || return 0
+	set -- $KTEST_LIBURING
+	dir=$1
+	shift
+	mkdir -p "$root/hugebuf/liburing"
+	cp "$dir/runtests.sh" "$root/hugebuf/liburing/" ||
+		die "no runtests.sh in $dir"
+	copy_with_libs /usr/bin/bash "$root"
+	for t in "$@"; do
+		cp "$dir/$t" "$root/hugebuf/liburing/" || die "no $dir/$t"
+		for lib in $(ldd "$dir/$t" 2>/dev/null | grep -o '/[^ ]*'); do
+			[ -e "$root$lib" ] && continue
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+		echo "$t"
+	done >"$root/hugebuf/liburing/list"
+}
+
 build_initramfs() {	# $1 = label, $2 = output
 	local root=$WORK/root-$1 f
 	rm -rf "$root"
@@ -75,6 +102,7 @@ build_initramfs() {	# $1 = label, $2 = output
 		copy_with_libs "$(readlink -f "$KTEST_ENGINE")" "$root"
 		cp "$KTEST_ENGINE" "$root/hugebuf/engine/hugebuf.so"
 	fi
+	copy_liburing_tests "$root"
 	cp "$WORK/fio.job" "$root/hugebuf/fio.job"
 	cp "$TOP/examples/nvme-passthrough.fio" "$root/hugebuf/"
 	{

@@ -29,6 +29,11 @@
 #   KTEST_ENGINE        fio engine [<top>/engines/hugebuf.so]
 #   KTEST_FIO_JOB       fio job [<top>/examples/hugepage-randread-8m.fio]
 #   KTEST_EXTRA         extra static binaries to run like the tests [""]
+#   KTEST_LIBURING      "DIR NAME.t..." of liburing tests to run with its
+#                       runtests.sh in every guest [the line of
+#                       tools/liburing-check.sh --build-only: our exported
+#                       tests and liburing 2.9's registered-buffer tests];
+#                       "none" runs none
 #   KTEST_KERNELS       which kernels to build and boot
 #                       [unpatched patched 6.12]
 #   KTEST_JOBS          make -j [3]
@@ -67,6 +72,7 @@ KTEST_PROBEDIR=${KTEST_PROBEDIR:-$TOP/kernel/static}
 KTEST_ENGINE=${KTEST_ENGINE:-$TOP/engines/hugebuf.so}
 KTEST_FIO_JOB=${KTEST_FIO_JOB:-$TOP/examples/hugepage-randread-8m.fio}
 KTEST_EXTRA=${KTEST_EXTRA:-}
+KTEST_LIBURING=${KTEST_LIBURING:-}
 KTEST_KERNELS=${KTEST_KERNELS:-unpatched patched 6.12}
 KTEST_JOBS=${KTEST_JOBS:-3}
 KTEST_MEM=${KTEST_MEM:-3G}
@@ -167,7 +173,7 @@ run_output() {	# $1 = log, $2 = run name
 # parse one console log, count results and fill R[<label>,<field>]
 collect() {	# $1 = label, $2 = qemu exit status
 	local k=$1 log=$WORK/console-$1.log.txt p=0 f=0 s=0 name rc bad
-	local np=0 nf=0 ns=0 ok fld pp=0 pf=0 qp=0 qf=0 json
+	local np=0 nf=0 ns=0 ok fld pp=0 pf=0 qp=0 qf=0 json lp=0 lf=0 ls=0
 	if ! grep -q '^@@KTEST END' "$log"; then
 		count fail "$k: guest did not finish (qemu exit $2, see console log)"
 		R[$k,hang]=yes
@@ -189,6 +195,9 @@ collect() {	# $1 = label, $2 = qemu exit status
 		nvme:test:*:p) np=$((np + 1)) ;;
 		nvme:test:*:f) nf=$((nf + 1)) ;;
 		nvme:test:*:s) ns=$((ns + 1)) ;;
+		liburing:*:p) lp=$((lp + 1)) ;;
+		liburing:*:f) lf=$((lf + 1)) ;;
+		liburing:*:s) ls=$((ls + 1)) ;;
 		test:*:p) p=$((p + 1)) ;;
 		test:*:f) f=$((f + 1)) ;;
 		test:*:s) s=$((s + 1)) ;;
@@ -196,6 +205,7 @@ collect() {	# $1 = label, $2 = qemu exit status
 	done < <(grep -a '^@@KTEST RESULT ' "$log")
 	R[$k,suite]="$p/$f/$s"
 	R[$k,nvsuite]="$np/$nf/$ns"
+	R[$k,liburing]="$lp/$lf/$ls"
 	R[$k,pt]="$pp/$pf"
 	R[$k,ptpath]="$qp/$qf"
 	R[$k,ptjobs]=$(grep -a '^PT job=' "$log" | awk '{
@@ -277,6 +287,7 @@ print_table() {
 	row "hugebuf check: coalesced/matches model" verdict
 	row "suite passed/failed/skipped" suite
 	row "suite on NVMe passed/failed/skipped" nvsuite
+	row "liburing runtests.sh passed/failed/skipped" liburing
 	row "nvme0n1 max_hw_sectors_kb" nv_max_hw_sectors_kb
 	row "nvme0n1 max_sectors_kb" nv_max_sectors_kb
 	row "nvme0n1 max_segments" nv_max_segments
@@ -422,6 +433,24 @@ print_profile() {	# dir with console-<kernel>.log.txt, kernels...
 
 # ---- main ------------------------------------------------------------------
 
+# liburing's runner and tests for the guests (kboot.sh copies them): built
+# by tools/liburing-check.sh unless KTEST_LIBURING names them; a source
+# that cannot be had is one counted skip, a build that fails one failure
+find_liburing_tests() {
+	local out rc
+	[ "$KTEST_LIBURING" = none ] && { KTEST_LIBURING=; return 0; }
+	[ -n "$KTEST_LIBURING" ] && return 0
+	out=$("$TOP/tools/liburing-check.sh" --build-only 2>"$WORK/liburing.log")
+	rc=$?
+	case $rc in
+	0) KTEST_LIBURING=$(printf '%s\n' "$out" | tail -n 1) ;;
+	77) count skip "liburing tests in the guests: $(printf '%s\n' "$out" | tail -n 1)" ;;
+	*) count fail "liburing tests in the guests: tools/liburing-check.sh --build-only failed: $(tail -n 1 "$WORK/liburing.log")" ;;
+	esac
+	[ -z "$KTEST_LIBURING" ] ||
+		log "liburing tests for the guests: $KTEST_LIBURING"
+}
+
 main() {
 	local mode=run k img rc f
 	case "${1:-}" in
@@ -458,6 +487,7 @@ main() {
 	[ -d "$KTEST_BINDIR" ] || log "warning: $KTEST_BINDIR missing (run 'make static'): only the probe runs"
 	[ -x "$KTEST_BINDIR/hugebuf" ] || log "warning: no $KTEST_BINDIR/hugebuf: 'hugebuf check' skipped"
 	[ -f "$KTEST_ENGINE" ] || log "warning: no $KTEST_ENGINE: fio run skipped"
+	find_liburing_tests
 	for k in $KTEST_KERNELS; do
 		case $k in
 		unpatched) img=$IMG_U ;;

@@ -1128,6 +1128,14 @@ struct hb_jobplan {
 	const char *job_name;
 	const char *cmd_type;		/* NULL/"": by the files, "nvme", "none" */
 	bool atomic_writes, uncached, nowait;
+	/*
+	 * fio 3.41's NVMe command variants (readfua, writefua, write_mode,
+	 * verify_mode, deac, md_per_io_size): what the job asks for beyond
+	 * plain Read and Write of data (@write_mode NULL: Write)
+	 */
+	bool read_fua, write_fua, verify_compare, deac;
+	const char *write_mode;
+	unsigned int md_per_io_size;
 
 	/* --- results (valid when the check returned 0) --- */
 	struct hb_kmodel km;		/* the running kernel's model */

@@ -131,6 +131,46 @@ static int check_passthrough(struct hb_jobplan *p)
 	return 0;
 }
 
+/*
+ * fio 3.41's io_uring engines can set NVMe's FUA bit, send Write
+ * Uncorrectable, Write Zeroes (with DEAC), Verify or Compare instead of
+ * Write and Read, and carry a metadata buffer per I/O.  hugebuf sends
+ * Read and Write of data from its registered buffers only, and refuses
+ * namespaces with metadata, so each of these is refused by name rather
+ * than run as something else.
+ */
+static int check_nvme_extras(const struct hb_jobplan *p)
+{
+	const char *opt = NULL, *what = NULL;
+	char wm[64];
+
+	if (p->read_fua) {
+		opt = "readfua=1";
+		what = "NVMe's FUA bit on reads";
+	} else if (p->write_fua) {
+		opt = "writefua=1";
+		what = "NVMe's FUA bit on writes";
+	} else if (p->write_mode) {
+		snprintf(wm, sizeof(wm), "write_mode=%s", p->write_mode);
+		opt = wm;
+		what = "another NVMe command than Write";
+	} else if (p->verify_compare) {
+		opt = "verify_mode=compare";
+		what = "NVMe Compare";
+	} else if (p->deac) {
+		opt = "deac=1";
+		what = "Write Zeroes with its deallocate bit";
+	} else if (p->md_per_io_size) {
+		opt = "md_per_io_size";
+		what = "a metadata buffer per I/O";
+	}
+	if (!opt)
+		return 0;
+	return hb_seterr(EINVAL, "%s asks for %s, which hugebuf does not "
+			 "send (data Read and Write only): drop it, or run "
+			 "fio's io_uring_cmd engine for it", opt, what);
+}
+
 /* ------------------------------------------------------------------ */
 /* backing: backing=/hugepage_size= or mem=, and the head offset       */
 /* ------------------------------------------------------------------ */
@@ -512,6 +552,8 @@ int hb_jobplan_check(struct hb_jobplan *p)
 		ret = check_cmd_type(p);
 	if (!ret)
 		ret = check_passthrough(p);
+	if (!ret)
+		ret = check_nvme_extras(p);
 	if (!ret)
 		ret = plan_backing(p);
 	if (!ret)

@@ -2,11 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The whole test command, from a fresh Debian clone: install what is
-# missing (root), configure, build, run the test suite (t/runtests.sh), the
+# missing (root), configure, build, run the test suite (t/runtests.sh), a
+# seeded random job soak (t/soak.py, SOAK_SECONDS, HB_SKIP_SOAK=1), the
 # ASan/UBSan + valgrind run (tools/check-asan.sh, HB_SKIP_ASAN=1 skips it),
 # a fuzzing smoke run (t/fuzz/run.sh, FUZZ_SECONDS per target, default 30;
-# HB_SKIP_FUZZ=1 skips it) and the 6.1 kernel-patch harness under qemu
-# (kernel/ktest.sh; HB_SKIP_KERNEL=1 skips it).  Prints one closing line that adds up every stage:
+# HB_SKIP_FUZZ=1 skips it), the Debian packages and lintian
+# (tools/deb-build.sh, HB_SKIP_DEB=1), the engine against a second fio
+# (tools/fio-build.sh --check, HB_SKIP_FIO2=1), our exported tests and
+# liburing's registered-buffer tests in liburing 2.9's tree
+# (tools/liburing-check.sh, HB_SKIP_LIBURING=1) and the 6.1 kernel-patch
+# harness under qemu (kernel/ktest.sh; HB_SKIP_KERNEL=1 skips it).  Prints
+# one closing line that adds up every stage:
 # "N passed, N failed, N skipped", and before it the stages' sub-check
 # totals "sub-checks: N passed, N failed, N skipped" (from each stage's own
 # "sub-checks:" line; a stage without one adds nothing there).
@@ -77,6 +83,13 @@ log=$(mktemp /tmp/hugebuf-check.XXXXXX)
 t/runtests.sh | tee "$log"
 count_stage "$log" "t/runtests.sh"
 
+# The randomized job soak (t/soak.py, make soak): a fixed seed for about
+# SOAK_SECONDS (150); HB_SKIP_SOAK=1 skips it.
+if [ "${HB_SKIP_SOAK:-0}" != 1 ]; then
+	t/soak.py --seed 1 --seconds "${SOAK_SECONDS:-150}" 2>&1 | tee "$log"
+	count_stage "$log" "t/soak.py"
+fi
+
 if [ "${HB_SKIP_ASAN:-0}" != 1 ]; then
 	tools/check-asan.sh 2>&1 | tee "$log"
 	count_stage "$log" "tools/check-asan.sh"
@@ -86,18 +99,49 @@ if [ "${HB_SKIP_FUZZ:-0}" != 1 ]; then
 	count_stage "$log" "t/fuzz/run.sh"
 fi
 
-# The engine against a second fio: Debian 13's 3.39, built once into
-# /var/tmp/hugebuf-fio (tools/fio-build.sh); 77 = the mirror does not
-# serve that source package, a skip.
-if [ "${HB_SKIP_FIO2:-0}" != 1 ]; then
-	tools/fio-build.sh --check >"$log" 2>&1
+# The Debian packages: dpkg-buildpackage in a scratch copy, then lintian
+# (tools/deb-build.sh: exit 0 only with no lintian error); installing
+# them is tools/fresh-root.sh's step, not a developer machine's.
+if [ "${HB_SKIP_DEB:-0}" != 1 ]; then
+	tools/deb-build.sh >"$log" 2>&1
 	rc=$?
-	tail -n 20 "$log"
-	case $rc in
-	0) passed=$((passed + 1)) ;;
-	77) skipped=$((skipped + 1)) ;;
-	*) failed=$((failed + 1)); echo "check: the second fio stage failed" ;;
-	esac
+	tail -n 12 "$log"
+	if [ $rc = 0 ]; then
+		passed=$((passed + 1))
+		echo "PASS  Debian packages built, lintian: no errors"
+	else
+		failed=$((failed + 1))
+		echo "check: the Debian package stage failed (tools/deb-build.sh)"
+	fi
+fi
+
+# The engine against a second fio: sid's 3.41, built once into
+# /var/tmp/hugebuf-fio (tools/fio-build.sh), and every fio-facing test run
+# with it (counted like the suite's); 77 = the mirror does not serve that
+# source, one skip.
+if [ "${HB_SKIP_FIO2:-0}" != 1 ]; then
+	tools/fio-build.sh --check 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" = 77 ]; then
+		skipped=$((skipped + 1))
+	else
+		count_stage "$log" "tools/fio-build.sh --check"
+	fi
+fi
+
+# Our exported folio-boundary tests (t/liburing/) and liburing's own
+# registered-buffer tests, built and run inside Debian 13's liburing 2.9
+# source with its Makefile and runtests.sh (tools/liburing-check.sh, cached
+# in /var/tmp/hugebuf-liburing); 77 = the source cannot be had, one skip.
+if [ "${HB_SKIP_LIBURING:-0}" != 1 ]; then
+	tools/liburing-check.sh >"$log" 2>&1
+	rc=$?
+	tail -n 40 "$log"
+	if [ $rc = 77 ]; then
+		skipped=$((skipped + 1))
+	else
+		count_stage "$log" "tools/liburing-check.sh"
+	fi
 fi
 
 if [ "${HB_SKIP_KERNEL:-0}" != 1 ] && [ -x kernel/ktest.sh ]; then

@@ -27,7 +27,8 @@ clang:clang libfuzzer:libclang-rt-dev valgrind:valgrind
 python3:python3 gnuplot:gnuplot-nox git:git
 mkfs.ext4:e2fsprogs losetup:mount setpriv:util-linux pgrep:procps
 ip:iproute2 ss:iproute2 dmsetup:dmsetup timeout:coreutils
-mandoc:mandoc readelf:binutils cmp:diffutils"
+mandoc:mandoc readelf:binutils cmp:diffutils flock:util-linux
+dh:debhelper lintian:lintian strace:strace"
 ours=hugebuf-deb-src
 . "$top/tools/apt-sources.sh"
 

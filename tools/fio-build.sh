@@ -1,13 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Build a second fio from a Debian source package, to build and test the
-# engine against it: by default fio 3.39 from Debian 13 (trixie).  The
-# source comes from the mirror this machine already uses (a deb-src entry
-# derived from its apt sources by tools/apt-sources.sh, kept in a private apt
-# state so the system's sources and lists are not touched).
+# Build a second fio from Debian's source of another release, to build and
+# test the engine against it: by default fio 3.41 from sid.  The source
+# comes from the mirror this machine already uses: a deb-src entry derived
+# from its apt sources (tools/apt-sources.sh), kept in a private apt state
+# so the system's sources and lists are not touched.  Only the upstream
+# tarball (fio_VERSION.orig.tar.gz) is fetched, checked against the SHA-256
+# the Sources index gives for it: the mirror serves it where the .dsc and
+# Debian's packaging tarball are not served, and the engine needs fio's
+# own sources only.
 #
-#   tools/fio-build.sh [--check] [VERSION [SUITE]]   (default: 3.39 trixie)
+#   tools/fio-build.sh [--check] [VERSION [SUITE]]   (default: 3.41 sid)
 #
 # Result, cached outside the clone (HB_FIO_CACHE, default
 # /var/tmp/hugebuf-fio): VERSION/fio-VERSION/ is the configured source tree
@@ -19,8 +23,10 @@
 #
 # --check (the make check stage): also build the engine against that fio
 # in a copy of this tree (VERSION/hugebuf/, the clone's own build stays as
-# it is) and run t/fio-examples.sh with that fio and engine.  Exit 77
-# (skip) when the mirror does not serve the source.
+# it is) and run every fio-facing test with that fio and engine
+# (HB_FIO2_TESTS), the load-time guard both ways included (the engine
+# built for one fio inside the other); the runner's counts are the
+# stage's.  Exit 77 (skip) when the mirror does not serve the source.
 set -eu
 
 check=0
@@ -30,8 +36,8 @@ if [ "${1:-}" = --check ]; then
 fi
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-ver=${1:-3.39}
-suite=${2:-trixie}
+ver=${1:-3.41}
+suite=${2:-sid}
 cache=${HB_FIO_CACHE:-/var/tmp/hugebuf-fio}
 dir=$cache/$ver
 tree=$dir/fio-$ver
@@ -59,8 +65,7 @@ apt_private() {
 fetch() {
 	local codename src
 	command -v apt-get >/dev/null 2>&1 || die "apt-get not found"
-	command -v dpkg-source >/dev/null 2>&1 ||
-		die "dpkg-source not found: apt-get install dpkg-dev (make deps)"
+	[ -x /usr/lib/apt/apt-helper ] || die "/usr/lib/apt/apt-helper not found"
 	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 	[ -n "$codename" ] || die "no VERSION_CODENAME in /etc/os-release"
 	. "$top/tools/apt-sources.sh"
@@ -81,14 +86,41 @@ fetch() {
 		die "no enabled apt source for $codename to derive a $suite deb-src entry from"
 	apt_private update >"$apt/update.log" 2>&1 ||
 		die "apt-get update of the $suite deb-src entry failed: see $apt/update.log"
-	(cd "$tmp" && apt_private source "fio/$suite" >"$dir/fetch.log" 2>&1) &&
-		return 0
-	rm -rf "$tmp"
-	if grep -q '404' "$dir/fetch.log"; then
-		echo "fio-build: the mirror lists fio's $suite source but does not serve its files (404): see $dir/fetch.log" >&2
+	fetch_orig
+}
+
+# The upstream tarball of fio VERSION from SUITE's Sources index: its URI,
+# size and SHA-256 as apt prints them ('URI' NAME SIZE SHA256:HEX), fetched
+# by apt's own downloader, which checks the hash.
+fetch_orig() {
+	local line uri name hash
+	apt_private source --print-uris "fio/$suite" >"$dir/uris.log" 2>&1 ||
+		die "the $suite Sources index has no fio: see $dir/uris.log"
+	line=$(grep -E "^'[^']*/fio_${ver}\.orig\.tar\.[a-z0-9]+' " \
+		"$dir/uris.log" | head -n 1)
+	if [ -z "$line" ]; then
+		echo "fio-build: $suite's Sources index lists no fio_$ver.orig tarball: see $dir/uris.log" >&2
 		exit 77
 	fi
-	die "apt-get source fio/$suite failed: see $dir/fetch.log"
+	uri=$(echo "$line" | cut -d"'" -f2)
+	name=$(echo "$line" | awk '{print $2}')
+	hash=$(echo "$line" | awk '{print $4}')
+	case $hash in
+	SHA256:*) ;;
+	*) die "no SHA-256 for $name in $suite's Sources index (got '$hash')" ;;
+	esac
+	if ! /usr/lib/apt/apt-helper download-file "$uri" "$tmp/$name" \
+		"$hash" >"$dir/fetch.log" 2>&1; then
+		rm -rf "$tmp"
+		if grep -q '404' "$dir/fetch.log"; then
+			echo "fio-build: the mirror lists $name but does not serve it (404): see $dir/fetch.log" >&2
+			exit 77
+		fi
+		die "downloading $name failed: see $dir/fetch.log"
+	fi
+	tar -xf "$tmp/$name" -C "$tmp" ||
+		die "$name does not unpack"
+	rm -f "$tmp/$name"
 }
 
 if ! built; then
@@ -103,7 +135,7 @@ if ! built; then
 	tmp=$(mktemp -d "$dir/src.XXXXXX")
 	fetch
 	d=$(find "$tmp" -maxdepth 1 -type d -name 'fio-*' | head -n 1)
-	[ -n "$d" ] || die "apt-get source produced no fio tree in $tmp"
+	[ -n "$d" ] || die "$suite's fio_$ver.orig tarball holds no fio-* tree"
 	got=$(sed -n 's/^DEF_VER=//p' "$d/FIO-VERSION-GEN")
 	[ "$got" = "fio-$ver" ] || die "$suite has $got, not fio-$ver"
 	# as tools/deps.sh configures the installed fio's source
@@ -133,7 +165,16 @@ mkdir -p "$copy"
 (cd "$copy" && ./configure --fio="$tree/fio" --fio-source="$tree" \
 	>configure.log 2>&1) ||
 	die "configure against fio-$ver failed: see $copy/configure.log"
-(cd "$copy" && make -j"$(nproc)" engine cli >make.log 2>&1) ||
+(cd "$copy" && make -j"$(nproc)" engine cli t/hugebuf-abitest.so \
+	>make.log 2>&1) ||
 	die "the engine does not build against fio-$ver: see $copy/make.log"
+# every test that runs fio (the C tests do not), from the copy so that
+# its engine and CLI are the ones built for this fio; the guard test also
+# loads each engine into the other fio
+tests=${HB_FIO2_TESTS:-$(cd "$copy" && ls t/fio-*.sh t/badinput.sh \
+	t/docs-match.sh 2>/dev/null)}
+cd "$copy" || die "no $copy"
 FIO=$tree/fio HUGEBUF_ENGINE=$copy/engines/hugebuf.so \
-	HUGEBUF_CLI=$copy/cli/hugebuf "$copy/t/fio-examples.sh"
+	HUGEBUF_CLI=$copy/cli/hugebuf HUGEBUF_OTHER_FIO=$(command -v fio) \
+	HUGEBUF_OTHER_ENGINE=$top/engines/hugebuf.so \
+	t/runtests.sh $tests

@@ -10,14 +10,21 @@
 #   examples/run-main.sh     (skipped with --check-only)
 #   make check               (tools/check.sh with --check-only: a base
 #                             system has no make until make deps ran)
+#   tools/deb-check.sh --build
+#                            the Debian packages: dpkg-buildpackage and
+#                            lintian (tools/deb-build.sh), apt-get install
+#                            ./....deb, the CLI and an example job from the
+#                            installed paths, purge, nothing left behind
 #
 # It is a chroot, not a VM: the kernel, /proc, /sys, the hugepage pools and
-# the disks are this machine's.  Prints the test command's closing line
-# "N passed, N failed, N skipped" last.
+# the disks are this machine's.  Prints the closing line "N passed, N
+# failed, N skipped" last: the test command's and the package step's added.
 #
 # Usage: tools/fresh-root.sh [options] [REPO]
 #   REPO              git repository to clone, HEAD (default: this tree)
-#   --check-only      only the test command
+#   --check-only      only the test command (and the package step)
+#   --no-deb          without the package step
+#   --deb-only        only the package step (after tools/deps.sh)
 #   --env VAR=VALUE   pass to the commands (repeatable); HB_*, FUZZ_*,
 #                     KTEST_* and HUGEBUF_* of the environment pass too,
 #                     e.g. HB_SKIP_KERNEL=1 HB_SKIP_FUZZ=1 HB_SKIP_ASAN=1
@@ -27,7 +34,8 @@
 #   --rebase          debootstrap again instead of using the cached base
 #   --keep            leave the root in place afterwards (unmounted)
 #   --shell           open a shell in the root instead of the commands
-# Exit status: that of the last command run in the root.
+# Exit status: the test command's (tools/deps.sh's with --deb-only), or
+# when that is 0, the package step's.
 set -u -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +46,8 @@ check_only=0
 rebase=0
 keep=0
 shell=0
+deb=1
+deb_only=0
 envs=()
 
 die() {
@@ -49,6 +59,8 @@ log() { echo "fresh-root: $*" >&2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--check-only) check_only=1 ;;
+	--no-deb) deb=0 ;;
+	--deb-only) deb_only=1 ;;
 	--env) shift; envs+=("${1:?--env needs VAR=VALUE}") ;;
 	--env=*) envs+=("${1#--env=}") ;;
 	--suite) shift; suite=${1:?} ;;
@@ -212,7 +224,11 @@ out=$root.log
 : >"$out"
 rc=0
 [ ${#envs[@]} -gt 0 ] && log "environment: ${envs[*]}"
-if [ "$check_only" = 0 ]; then
+[ "$deb_only" = 1 ] && [ "$deb" = 0 ] &&
+	die "--deb-only and --no-deb leave nothing to run"
+if [ "$deb_only" = 1 ]; then
+	:
+elif [ "$check_only" = 0 ]; then
 	log "== examples/run-main.sh"
 	run "examples/run-main.sh" 2>&1 | tee -a "$out"
 	rc=$?
@@ -224,10 +240,41 @@ else
 	cmd="tools/check.sh"
 	run "command -v make >/dev/null" && cmd="make check"
 fi
-log "== $cmd"
-run "$cmd" 2>&1 | tee -a "$out"
-rc=$?
-t=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
-log "$cmd exited $rc (log $out), commit $head, suite $suite, mirror $mirror"
+t=
+if [ "$deb_only" = 0 ]; then
+	log "== $cmd"
+	run "$cmd" 2>&1 | tee -a "$out"
+	rc=$?
+	t=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	log "$cmd exited $rc (log $out), commit $head, suite $suite, mirror $mirror"
+else
+	# a base system has neither the build tools nor the fio source
+	log "== tools/deps.sh"
+	run "tools/deps.sh" 2>&1 | tee -a "$out"
+	rc=$?
+	[ "$rc" = 0 ] || t="0 passed, 1 failed, 0 skipped"
+fi
+
+# the Debian packages, built, installed, used and purged in the root
+if [ "$deb" = 1 ] && { [ "$deb_only" = 0 ] || [ "$rc" = 0 ]; }; then
+	dlog=$root.deb.log
+	log "== tools/deb-check.sh --build"
+	run "tools/deb-check.sh --build" 2>&1 | tee "$dlog"
+	drc=$?
+	log "tools/deb-check.sh exited $drc (log $dlog)"
+	d=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$dlog" | tail -n 1)
+	# a step that stopped before its closing line counts as one failure
+	[ -n "$d" ] || d="0 passed, 1 failed, 0 skipped"
+	[ "$drc" = 0 ] || [ "$rc" != 0 ] || rc=$drc
+	echo "package step: $d"
+	if [ "$deb_only" = 0 ]; then
+		echo "test command: ${t:-no closing line}"
+		# a test command without a closing line counts as one failure
+		: "${t:=0 passed, 1 failed, 0 skipped}"
+	fi
+	t=$(printf '%s\n%s\n' "${t:-0 passed, 0 failed, 0 skipped}" "$d" |
+		awk '{ p += $1; f += $3; s += $5 }
+		END { printf "%d passed, %d failed, %d skipped", p, f, s }')
+fi
 echo "${t:-no closing line}"
 exit $rc

@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make liburing-tests DEST=<liburing source>/test: copy hugebuf's
+# folio-boundary tests (t/liburing/*.c, standalone liburing tests) into
+# the test/ directory of a liburing source tree and list each in its
+# Makefile's test_srcs, in its sorted place.  Idempotent: a second run
+# copies the sources again and lists nothing twice.  It refuses to replace
+# a file of that name that is not one of ours.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+dest=${1:-}
+
+die() {
+	echo "liburing-export: $*" >&2
+	exit 1
+}
+
+[ -n "$dest" ] ||
+	die "no destination: make liburing-tests DEST=<liburing source>/test"
+want="DEST must be the test/ directory of a liburing source tree"
+[ -d "$dest" ] || die "$dest is not a directory: $want"
+grep -q '^test_srcs :=' "$dest/Makefile" 2>/dev/null ||
+	die "$dest/Makefile has no 'test_srcs :=' list: $want"
+[ -f "$dest/helpers.h" ] || die "$dest has no helpers.h: $want"
+
+names=
+for f in "$top"/t/liburing/*.c; do
+	n=$(basename "$f")
+	if [ -e "$dest/$n" ] && ! grep -q "hugebuf's" "$dest/$n"; then
+		die "$dest/$n exists and is not hugebuf's:" \
+			"remove it or use a clean tree"
+	fi
+	cp "$f" "$dest/$n"
+	names="$names $n"
+done
+[ -n "$names" ] || die "no tests in $top/t/liburing"
+
+# Insert each name missing from test_srcs before the first entry that
+# sorts after it (or before the list's "# EOL" end line).
+tmp=$(mktemp "$dest/Makefile.XXXXXX")
+awk -v names="$names" '
+	BEGIN { n = split(names, want, " ") }
+	function flush_before(entry,    i) {
+		for (i = 1; i <= n; i++)
+			if (want[i] != "" && (entry == "" || want[i] < entry)) {
+				print "\t" want[i] " \\"
+				added++
+				want[i] = ""
+			}
+	}
+	/^test_srcs :=/ { inlist = 1; print; next }
+	inlist && /^[ \t]*# EOL/ { flush_before(""); inlist = 0; print; next }
+	inlist && /^\t[^ \t]+ \\$/ {
+		e = $1
+		for (i = 1; i <= n; i++)
+			if (want[i] == e)
+				want[i] = ""
+		flush_before(e)
+		print
+		next
+	}
+	inlist { flush_before(""); inlist = 0 }
+	{ print }
+	END {
+		for (i = 1; i <= n; i++)
+			if (want[i] != "")
+				exit 3
+		printf "%d\n", added > "/dev/stderr"
+	}' "$dest/Makefile" >"$tmp" 2>"$tmp.added" || {
+	rm -f "$tmp" "$tmp.added"
+	die "could not find the end of test_srcs in $dest/Makefile"
+}
+added=$(cat "$tmp.added")
+rm -f "$tmp.added"
+if cmp -s "$tmp" "$dest/Makefile"; then
+	rm -f "$tmp"
+else
+	cat "$tmp" >"$dest/Makefile"
+	rm -f "$tmp"
+fi
+echo "liburing-export: $(echo $names | wc -w) tests in $dest" \
+	"($added newly listed in test_srcs)"
