@@ -155,6 +155,9 @@ umount /nvme 2>/dev/null
 	/hugebuf/engine/hugebuf.so
 if [ -b /dev/nvme0n1 ]; then
 	run nvme-profile /hugebuf/bin/nvme-profile -d /dev/nvme0n1 -n 8
+	# plain O_DIRECT (no registered buffers) on the same raw region: the
+	# block layer's page or folio adds, per I/O (our second 6.1 series)
+	run bio-profile /hugebuf/bin/bio-profile
 fi
 # last: on a kernel without patch 0001 it leaves pins (and a hugepage) behind
 run fault-regbuf /hugebuf/bin/fault-regbuf

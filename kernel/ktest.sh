@@ -431,6 +431,19 @@ print_profile() {	# dir with console-<kernel>.log.txt, kernels...
 	printf '\n'
 }
 
+# per guest: kernel/probe/bio-profile's plain O_DIRECT counts (BIOPROF)
+print_bioprof() {	# dir with console-<kernel>.log.txt, kernels...
+	local dir=$1 k f
+	shift
+	printf '\nPlain O_DIRECT per I/O on nvme0n1 (kernel/probe/bio-profile.c):\n'
+	printf 'calls are exact; getpg_us is microseconds under TCG (a ratio only).\n'
+	for k in "$@"; do
+		f=$dir/console-$k.log.txt
+		[ -f "$f" ] && awk -v k="$k" -f "$KDIR/bioprof.awk" "$f"
+	done
+	printf '\n'
+}
+
 # ---- main ------------------------------------------------------------------
 
 # liburing's runner and tests for the guests (kboot.sh copies them): built
@@ -460,6 +473,7 @@ main() {
 	--profile)
 		[ -d "${2:-}" ] || die "--profile needs a kept run directory (KTEST_KEEP=1)"
 		print_profile "$2" $KTEST_KERNELS
+		print_bioprof "$2" $KTEST_KERNELS
 		exit 0 ;;
 	-h | --help) sed -n '3,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	"") ;;
@@ -479,7 +493,14 @@ main() {
 	[ $mode = build ] && exit 0
 
 	WORK=$(mktemp -d "$KTEST_CACHE/run.XXXXXX")
-	for f in regbuf-probe nvme-profile fault-regbuf fault-device; do
+	# the series must stay checkpatch --strict clean, every run
+	if run_checkpatch >"$WORK/checkpatch.log" 2>&1; then
+		count pass "checkpatch --strict: 0 errors, 0 warnings in every patch of kernel/patches"
+	else
+		count fail "checkpatch --strict: kernel/patches has findings ($WORK/checkpatch.log):"
+		grep -E '^(ERROR|WARNING|CHECK)' "$WORK/checkpatch.log" | head -5
+	fi
+	for f in regbuf-probe nvme-profile bio-profile fault-regbuf fault-device; do
 		[ -x "$KTEST_PROBEDIR/$f" ] ||
 			die "no $KTEST_PROBEDIR/$f: run 'make static' first"
 	done
@@ -505,6 +526,7 @@ main() {
 	check_fault
 	print_table
 	print_profile "$WORK" $KTEST_KERNELS
+	print_bioprof "$WORK" $KTEST_KERNELS
 	log "console logs: $WORK (total $(elapsed) s)"
 	if [ "$KTEST_KEEP" = 0 ] && [ $NFAIL = 0 ]; then
 		rm -rf "$WORK"

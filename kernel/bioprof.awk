@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# kernel/bioprof.awk: the table of kernel/probe/bio-profile's BIOPROF lines
+# from one guest's console log, per plain O_DIRECT I/O: block requests,
+# bio_iov_iter_get_pages() calls, the per-page merge tests of that kernel
+# (__bio_try_merge_page on 6.1, bvec_try_merge_page since 6.5), the
+# unpin calls and the time in bio_iov_iter_get_pages (microseconds under
+# TCG: a ratio, not a figure), then the data and leak checks.
+# Variables: k = the kernel's label.
+
+function kv(line, i, n, a, p) {
+	delete v
+	n = split(line, a, " ")
+	for (i = 2; i <= n; i++) {
+		p = index(a[i], "=")
+		if (p)
+			v[substr(a[i], 1, p - 1)] = substr(a[i], p + 1)
+	}
+}
+
+function per_io(key, s) {
+	return ((key, s) in hits) ? hits[key, s] / ios[key] : 0
+}
+
+{ sub(/\r$/, "") }
+
+/^BIOPROF op=.* ios=/ {
+	kv($0)
+	key = v["op"] " " v["backing"] " " v["size"]
+	if (!(key in ios))
+		order[++n] = key
+	ios[key] = v["ios"]
+	req[key] = v["requests"]
+	data[key] = v["data"]
+	next
+}
+
+/^BIOPROF op=.* sym=/ {
+	kv($0)
+	key = v["op"] " " v["backing"] " " v["size"]
+	hits[key, v["sym"]] = v["hits"]
+	usec[key, v["sym"]] = v["usec"]
+	next
+}
+
+# the data and leak checks: counted, and the ones that did not pass shown
+/^BIOPROF check / {
+	kv($0)
+	res[v["result"]]++
+	if (v["result"] != "ok")
+		checks[++nc] = substr($0, 9)
+	next
+}
+
+/^BIOPROF done / || /^BIOPROF skip=/ {
+	checks[++nc] = substr($0, 9)
+}
+
+END {
+	if (!n && !nc && !length(res))
+		exit
+	printf "%-12s %-5s %-8s %8s %6s %6s %8s %7s %9s %s\n", "kernel", "op",
+	       "backing", "bytes", "req", "getpg", "merges", "unpins",
+	       "getpg_us", "data"
+	for (i = 1; i <= n; i++) {
+		key = order[i]
+		split(key, p, " ")
+		if (!ios[key])
+			continue
+		merges = per_io(key, "__bio_try_merge_page") + \
+			 per_io(key, "bvec_try_merge_page")
+		unpins = per_io(key, "unpin_user_page") + \
+			 per_io(key, "unpin_user_folio")
+		us = ((key, "bio_iov_iter_get_pages") in usec) ? \
+		     usec[key, "bio_iov_iter_get_pages"] / ios[key] : 0
+		printf "%-12s %-5s %-8s %8s %6.2f %6.2f %8.2f %7.2f %9.0f %s\n",
+		       k, p[1], p[2], p[3], req[key] / ios[key],
+		       per_io(key, "bio_iov_iter_get_pages"), merges, unpins,
+		       us, data[key]
+	}
+	printf "%-12s data and leak checks: %d ok, %d skipped, %d failed\n", k,
+	       res["ok"], res["skip"], res["FAIL"]
+	for (i = 1; i <= nc; i++)
+		printf "%-12s %s\n", k, checks[i]
+}
