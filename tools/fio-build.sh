@@ -84,8 +84,10 @@ fetch() {
 	fi
 	ls "$apt/sources.list.d/"* >/dev/null 2>&1 ||
 		die "no enabled apt source for $codename to derive a $suite deb-src entry from"
-	apt_private update >"$apt/update.log" 2>&1 ||
-		die "apt-get update of the $suite deb-src entry failed: see $apt/update.log"
+	if ! apt_private update >"$apt/update.log" 2>&1; then
+		echo "fio-build: $suite's Sources index cannot be had: $(grep -E '^(E|W):' "$apt/update.log" | head -n 1) (see $apt/update.log)" >&2
+		exit 77
+	fi
 	fetch_orig
 }
 

@@ -181,8 +181,12 @@ for k in $(cat "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/* \
 	[ -f "$k" ] && [ ! -f "$root$k" ] && mkdir -p "$root$(dirname "$k")" &&
 		cp "$k" "$root$k"
 done
+# the machine's own apt settings (files no package owns: a proxy, a
+# mirror's Check-Valid-Until, ...), as a fresh machine of this kind has them
 for f in /etc/apt/apt.conf.d/*; do
-	[ -f "$f" ] && grep -qi 'proxy' "$f" && cp "$f" "$root/etc/apt/apt.conf.d/"
+	[ -f "$f" ] || continue
+	dpkg -S "$f" >/dev/null 2>&1 && continue
+	cp "$f" "$root/etc/apt/apt.conf.d/"
 done
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 
