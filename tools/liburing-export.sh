@@ -1,12 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make liburing-tests DEST=<liburing source>/test: copy hugebuf's
-# folio-boundary tests (t/liburing/*.c, standalone liburing tests) into
-# the test/ directory of a liburing source tree and list each in its
-# Makefile's test_srcs, in its sorted place.  Idempotent: a second run
-# copies the sources again and lists nothing twice.  It refuses to replace
-# a file of that name that is not one of ours.
+# make liburing-tests DEST=<liburing source>/test: write hugebuf's
+# folio-boundary tests (t/liburing/*.c) into the test/ directory of a
+# liburing source tree as standalone liburing tests, and list each in its
+# Makefile's test_srcs, in its sorted place.  The part the tests share is
+# kept once, in t/liburing/folio-*.h: each '#include "folio-NAME.h"' line
+# of a test is replaced by that file (less its SPDX line), so every
+# exported test is one .c file using only liburing and its helpers.h.
+# Idempotent: a second run writes the sources again and lists nothing
+# twice.  It refuses to replace a file of that name that is not one of
+# ours.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +29,29 @@ grep -q '^test_srcs :=' "$dest/Makefile" 2>/dev/null ||
 	die "$dest/Makefile has no 'test_srcs :=' list: $want"
 [ -f "$dest/helpers.h" ] || die "$dest has no helpers.h: $want"
 
+# the test $1 with each shared part written in place of its #include
+inline_shared() {
+	awk -v dir="$top/t/liburing" '
+	/^#include "folio-[a-z]+\.h"$/ {
+		f = dir "/" substr($2, 2, length($2) - 2)
+		skip = 1	# its SPDX line: the test has its own
+		while ((getline line < f) > 0) {
+			if (skip) {
+				skip = 0
+				continue
+			}
+			print line
+		}
+		if (skip) {
+			print "liburing-export: cannot read " f > "/dev/stderr"
+			exit 1
+		}
+		close(f)
+		next
+	}
+	{ print }' "$1"
+}
+
 names=
 for f in "$top"/t/liburing/*.c; do
 	n=$(basename "$f")
@@ -32,7 +59,7 @@ for f in "$top"/t/liburing/*.c; do
 		die "$dest/$n exists and is not hugebuf's:" \
 			"remove it or use a clean tree"
 	fi
-	cp "$f" "$dest/$n"
+	inline_shared "$f" >"$dest/$n" || die "cannot write $dest/$n"
 	names="$names $n"
 done
 [ -n "$names" ] || die "no tests in $top/t/liburing"
