@@ -41,12 +41,7 @@ unavailable() {
 
 # apt-get with private source parts and lists: nothing in /etc/apt or
 # /var/lib/apt/lists changes
-apt_private() {
-	apt-get -q -o Dir::Etc::SourceList=/dev/null \
-		-o Dir::Etc::SourceParts="$apt/sources.list.d" \
-		-o Dir::State::Lists="$apt/lists" \
-		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= "$@"
-}
+apt_private() { apt_state_run "$apt" "$@"; }
 
 command -v apt-get >/dev/null 2>&1 ||
 	unavailable "apt-get not found: $pkg's $suite source cannot be had here"
@@ -55,20 +50,8 @@ command -v dpkg-source >/dev/null 2>&1 ||
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 [ -n "$codename" ] || unavailable "no VERSION_CODENAME in /etc/os-release"
 . "$top/tools/apt-sources.sh"
-mkdir -p "$apt/sources.list.d" "$apt/lists/partial" "$dest"
-src=$(apt_src_deb822 "$codename" "$suite")
-if [ -n "$src" ]; then
-	printf '%s\n' "$src" >"$apt/sources.list.d/src.sources"
-else
-	rm -f "$apt/sources.list.d/src.sources"
-fi
-src=$(apt_src_oneline "$codename" "$suite")
-if [ -n "$src" ]; then
-	printf '%s\n' "$src" >"$apt/sources.list.d/src.list"
-else
-	rm -f "$apt/sources.list.d/src.list"
-fi
-ls "$apt/sources.list.d/"* >/dev/null 2>&1 ||
+mkdir -p "$dest"
+apt_state_sources "$apt" "$codename" "$suite" ||
 	unavailable "no enabled apt source for $codename to derive a $suite deb-src entry from"
 apt_private update >"$apt/update.log" 2>&1 ||
 	unavailable "apt-get update of the $suite deb-src entry failed (mirror unreachable?): see $apt/update.log"

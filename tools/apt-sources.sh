@@ -135,3 +135,35 @@ apt_src_deb822() {
 apt_src_oneline() {
 	oneline_awk derive "$1" "${2:-}"
 }
+
+# A private apt state in directory DIR, for fetching another suite's
+# sources without touching the system's: apt_state_sources DIR CODENAME
+# SUITE writes DIR/sources.list.d/src.{sources,list}, the deb-src entries
+# for SUITE derived from CODENAME's enabled entries (false when there are
+# none); apt_state_run DIR ARGS... runs apt-get on that state.
+apt_state_sources() {
+	mkdir -p "$1/sources.list.d" "$1/lists/partial"
+	apt_state_write "$1/sources.list.d/src.sources" \
+		"$(apt_src_deb822 "$2" "$3")"
+	apt_state_write "$1/sources.list.d/src.list" \
+		"$(apt_src_oneline "$2" "$3")"
+	ls "$1/sources.list.d/"* >/dev/null 2>&1
+}
+
+# FILE holds TEXT, or is gone when TEXT is empty
+apt_state_write() {
+	if [ -n "$2" ]; then
+		printf '%s\n' "$2" >"$1"
+	else
+		rm -f "$1"
+	fi
+}
+
+apt_state_run() {
+	apt_state_dir=$1
+	shift
+	apt-get -q -o Dir::Etc::SourceList=/dev/null \
+		-o Dir::Etc::SourceParts="$apt_state_dir/sources.list.d" \
+		-o Dir::State::Lists="$apt_state_dir/lists" \
+		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= "$@"
+}

@@ -55,12 +55,7 @@ built() {
 
 # apt-get with private source parts and lists: nothing in /etc/apt or
 # /var/lib/apt/lists changes
-apt_private() {
-	apt-get -q -o Dir::Etc::SourceList=/dev/null \
-		-o Dir::Etc::SourceParts="$apt/sources.list.d" \
-		-o Dir::State::Lists="$apt/lists" \
-		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= "$@"
-}
+apt_private() { apt_state_run "$apt" "$@"; }
 
 fetch() {
 	local codename src
@@ -69,20 +64,7 @@ fetch() {
 	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 	[ -n "$codename" ] || die "no VERSION_CODENAME in /etc/os-release"
 	. "$top/tools/apt-sources.sh"
-	mkdir -p "$apt/sources.list.d" "$apt/lists/partial"
-	src=$(apt_src_deb822 "$codename" "$suite")
-	if [ -n "$src" ]; then
-		printf '%s\n' "$src" >"$apt/sources.list.d/src.sources"
-	else
-		rm -f "$apt/sources.list.d/src.sources"
-	fi
-	src=$(apt_src_oneline "$codename" "$suite")
-	if [ -n "$src" ]; then
-		printf '%s\n' "$src" >"$apt/sources.list.d/src.list"
-	else
-		rm -f "$apt/sources.list.d/src.list"
-	fi
-	ls "$apt/sources.list.d/"* >/dev/null 2>&1 ||
+	apt_state_sources "$apt" "$codename" "$suite" ||
 		die "no enabled apt source for $codename to derive a $suite deb-src entry from"
 	if ! apt_private update >"$apt/update.log" 2>&1; then
 		echo "fio-build: $suite's Sources index cannot be had: $(grep -E '^(E|W):' "$apt/update.log" | head -n 1) (see $apt/update.log)" >&2
