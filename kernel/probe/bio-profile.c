@@ -36,7 +36,6 @@
  *
  * Usage: bio-profile [-d /dev/nvme0n1] [-n ITER] [-t TRACEFS]
  */
-#include <glob.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 
@@ -84,13 +83,6 @@ static int tr_write(const char *file, const char *s, bool append)
 	return probe_write(path, s, append ? O_APPEND : O_TRUNC);
 }
 
-static int same_function(const char *name, const char *sym)
-{
-	size_t l = strlen(sym);
-
-	return !strncmp(name, sym, l) && (!name[l] || name[l] == '.');
-}
-
 /*
  * One symbol at a time (set_ftrace_filter refuses a name it cannot trace,
  * e.g. one the compiler inlined), "name.*" for the compiler's clones; a
@@ -118,7 +110,7 @@ static int setup_filter(void)
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%255s", name) == 1)
 			for (i = 0; i < NSYMS; i++)
-				traced[i] |= same_function(name, syms[i]);
+				traced[i] |= probe_same_function(name, syms[i]);
 	fclose(f);
 	for (i = 0; i < NSYMS; i++) {
 		n += traced[i];
@@ -128,39 +120,10 @@ static int setup_filter(void)
 	return n ? 0 : -1;
 }
 
-/* trace_stat/function<cpu>: "name hits time us ...", summed over CPUs */
+/* the profiler's per-I/O figures: summed over CPUs (probe-util.c) */
 static void read_profile(unsigned long *hits, double *usec)
 {
-	char pat[512], line[512], name[256];
-	unsigned long h;
-	double u;
-	glob_t g;
-	size_t i, j;
-	FILE *f;
-
-	memset(hits, 0, NSYMS * sizeof(*hits));
-	memset(usec, 0, NSYMS * sizeof(*usec));
-	snprintf(pat, sizeof(pat), "%s/trace_stat/function*", tracefs);
-	if (glob(pat, 0, NULL, &g))
-		return;
-	for (i = 0; i < g.gl_pathc; i++) {
-		f = fopen(g.gl_pathv[i], "r");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			u = 0;
-			if (sscanf(line, "%255s %lu %lf", name, &h, &u) < 2)
-				continue;
-			for (j = 0; j < NSYMS; j++) {
-				if (same_function(name, syms[j])) {
-					hits[j] += h;
-					usec[j] += u;
-				}
-			}
-		}
-		fclose(f);
-	}
-	globfree(&g);
+	probe_ftrace_sum(tracefs, syms, NSYMS, hits, usec);
 }
 
 static long disk_ios(const char *disk, bool write)

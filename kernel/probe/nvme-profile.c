@@ -33,7 +33,6 @@
  *
  * Usage: nvme-profile [-d /dev/nvme0n1] [-n ITER] [-t TRACEFS]
  */
-#include <glob.h>
 #include <linux/fs.h>
 #include <linux/nvme_ioctl.h>
 #include <sys/ioctl.h>
@@ -139,48 +138,19 @@ struct stat_row {
 	double usec;
 };
 
-/* "name" or one of its clones "name.isra.0" */
-static int same_function(const char *name, const char *sym)
-{
-	size_t l = strlen(sym);
-
-	return !strncmp(name, sym, l) && (!name[l] || name[l] == '.');
-}
-
-/* sum the profiler's per-CPU tables: "name hits time us avg us s^2 us" */
+/* the profiler's tables summed over CPUs (probe-util.c) */
 static int read_profile(struct stat_row *rows)
 {
-	char pat[512], line[512], name[256];
-	unsigned long hits;
-	double usec;
-	glob_t g;
-	size_t i, j;
-	FILE *f;
+	unsigned long hits[NSYMS];
+	double usec[NSYMS];
+	size_t j;
+	int ret = probe_ftrace_sum(tracefs, syms, NSYMS, hits, usec);
 
-	memset(rows, 0, NSYMS * sizeof(*rows));
-	snprintf(pat, sizeof(pat), "%s/trace_stat/function*", tracefs);
-	if (glob(pat, 0, NULL, &g))
-		return -1;
-	for (i = 0; i < g.gl_pathc; i++) {
-		f = fopen(g.gl_pathv[i], "r");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			usec = 0;
-			if (sscanf(line, "%255s %lu %lf", name, &hits,
-				   &usec) < 2)
-				continue;
-			for (j = 0; j < NSYMS; j++) {
-				if (!same_function(name, syms[j]))
-					continue;
-				rows[j].hits += hits;
-				rows[j].usec += usec;
-			}
-		}
-		fclose(f);
+	for (j = 0; j < NSYMS; j++) {
+		rows[j].hits = hits[j];
+		rows[j].usec = usec[j];
 	}
-	globfree(&g);
-	return 0;
+	return ret;
 }
 
 /* completed reads or writes of the disk (lib: /sys/block/DISK/stat) */

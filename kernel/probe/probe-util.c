@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The helper file of the kernel/probe/ guest programs: see probe-util.h. */
+#include <glob.h>
+
 #include "probe-util.h"
 
 int probe_write(const char *path, const char *val, int flags)
@@ -12,6 +14,59 @@ int probe_write(const char *path, const char *val, int flags)
 	ret = write(fd, val, len) == len ? 0 : -errno;
 	close(fd);
 	return ret;
+}
+
+bool probe_same_function(const char *name, const char *sym)
+{
+	size_t l = strlen(sym);
+
+	return !strncmp(name, sym, l) && (!name[l] || name[l] == '.');
+}
+
+/* add one per-CPU table's rows for @syms to @hits and @usec */
+static void ftrace_add_table(FILE *f, const char *const *syms, size_t n,
+			     unsigned long *hits, double *usec)
+{
+	char line[512], name[256];
+	unsigned long h;
+	double u;
+	size_t j;
+
+	while (fgets(line, sizeof(line), f)) {
+		u = 0;
+		if (sscanf(line, "%255s %lu %lf", name, &h, &u) < 2)
+			continue;
+		for (j = 0; j < n; j++) {
+			if (!probe_same_function(name, syms[j]))
+				continue;
+			hits[j] += h;
+			usec[j] += u;
+		}
+	}
+}
+
+int probe_ftrace_sum(const char *tracefs, const char *const *syms, size_t n,
+		     unsigned long *hits, double *usec)
+{
+	char pat[512];
+	glob_t g;
+	size_t i;
+	FILE *f;
+
+	memset(hits, 0, n * sizeof(*hits));
+	memset(usec, 0, n * sizeof(*usec));
+	snprintf(pat, sizeof(pat), "%s/trace_stat/function*", tracefs);
+	if (glob(pat, 0, NULL, &g))
+		return -1;
+	for (i = 0; i < g.gl_pathc; i++) {
+		f = fopen(g.gl_pathv[i], "r");
+		if (!f)
+			continue;
+		ftrace_add_table(f, syms, n, hits, usec);
+		fclose(f);
+	}
+	globfree(&g);
+	return 0;
 }
 
 int probe_put(const char *path, const char *val)

@@ -35,6 +35,17 @@
  * (ftrace_regex_open(), probes_open()) and add to it otherwise.
  */
 int probe_write(const char *path, const char *val, int flags);
+/*
+ * The ftrace function profiler (tracefs at @tracefs): whether a name of
+ * its tables, @name, is function @sym or one of the compiler's clones of
+ * it ("sym.isra.0", "sym.constprop.0"), and the hits and microseconds of
+ * each of @syms[0..@n) summed over the per-CPU tables
+ * trace_stat/function<cpu> ("name hits time us ..."): 0, or -1 (all zero)
+ * when there are none.
+ */
+bool probe_same_function(const char *name, const char *sym);
+int probe_ftrace_sum(const char *tracefs, const char *const *syms, size_t n,
+		     unsigned long *hits, double *usec);
 /* probe_write() without extra flags. */
 int probe_put(const char *path, const char *val);
 /* The number a one-value file holds, -1 when it cannot be read. */
