@@ -145,6 +145,19 @@ struct hb_kmodel {
 	 * the buffer's end could be mapped directly.
 	 */
 	bool pt_old_bvec_checks;
+	/*
+	 * Plain O_DIRECT (bio_iov_iter_get_pages(), no registered buffer)
+	 * adds a physically contiguous run of one folio with one call
+	 * (ed9832bc08db, 6.12; 6.1 with kernel/patches/0004) instead of one
+	 * 4 KiB page at a time (docs/kernel-rules.md §9.2).
+	 */
+	bool plain_folio_runs;
+	/*
+	 * The plain path's merge test runs for every add, the first of a bio
+	 * too (__bio_try_merge_page(), before 6.5), not only when the bio
+	 * already has a bvec (bvec_try_merge_page(), 6.5 and later).
+	 */
+	bool plain_merge_test_first;
 	/* the release modelled; sublevel -1 when not known */
 	int kmajor, kminor, ksublevel;
 	/* human name, e.g. "6.12", "6.12.117", "6.1+hugebuf" */
@@ -836,6 +849,37 @@ struct hb_queue_limits {
 	unsigned int max_segs;
 	uint64_t max_seg;		/* max_segment_size */
 };
+
+/*
+ * One plain (not registered) O_DIRECT I/O on a block device, as the block
+ * layer builds it (hb_model_plain()): the bios, and the calls of the
+ * functions kernel/probe/bio-profile counts.
+ */
+struct hb_plain_pred {
+	unsigned int bios;	/* bios, one bio_iov_iter_get_pages() each */
+	unsigned int batches;	/* page batches, __bio_iov_iter_get_pages() */
+	unsigned int adds;	/* pages (or folio runs) added */
+	unsigned int merge_tests; /* calls of the kernel's merge test */
+	unsigned int bvecs;	/* adds that started a new bvec */
+	unsigned int same_page;	/* merges into a page the bio already holds */
+	unsigned int releases;	/* per-folio releases when the bios end */
+	unsigned int requests;	/* device requests; 0 without queue limits */
+	unsigned int max_bvecs;	/* bvecs of the bio with the most */
+};
+
+/*
+ * Model the plain O_DIRECT path for the @nr_iov iovecs @iov, which lie in
+ * the buffer [@base, @base + @span) whose pages are @pages
+ * (hb_nr_pages(@base, @span) entries).  @pfn gives each page's PFN (from
+ * hb_probe(); NULL for a synthetic layout: pages of one folio contiguous,
+ * folios never physically adjacent).  @q, when not NULL, gives the queue
+ * limits the requests are split by.  Every iovec must be 512-byte aligned
+ * in address and length (O_DIRECT).  Pure.
+ */
+int hb_model_plain(const struct hb_kmodel *km, const struct hb_page *pages,
+		   const uint64_t *pfn, uint64_t base, uint64_t span,
+		   const struct iovec *iov, unsigned int nr_iov,
+		   const struct hb_queue_limits *q, struct hb_plain_pred *out);
 
 /* Device requests one I/O makes: modelled, and under each hypothesis. */
 struct hb_req_pred {

@@ -157,6 +157,9 @@ void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 	km->pin_checks_vmas = version_before(major, minor, 6, 5);
 	km->acct_batch_dedup = version_before(major, minor, 6, 13);
 	km->vec_fixed = !version_before(major, minor, 6, 15);
+	/* ed9832bc08db (6.12); bvec_try_merge_page() behind vcnt > 0: 6.5 */
+	km->plain_folio_runs = !version_before(major, minor, 6, 12);
+	km->plain_merge_test_first = version_before(major, minor, 6, 5);
 	hb_kmodel_set_gen(km, gen_of(major, minor, sub));
 	if (version_before(major, minor, 6, 15)) {
 		km->imu_header = IMU_HEADER_OLD;
@@ -192,6 +195,9 @@ void hb_kmodel_backport(int sub, struct hb_kmodel *km)
 	km->pin_checks_vmas = true;
 	km->first_bvec_pinned_page = true;
 	km->acct_batch_dedup = true;
+	/* patch 0004: folio runs, through 6.1's __bio_try_merge_page() */
+	km->plain_folio_runs = true;
+	km->plain_merge_test_first = true;
 	/* the Debian 6.1 blk-map.c underneath */
 	pt_rules(6, 1, sub, km);
 	km->kmajor = 6;

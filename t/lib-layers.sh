@@ -7,7 +7,7 @@
 #   base      util.c: errors, sizes, small file readers
 #   readers   /proc and /sys: sysinfo.c, pagemap.c, filelimits.c, numa.c
 #   model     pure, arrays in, tables out: model.c, kmodel.c, account.c,
-#             ptmap.c, vimport.c, layout.c, predict.c, verdict.c
+#             ptmap.c, vimport.c, layout.c, predict.c, plain.c, verdict.c
 #   resources backing.c, register.c, measure.c, probe.c, preflight.c,
 #             alloc.c
 #   top       analysis.c, report.c, kdetect.c, jobplan.c: the running
@@ -21,7 +21,7 @@ layer_of() {
 	case $1 in
 	util) echo 0 ;;
 	sysinfo | pagemap | filelimits | numa) echo 1 ;;
-	model | kmodel | account | ptmap | vimport | layout | predict | verdict)
+	model | kmodel | account | ptmap | vimport | layout | predict | plain | verdict)
 		echo 2 ;;
 	backing | register | measure | probe | preflight | alloc) echo 3 ;;
 	analysis | report | kdetect | jobplan) echo 4 ;;
