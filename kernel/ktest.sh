@@ -393,6 +393,30 @@ check_fault() {
 	done
 }
 
+# lib's model of plain O_DIRECT (hb_model_plain) against every count
+# bio-profile took: one check per figure and case, the verdict made in the
+# guest by hb_plain_count_matches() (its "BIOPROF model ... result=" lines)
+check_plain_model() {
+	local k log line res n
+	for k in $KTEST_KERNELS; do
+		log=$WORK/console-$k.log.txt
+		n=0
+		while read -r line; do
+			n=$((n + 1))
+			res=${line##*result=}
+			res=${res%% *}
+			case $res in
+			ok) count pass "$k plain model: ${line#BIOPROF model }" ;;
+			skip) count skip "$k plain model: ${line#BIOPROF model }" ;;
+			*) count fail "$k plain model: ${line#BIOPROF model }" ;;
+			esac
+		done < <(grep -a '^BIOPROF model .*result=' "$log" 2>/dev/null)
+		grep -aq '^BIOPROF skip=' "$log" 2>/dev/null && n=$((n + 1)) &&
+			count skip "$k plain model: bio-profile $(grep -a -m1 '^BIOPROF skip=' "$log")"
+		[ $n -gt 0 ] || count fail "$k: bio-profile printed no model check"
+	done
+}
+
 # ---- the series' profile on NVMe ---------------------------------------------
 
 # one table in the shape of the series' perf diff: per 8 MiB I/O, column A
@@ -524,6 +548,7 @@ main() {
 	check_coalescing
 	check_detection
 	check_fault
+	check_plain_model
 	print_table
 	print_profile "$WORK" $KTEST_KERNELS
 	print_bioprof "$WORK" $KTEST_KERNELS

@@ -881,6 +881,29 @@ int hb_model_plain(const struct hb_kmodel *km, const struct hb_page *pages,
 		   const struct iovec *iov, unsigned int nr_iov,
 		   const struct hb_queue_limits *q, struct hb_plain_pred *out);
 
+/*
+ * The figures of struct hb_plain_pred a counted call stands for.
+ * HB_PLAIN_UNPINS is unpin_user_folio() on 6.12+: one per folio release
+ * and one per same-page merge (bio_iov_add_folio() drops the extra pin).
+ */
+enum hb_plain_field {
+	HB_PLAIN_BIOS,
+	HB_PLAIN_BATCHES,
+	HB_PLAIN_ADDS,
+	HB_PLAIN_MERGE_TESTS,
+	HB_PLAIN_BVECS,
+	HB_PLAIN_UNPINS,
+	HB_PLAIN_REQUESTS,
+};
+uint64_t hb_plain_figure(const struct hb_plain_pred *p, enum hb_plain_field f);
+/*
+ * The verdict on one counted figure of a plain I/O: @counted is the
+ * minimum over windows of one I/O each (other I/O only adds), so it must
+ * be the prediction exactly (lib/verdict.c).
+ */
+bool hb_plain_count_matches(const struct hb_plain_pred *p,
+			    enum hb_plain_field f, uint64_t counted);
+
 /* Device requests one I/O makes: modelled, and under each hypothesis. */
 struct hb_req_pred {
 	unsigned int model, none, multi;

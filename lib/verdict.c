@@ -181,3 +181,36 @@ const char *hb_coalesce_advice(const struct hb_kmodel *km,
 	return "the pages do not qualify (mixed folio sizes or a partial "
 	       "folio): use backing=hugetlb with head_offset 0";
 }
+
+uint64_t hb_plain_figure(const struct hb_plain_pred *p, enum hb_plain_field f)
+{
+	switch (f) {
+	case HB_PLAIN_BIOS:
+		return p->bios;
+	case HB_PLAIN_BATCHES:
+		return p->batches;
+	case HB_PLAIN_ADDS:
+		return p->adds;
+	case HB_PLAIN_MERGE_TESTS:
+		return p->merge_tests;
+	case HB_PLAIN_BVECS:
+		return p->bvecs;
+	case HB_PLAIN_UNPINS:
+		return (uint64_t)p->releases + p->same_page;
+	case HB_PLAIN_REQUESTS:
+		return p->requests;
+	}
+	return 0;
+}
+
+/*
+ * Plain O_DIRECT counts (kernel/probe/bio-profile): calls and requests
+ * are exact integers and other I/O in a window only adds to them, so, as
+ * for the request counts above, the minimum over single-I/O windows must
+ * equal the model's figure; no tolerance.
+ */
+bool hb_plain_count_matches(const struct hb_plain_pred *p,
+			    enum hb_plain_field f, uint64_t counted)
+{
+	return counted == hb_plain_figure(p, f);
+}

@@ -16,9 +16,16 @@
  *     generation (a symbol a kernel lacks, or inlined, is reported as
  *     untraceable), from ftrace's function profiler summed over CPUs;
  *   - for reads: the data, compared byte for byte with what the write of
- *     the same case left.
- * Counts are exact; they include any other block I/O in the window (the
- * guest is idle otherwise).  Time is inclusive and, under TCG, a ratio.
+ *     the same case left;
+ *   - lib's model of the plain path (hb_model_plain()) for the buffer's
+ *     real pages (PFNs from pagemap), the running kernel's model and the
+ *     disk's queue limits, against every count that stands for one of its
+ *     figures: each must be the prediction exactly.
+ * Each I/O is profiled in a window of its own.  A count is exact, and
+ * other block I/O in a window (the guest is idle, but ext4 on vda may
+ * write) can only add to it, so the figure compared is the minimum over
+ * the windows, the rule lib/verdict.c applies to request counts
+ * (hb_plain_count_matches()).  Time is inclusive and, under TCG, a ratio.
  *
  * Then the data and leak checks of the plain path, with no profiler:
  * buffers that start inside a page and inside a folio, a read that ends
@@ -46,29 +53,42 @@
 #define REGION		(128 * MiB)
 #define MAX_IO		(8 * MiB)
 
-static const char *const syms[] = {
-	"bio_iov_iter_get_pages",
-	"__bio_iov_iter_get_pages",
-	"bio_iov_folio_run",		/* patched 6.1 */
-	"get_contig_folio_len",		/* 6.12 */
-	"__bio_try_merge_page",		/* 6.1: the per-page merge */
-	"page_is_mergeable",		/* 6.1: inline, normally */
-	"bvec_try_merge_page",		/* 6.12 */
-	"bio_iov_add_page",		/* 6.1 */
-	"bio_iov_add_folio",		/* 6.12 */
-	"bio_add_page",
-	"__bio_add_page",
-	"bio_add_folio",
-	"bio_add_folio_nofail",
-	"__bio_release_pages",
-	"unpin_user_page",
-	"unpin_user_pages",
-	"unpin_user_folio",
-	"__folio_put",
-	"bio_alloc_bioset",
-	"submit_bio",
+/*
+ * The functions profiled, and the figure of the model each one's calls
+ * per I/O stand for (-1: shown, not compared).  bio_add_page() and
+ * bio_add_folio() serve other callers, not this path; page_is_mergeable()
+ * runs only when the bio has a bvec; get_contig_folio_len() only for runs
+ * of more than one page; __bio_release_pages() may run from a work item
+ * after the window for reads (bio_check_pages_dirty()).
+ */
+static const struct {
+	const char *name;
+	int field;
+} prof[] = {
+	{ "bio_iov_iter_get_pages", HB_PLAIN_BIOS },
+	{ "__bio_iov_iter_get_pages", HB_PLAIN_BATCHES },
+	{ "bio_iov_folio_run", HB_PLAIN_ADDS },		/* patched 6.1 */
+	{ "get_contig_folio_len", -1 },			/* 6.12 */
+	{ "__bio_try_merge_page", HB_PLAIN_MERGE_TESTS }, /* 6.1 */
+	{ "page_is_mergeable", -1 },			/* 6.1: inline */
+	{ "bvec_try_merge_page", HB_PLAIN_MERGE_TESTS },	/* 6.5+ */
+	{ "bio_iov_add_page", HB_PLAIN_ADDS },		/* 6.1 */
+	{ "bio_iov_add_folio", HB_PLAIN_ADDS },		/* 6.12 */
+	{ "bio_add_page", -1 },
+	{ "__bio_add_page", HB_PLAIN_BVECS },
+	{ "bio_add_folio", -1 },
+	{ "bio_add_folio_nofail", HB_PLAIN_BVECS },	/* 6.12 */
+	{ "__bio_release_pages", -1 },
+	{ "unpin_user_page", -1 },
+	{ "unpin_user_pages", -1 },
+	{ "unpin_user_folio", HB_PLAIN_UNPINS },		/* 6.12 */
+	{ "__folio_put", -1 },
+	{ "bio_alloc_bioset", -1 },	/* not on the simple path */
+	{ "submit_bio", HB_PLAIN_BIOS },
 };
-#define NSYMS (sizeof(syms) / sizeof(syms[0]))
+#define NSYMS (sizeof(prof) / sizeof(prof[0]))
+
+static const char *syms[NSYMS];
 
 static const char *tracefs = "/sys/kernel/tracing";
 static const char *dev = "/dev/nvme0n1";
@@ -98,6 +118,8 @@ static int setup_filter(void)
 
 	if (tr_write("set_ftrace_filter", "\n", false))
 		return -1;
+	for (i = 0; i < NSYMS; i++)
+		syms[i] = prof[i].name;
 	for (i = 0; i < NSYMS; i++) {
 		tr_write("set_ftrace_filter", syms[i], true);
 		snprintf(clone, sizeof(clone), "%s.*", syms[i]);
@@ -152,15 +174,130 @@ static uint64_t seed_of(int bk, size_t size)
 static const char *const backings[] = { "hugetlb:2M", "thp", "4k" };
 #define NBK (sizeof(backings) / sizeof(backings[0]))
 
+/* one case's figures over its windows: per symbol the sum and minimum */
+struct windows {
+	unsigned long sum[NSYMS], min[NSYMS];
+	double usec[NSYMS];
+	long req_sum, req_min;
+};
+
+static void window_add(struct windows *w, int it, const unsigned long *hits,
+		       const double *usec, long req)
+{
+	size_t i;
+
+	for (i = 0; i < NSYMS; i++) {
+		w->sum[i] += hits[i];
+		w->usec[i] += usec[i];
+		if (!it || hits[i] < w->min[i])
+			w->min[i] = hits[i];
+	}
+	w->req_sum += req;
+	if (!it || req < w->req_min)
+		w->req_min = req;
+}
+
+/*
+ * lib's model of one plain I/O of @size from @hb: its real pages, the
+ * running kernel's model (@km) and @disk's queue limits.  -1 with the
+ * reason in @why when a part is missing (no PFNs without root).
+ */
+static int predict(const struct hb_kmodel *km, const struct hb_buf *hb,
+		   size_t size, const char *disk, struct hb_plain_pred *pred,
+		   char *why, size_t len)
+{
+	struct iovec iov = { hb->addr, size };
+	struct hb_queue_limits q;
+	struct hb_probe p;
+	int ret;
+
+	if (hb_blkdev_queue_limits(disk, &q.max_bytes, &q.max_segs,
+				   &q.max_seg)) {
+		snprintf(why, len, "no queue limits: %s", hb_errmsg());
+		return -1;
+	}
+	if (hb_probe(hb->addr, size, NULL, &p)) {
+		snprintf(why, len, "no probe: %s", hb_errmsg());
+		return -1;
+	}
+	if (!p.pfn) {
+		snprintf(why, len, "no PFNs: %s", p.note);
+		hb_probe_free(&p);
+		return -1;
+	}
+	ret = hb_model_plain(km, p.pages, p.pfn, (uintptr_t)hb->addr, size,
+			     &iov, 1, &q, pred);
+	if (ret)
+		snprintf(why, len, "model: %s", hb_errmsg());
+	hb_probe_free(&p);
+	return ret ? -1 : 0;
+}
+
+static int model_line(const char *op, int bk, size_t size, const char *what,
+		      const struct hb_plain_pred *pred, int field,
+		      unsigned long counted)
+{
+	bool ok = hb_plain_count_matches(pred, field, counted);
+
+	printf("BIOPROF model op=%s backing=%s size=%zu sym=%s counted=%lu predicted=%llu result=%s\n",
+	       op, backings[bk], size, what, counted,
+	       (unsigned long long)hb_plain_figure(pred, field),
+	       ok ? "ok" : "FAIL");
+	return !ok;
+}
+
+/* every traced count that stands for a figure, and the requests */
+static int compare_model(const char *op, int bk, size_t size,
+			 const struct hb_plain_pred *pred,
+			 const struct windows *w)
+{
+	int fail = 0;
+	size_t i;
+
+	for (i = 0; i < NSYMS; i++)
+		if (traced[i] && prof[i].field >= 0)
+			fail |= model_line(op, bk, size, prof[i].name, pred,
+					   prof[i].field, w->min[i]);
+	return fail | model_line(op, bk, size, "requests", pred,
+				 HB_PLAIN_REQUESTS,
+				 w->req_min < 0 ? 0 : w->req_min);
+}
+
+/*
+ * One I/O of the case in a profiler window of its own (enabling the
+ * profiler clears its tables): the hits and time of each symbol, and the
+ * device requests.
+ */
+static int profile_one(int fd, const char *disk, bool w, void *buf,
+		       size_t size, off_t off, unsigned long *hits,
+		       double *usec, long *req)
+{
+	long before, after;
+	int ret;
+
+	tr_write("function_profile_enabled", "0", false);
+	tr_write("function_profile_enabled", "1", false);
+	before = disk_ios(disk, w);
+	ret = full_io(fd, w, buf, size, off);
+	after = disk_ios(disk, w);
+	tr_write("function_profile_enabled", "0", false);
+	read_profile(hits, usec);
+	*req = after - before;
+	return ret;
+}
+
 /* ITER I/Os of @size from backing @bk: the write, then the read back */
 static int profile_case(int fd, const char *disk, off_t base, int bk,
-			size_t size)
+			size_t size, const struct hb_kmodel *km)
 {
 	unsigned long hits[NSYMS];
 	double usec[NSYMS];
+	struct hb_plain_pred pred;
+	struct windows win;
 	struct hb_buf hb;
-	long before, after, bad;
-	int w, it, fail = 0;
+	char why[200];
+	long bad, req;
+	int w, it, fail = 0, have_pred = -1;
 	bool thp = false;
 	size_t i;
 
@@ -176,6 +313,13 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 
 		if (w)
 			probe_pat_fill(hb.addr, size, seed_of(bk, size), 0);
+		/* the pages are in: the model reads their PFNs */
+		if (have_pred < 0)
+			have_pred = km ? predict(km, &hb, size, disk, &pred,
+						 why, sizeof(why)) :
+					 (snprintf(why, sizeof(why),
+						   "no model of the running kernel"),
+					  -1);
 		/* one I/O outside the profile: TCG translates the path once */
 		if (full_io(fd, w, hb.addr, size, base)) {
 			printf("BIOPROF op=%s backing=%s size=%zu error=io:%s\n",
@@ -183,23 +327,20 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 			fail = 1;
 			break;
 		}
-		tr_write("function_profile_enabled", "0", false);
-		tr_write("function_profile_enabled", "1", false);
-		before = disk_ios(disk, w);
+		memset(&win, 0, sizeof(win));
 		for (it = 0; it < iters && !fail; it++) {
 			if (!w)
 				memset(hb.addr, 0, size);
-			if (full_io(fd, w, hb.addr, size,
-				    base + (off_t)it * size)) {
+			if (profile_one(fd, disk, w, hb.addr, size,
+					base + (off_t)it * size, hits, usec,
+					&req)) {
 				printf("BIOPROF op=%s backing=%s size=%zu error=io:%s\n",
 				       op, backings[bk], size,
 				       strerror(errno));
 				fail = 1;
 			}
+			window_add(&win, it, hits, usec, req);
 		}
-		after = disk_ios(disk, w);
-		tr_write("function_profile_enabled", "0", false);
-		read_profile(hits, usec);
 		if (!w && !fail) {
 			bad = probe_pat_check(hb.addr, size,
 					      seed_of(bk, size), 0);
@@ -209,15 +350,22 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 				fail = 1;
 			}
 		}
-		printf("BIOPROF op=%s backing=%s size=%zu ios=%d requests=%ld thp=%s data=%s\n",
-		       op, backings[bk], size, iters, after - before,
+		printf("BIOPROF op=%s backing=%s size=%zu ios=%d requests=%ld requests_min=%ld thp=%s data=%s\n",
+		       op, backings[bk], size, iters, win.req_sum, win.req_min,
 		       bk == 1 ? (thp ? "yes" : "no") : "-",
 		       w ? "written" : (fail ? "BAD" : "verified"));
 		for (i = 0; i < NSYMS; i++)
 			if (traced[i])
-				printf("BIOPROF op=%s backing=%s size=%zu sym=%s hits=%lu usec=%.3f\n",
+				printf("BIOPROF op=%s backing=%s size=%zu sym=%s hits=%lu min=%lu usec=%.3f\n",
 				       op, backings[bk], size, syms[i],
-				       hits[i], usec[i]);
+				       win.sum[i], win.min[i], win.usec[i]);
+		if (fail)
+			continue;
+		if (have_pred)
+			printf("BIOPROF model op=%s backing=%s size=%zu result=skip reason=%s\n",
+			       op, backings[bk], size, why);
+		else
+			fail |= compare_model(op, bk, size, &pred, &win);
 	}
 	hb_free(&hb);
 	return fail;
@@ -437,6 +585,7 @@ int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 128 * KiB, MAX_IO };
 	static const unsigned int zap_delays[] = { 0, 100, 200, 300, 500, 1000 };
+	struct hb_kmodel km = { 0 };
 	const char *disk;
 	uint64_t size = 0;
 	off_t base;
@@ -473,9 +622,17 @@ int main(int argc, char **argv)
 		printf("BIOPROF skip=no function profiler in %s\n", tracefs);
 		return 77;
 	}
+	/* the running kernel's model, asked for outside the profile */
+	if (hb_kmodel_running(&km))
+		printf("BIOPROF model result=skip reason=%s\n", hb_errmsg());
+	else
+		printf("BIOPROF model kernel=%s folio_runs=%d merge_test_first=%d\n",
+		       km.name, km.plain_folio_runs,
+		       km.plain_merge_test_first);
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 		for (b = 0; b < NBK; b++)
-			fail |= profile_case(fd, disk, base, b, sizes[s]);
+			fail |= profile_case(fd, disk, base, b, sizes[s],
+					     km.name[0] ? &km : NULL);
 	tr_write("set_ftrace_filter", "\n", false);
 
 	/* inside a page, inside a folio, across a hugepage, a shared page */
