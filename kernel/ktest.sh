@@ -122,8 +122,9 @@ ensure_packages() {
 	[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root or install them)"
 	log "installing:$missing"
 	apt-get update -q >/dev/null 2>&1 || die "apt-get update failed"
+	# tools/check.sh may run this beside other stages: wait for dpkg's lock
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		$missing >"$KTEST_CACHE/apt.log" 2>&1 ||
+		-o DPkg::Lock::Timeout=900 $missing >"$KTEST_CACHE/apt.log" 2>&1 ||
 		die "apt-get install failed, see $KTEST_CACHE/apt.log"
 	[ -f "$TARBALL" ] || die "$TARBALL still missing after installing linux-source-6.1"
 	busybox --list 2>/dev/null | grep -qx timeout ||
