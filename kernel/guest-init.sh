@@ -143,6 +143,9 @@ if [ -x /hugebuf/bin/hugebuf ]; then
 fi
 if [ -x /usr/bin/fio ] && [ -f /hugebuf/engine/hugebuf.so ]; then
 	run fio /usr/bin/fio /hugebuf/fio.job
+	# plain O_DIRECT (fixedbufs=0) from every backing and head offset,
+	# each write read back and verified
+	run fio-plain /usr/bin/fio /hugebuf/fio-plain.job
 fi
 # the series' profile: raw O_DIRECT I/O past the end of /nvme's ext4,
 # unmounted first (6.8+ without BLK_DEV_WRITE_MOUNTED refuses to open a

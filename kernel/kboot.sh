@@ -104,6 +104,7 @@ build_initramfs() {	# $1 = label, $2 = output
 	fi
 	copy_liburing_tests "$root"
 	cp "$WORK/fio.job" "$root/hugebuf/fio.job"
+	cp "$KDIR/fio-plain-verify.fio" "$root/hugebuf/fio-plain.job"
 	cp "$TOP/examples/nvme-passthrough.fio" "$root/hugebuf/"
 	{
 		echo "export HUGEBUF_TEST_DIR=/mnt/hugebuf-test"
