@@ -267,16 +267,16 @@ static int plain_check(const struct opts *o)
 	uint64_t a = PLAIN_ALIGN;
 
 	if (o->offset % a)
-		return usage_error("--plain: head offset %llu is not a multiple "
-				   "of %u, and O_DIRECT needs a %u-byte aligned "
-				   "address: use --offset=%llu",
+		return usage_error("--offset=0x%llx: not a multiple of %u, and "
+				   "--plain models O_DIRECT, which needs a "
+				   "%u-byte aligned address: use --offset=0x%llx",
 				   (unsigned long long)o->offset, PLAIN_ALIGN,
 				   PLAIN_ALIGN,
 				   (unsigned long long)(o->offset / a * a));
 	if (o->size % a)
-		return usage_error("--plain: size %llu is not a multiple of %u, "
-				   "and O_DIRECT needs a %u-byte aligned "
-				   "length: use --size=%llu",
+		return usage_error("--size=%llu: not a multiple of %u, and "
+				   "--plain models O_DIRECT, which needs a "
+				   "%u-byte aligned length: use --size=%llu",
 				   (unsigned long long)o->size, PLAIN_ALIGN,
 				   PLAIN_ALIGN,
 				   (unsigned long long)((o->size + a - 1) / a *
