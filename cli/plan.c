@@ -269,7 +269,8 @@ static int plain_check(const struct opts *o)
 	if (o->offset % a)
 		return usage_error("--offset=0x%llx: not a multiple of %u, and "
 				   "--plain models O_DIRECT, which needs a "
-				   "%u-byte aligned address: use --offset=0x%llx",
+				   "%u-byte aligned address: use "
+				   "--offset=0x%llx",
 				   (unsigned long long)o->offset, PLAIN_ALIGN,
 				   PLAIN_ALIGN,
 				   (unsigned long long)(o->offset / a * a));

@@ -329,9 +329,9 @@ static void text_requests(struct hb_str *out, const struct hb_report *r)
 			      hb_tristate_name(v.coalesced),
 			      v.matches_model ? "as modelled" :
 			      "NOT as modelled");
-	}
-	else
+	} else {
 		hb_str_printf(out, " (not judged: %s)", not_judged(r));
+	}
 }
 
 static void json_requests(struct hb_str *b, const struct hb_report *r)
@@ -361,8 +361,8 @@ static void text_plain(struct hb_str *out, const char *prefix,
 		      "%u merge tests, %u bvecs (%u same-page merges), %u "
 		      "releases, %u requests\n", prefix, r->job,
 		      (unsigned long long)r->bs, r->plain_pfn, pp->bios,
-		      pp->batches, pp->adds, runs ? "folio runs" : "4 KiB pages",
-		      pp->merge_tests, pp->bvecs, pp->same_page, pp->releases,
+		      pp->batches, pp->adds,
+		      runs ? "folio runs" : "4 KiB pages", pp->merge_tests, pp->bvecs, pp->same_page, pp->releases,
 		      pp->requests);
 }
 
