@@ -21,7 +21,7 @@
 #define EXIT_SYSTEM	3
 
 struct opts {
-	bool json, bvecs, moved;
+	bool json, bvecs, moved, plain;
 	bool have_backing, have_size, have_offset, have_kernel;
 	struct hb_backing backing;
 	uint64_t size, offset;

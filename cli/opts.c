@@ -22,6 +22,7 @@ enum {
 	OPT_DEV,
 	OPT_LIMITS,
 	OPT_MOVED,
+	OPT_PLAIN,
 	OPT_HELP,
 };
 
@@ -36,6 +37,7 @@ static const struct option long_opts[] = {
 	{ "dev", required_argument, NULL, OPT_DEV },
 	{ "queue-limits", required_argument, NULL, OPT_LIMITS },
 	{ "moved", no_argument, NULL, OPT_MOVED },
+	{ "plain", no_argument, NULL, OPT_PLAIN },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -49,7 +51,7 @@ static bool opt_allowed(const char *cmd, int opt)
 		return opt == OPT_BVECS || opt == OPT_BACKING ||
 		       opt == OPT_SIZE || opt == OPT_OFFSET ||
 		       opt == OPT_KERNEL || opt == OPT_DEV ||
-		       opt == OPT_LIMITS;
+		       opt == OPT_LIMITS || opt == OPT_PLAIN;
 	if (!strcmp(cmd, "check"))
 		return opt == OPT_BACKING || opt == OPT_SIZE ||
 		       opt == OPT_OFFSET || opt == OPT_FILE ||
@@ -155,6 +157,9 @@ static int parse_opt(struct opts *o, int opt, const char *arg)
 		return 0;
 	case OPT_MOVED:
 		o->moved = true;
+		return 0;
+	case OPT_PLAIN:
+		o->plain = true;
 		return 0;
 	case OPT_DEV:
 		return parse_dev(o, arg);

@@ -349,9 +349,10 @@ static unsigned int hbe_buf_index(struct hbe_data *hd, struct io_u *io_u)
 
 /*
  * The pages of the first I/O, for the report's prediction of device
- * requests (hb_predict_io_requests()).  Only where one prediction holds
- * for every I/O: READ_FIXED/WRITE_FIXED of one block size from buffers
- * the analysis found alike, not split by chunk_size, not vectored and not
+ * requests: hb_predict_io_requests() for READ_FIXED/WRITE_FIXED,
+ * hb_model_plain() for plain READ/WRITE (fixedbufs=0).  Only where one
+ * prediction holds for every I/O: one block size from buffers the
+ * analysis found alike, not split by chunk_size, not vectored and not
  * passthrough (their bvecs are made otherwise).
  */
 static void hbe_probe_first_io(struct thread_data *td, struct hbe_data *hd)
@@ -360,7 +361,7 @@ static void hbe_probe_first_io(struct thread_data *td, struct hbe_data *hd)
 	const struct hb_jobplan *p = &j->plan;
 	const struct hb_bufstats *st = &j->st;
 
-	if (!p->fixedbufs || p->passthrough || p->vec_iovecs ||
+	if (p->passthrough || p->vec_iovecs ||
 	    p->max_pieces > 1 || td->o.min_bs[DDIR_READ] != p->max_bs ||
 	    td->o.max_bs[DDIR_READ] != p->max_bs ||
 	    st->min_io_segs != st->max_io_segs ||

@@ -1096,6 +1096,15 @@ struct hb_report {
 	const struct hb_req_pred *pred;
 	uint64_t write_ios;
 	/*
+	 * fixedbufs=0: the plain O_DIRECT model (hb_model_plain()) of the
+	 * I/O @pred is for (NULL: not modelled; @pred then holds its
+	 * requests and the hypotheses every page apart / every folio apart),
+	 * and where its PFNs came from: "probed", or "synthetic" (folios
+	 * never physically adjacent).
+	 */
+	const struct hb_plain_pred *plain;
+	const char *plain_pfn;
+	/*
 	 * The kernel model of the job (NULL: none): with fixed buffers that
 	 * some buffer did not coalesce, the report gives
 	 * hb_coalesce_advice() for it.

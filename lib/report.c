@@ -308,8 +308,14 @@ static void text_requests(struct hb_str *out, const struct hb_report *r)
 
 	if (!r->pred)
 		return;
-	hb_str_printf(out, "; model %u (uncoalesced %u, one bvec per folio "
-		      "%u)", r->pred->model, r->pred->none, r->pred->multi);
+	if (r->plain)
+		hb_str_printf(out, "; plain O_DIRECT model %u (no page merged "
+			      "%u, one bvec per folio %u)", r->pred->model,
+			      r->pred->none, r->pred->multi);
+	else
+		hb_str_printf(out, "; model %u (uncoalesced %u, one bvec per "
+			      "folio %u)", r->pred->model, r->pred->none,
+			      r->pred->multi);
 	if (judge_requests(r, &v)) {
 		uint64_t other;
 		unsigned int k = hb_job_requests_per_io(r->dev_reads, r->ios,
@@ -323,9 +329,9 @@ static void text_requests(struct hb_str *out, const struct hb_report *r)
 			      hb_tristate_name(v.coalesced),
 			      v.matches_model ? "as modelled" :
 			      "NOT as modelled");
-	}
-	else
+	} else {
 		hb_str_printf(out, " (not judged: %s)", not_judged(r));
+	}
 }
 
 static void json_requests(struct hb_str *b, const struct hb_report *r)
@@ -341,6 +347,39 @@ static void json_requests(struct hb_str *b, const struct hb_report *r)
 		       judged ? hb_tristate_name(v.coalesced) : "", false);
 	hb_str_printf(b, ",\"matches_model\":%s",
 		      !judged ? "null" : v.matches_model ? "true" : "false");
+}
+
+/* fixedbufs=0: the block layer's work for the one I/O modelled */
+static void text_plain(struct hb_str *out, const char *prefix,
+		       const struct hb_report *r)
+{
+	const struct hb_plain_pred *pp = r->plain;
+	bool runs = r->km && r->km->plain_folio_runs;
+
+	hb_str_printf(out, "%s%s: plain O_DIRECT model of one %llu-byte I/O "
+		      "(PFNs %s): %u bio(s), %u page batch(es), %u adds (%s), "
+		      "%u merge tests, %u bvecs (%u same-page merges), %u "
+		      "releases, %u requests\n", prefix, r->job,
+		      (unsigned long long)r->bs, r->plain_pfn, pp->bios,
+		      pp->batches, pp->adds,
+		      runs ? "folio runs" : "4 KiB pages", pp->merge_tests, pp->bvecs, pp->same_page, pp->releases,
+		      pp->requests);
+}
+
+/* flat plain_* keys, in every report: zero and "" when not modelled */
+static void json_plain(struct hb_str *b, const struct hb_report *r)
+{
+	static const struct hb_plain_pred none;
+	const struct hb_plain_pred *pp = r->plain ? r->plain : &none;
+
+	hb_str_json_kv(b, "plain_pfn", r->plain ? r->plain_pfn : "", false);
+	hb_str_printf(b, ",\"plain_folio_runs\":%s,\"plain_bios\":%u,"
+		      "\"plain_batches\":%u,\"plain_adds\":%u,"
+		      "\"plain_merge_tests\":%u,\"plain_bvecs\":%u,"
+		      "\"plain_same_page\":%u,\"plain_releases\":%u",
+		      r->plain && r->km && r->km->plain_folio_runs ? "true" :
+		      "false", pp->bios, pp->batches, pp->adds,
+		      pp->merge_tests, pp->bvecs, pp->same_page, pp->releases);
 }
 
 static void text_limits(struct hb_str *out, const char *prefix,
@@ -472,6 +511,8 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 					      st->node_folios[n]);
 		hb_str_printf(out, "\n");
 	}
+	if (r->plain)
+		text_plain(out, prefix, r);
 	if (have_device(r)) {
 		hb_str_printf(out, "%s%s: %s: %.2f device requests per I/O "
 			      "(%llu reads + %llu writes for %llu I/Os)%s",
@@ -604,6 +645,7 @@ void hb_report_json(const struct hb_report *r, struct hb_str *b)
 		      (unsigned long long)r->ios, requests_per_io(r),
 		      r->requests_approximate ? "true" : "false");
 	json_requests(b, r);
+	json_plain(b, r);
 	hb_str_printf(b, "}\n");
 }
 

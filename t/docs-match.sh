@@ -179,10 +179,10 @@ if cli_json info '.SS "info \-\-json"' info --json; then
 	fi
 	same "info --json keys (hugebuf.1)" "$D/info.code" "$D/info.doc"
 fi
-# every optional key: --bvecs and the queue limits
+# every optional key: --bvecs, --plain and the queue limits
 cli_json plan '.SS "plan \-\-json"' plan --backing=hugetlb:2M --size=8M \
-	--offset=4096 --bvecs --queue-limits=1M,128,64K --json &&
-	same "plan --json keys, with --bvecs and --queue-limits (hugebuf.1)" \
+	--offset=4096 --bvecs --plain --queue-limits=1M,128,64K --json &&
+	same "plan --json keys, with --bvecs, --plain and --queue-limits (hugebuf.1)" \
 		"$D/plan.code" "$D/plan.doc"
 
 # check allocates 8 MiB of 2M hugepages and reads a file through them

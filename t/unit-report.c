@@ -183,6 +183,71 @@ static int test_passthrough(void)
 	return ret;
 }
 
+/*
+ * A fixedbufs=0 job: the plain model's line, its requests on the requests
+ * line under the one verdict, and its plain_* keys (zero and "" in a job
+ * without it, which keeps its own lines).
+ */
+static int test_plain(void)
+{
+	struct hb_plain_pred pp = {
+		.bios = 1, .batches = 9, .adds = 12, .merge_tests = 11,
+		.bvecs = 4, .releases = 4, .requests = 2, .max_bvecs = 4,
+	};
+	struct hb_req_pred pred = { .model = 2, .none = 16, .multi = 2 };
+	struct hb_kmodel km = { .plain_folio_runs = true };
+	struct hb_report r;
+	struct hb_str b;
+	int ret = T_EXIT_PASS;
+
+	fill_report(&r, "pl");
+	r.fixedbufs = false;
+	r.dev_reads = 8;
+	r.km = &km;
+	r.pred = &pred;
+	r.plain = &pp;
+	r.plain_pfn = "probed";
+	hb_str_init(&b);
+	hb_report_text(&r, "hugebuf: ", &b);
+	if (!strstr(b.s, "hugebuf: pl: plain O_DIRECT model of one 8388608-"
+			 "byte I/O (PFNs probed): 1 bio(s), 9 page batch(es), "
+			 "12 adds (folio runs), 11 merge tests, 4 bvecs (0 "
+			 "same-page merges), 4 releases, 2 requests\n") ||
+	    !strstr(b.s, "; plain O_DIRECT model 2 (no page merged 16, one "
+			 "bvec per folio 2): 2 per I/O, coalesced yes, as "
+			 "modelled\n"))
+		ret = t_fail("plain text lines:\n%s", b.s);
+	hb_str_free(&b);
+	hb_str_init(&b);
+	hb_report_json(&r, &b);
+	if (!strstr(b.s, "\"requests_model\":2,\"requests_uncoalesced\":16,"
+			 "\"requests_multi\":2,\"kernel_coalesced\":\"yes\","
+			 "\"matches_model\":true,\"plain_pfn\":\"probed\","
+			 "\"plain_folio_runs\":true,\"plain_bios\":1,"
+			 "\"plain_batches\":9,\"plain_adds\":12,"
+			 "\"plain_merge_tests\":11,\"plain_bvecs\":4,"
+			 "\"plain_same_page\":0,\"plain_releases\":4}"))
+		ret = t_fail("plain JSON keys: %s", b.s);
+	hb_str_free(&b);
+
+	/* without the plain model: empty and zero keys, no plain line */
+	r.plain = NULL;
+	r.fixedbufs = true;
+	hb_str_init(&b);
+	hb_report_json(&r, &b);
+	if (!strstr(b.s, "\"plain_pfn\":\"\",\"plain_folio_runs\":false,"
+			 "\"plain_bios\":0,"))
+		ret = t_fail("JSON without the plain model: %s", b.s);
+	hb_str_free(&b);
+	hb_str_init(&b);
+	hb_report_text(&r, "hugebuf: ", &b);
+	if (strstr(b.s, "plain") ||
+	    !strstr(b.s, "; model 2 (uncoalesced 16, one bvec per folio 2)"))
+		ret = t_fail("text without the plain model:\n%s", b.s);
+	hb_str_free(&b);
+	return ret;
+}
+
 int main(void)
 {
 	int ret = t_sub(test_escape());
@@ -190,5 +255,6 @@ int main(void)
 	ret = t_worst(ret, t_sub(test_json()));
 	ret = t_worst(ret, t_sub(test_text()));
 	ret = t_worst(ret, t_sub(test_passthrough()));
+	ret = t_worst(ret, t_sub(test_plain()));
 	return t_done(ret);
 }
