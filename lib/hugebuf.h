@@ -904,6 +904,19 @@ uint64_t hb_plain_figure(const struct hb_plain_pred *p, enum hb_plain_field f);
 bool hb_plain_count_matches(const struct hb_plain_pred *p,
 			    enum hb_plain_field f, uint64_t counted);
 
+/*
+ * One bio's split (bio_split_rw_at(), as hb_predict_requests()): its
+ * requests, and the last one's bytes and segments, which a following bio
+ * may join (hb_model_plain()).  -1 on bad arguments.  Pure.
+ */
+struct hb_bio_split {
+	unsigned int requests;
+	uint64_t last_bytes;
+	unsigned int last_segs;
+};
+int hb_split_bio(const struct hb_imu *imu, const struct hb_queue_limits *q,
+		 struct hb_bio_split *out);
+
 /* Device requests one I/O makes: modelled, and under each hypothesis. */
 struct hb_req_pred {
 	unsigned int model, none, multi;

@@ -24,6 +24,8 @@
  *  - an add merges into the bio's last bvec when its first byte follows
  *    that bvec's last byte physically (page_is_mergeable(),
  *    bvec_try_merge_page()), else it takes a new bvec;
+ *  - each bio is split by the queue limits on its own, and a bio the split
+ *    leaves whole may join the previous bio's last request (bio_requests());
  *  - completion releases each bvec folio by folio (bio_for_each_folio_all()
  *    in __bio_release_pages(): folio_put_refs() on Debian's 6.1.192,
  *    unpin_user_folio() since eb1d46fcd5d6 in 6.12).
@@ -170,10 +172,20 @@ static void add_batch(struct plain_ctx *c, uint64_t addr, uint64_t len)
 	}
 }
 
-/* the bio's device requests under @q: the split of its bvecs */
+/*
+ * The device requests the bio adds under @q: the split of its bvecs, less
+ * one when the whole bio joins the request before it.  The split's front
+ * parts carry REQ_NOMERGE (bio_split_to_limits()); the last part of the
+ * previous bio does not, and it is the last request of the I/O's plug, so
+ * blk_attempt_plug_merge() appends a bio that was not split to it when
+ * the sum fits max_sectors and max_segments (ll_back_merge_fn()).  @last
+ * is that request (bytes 0: none yet), updated.
+ */
 static unsigned int bio_requests(const struct plain_bio *b,
-				 const struct hb_queue_limits *q)
+				 const struct hb_queue_limits *q,
+				 struct hb_bio_split *last)
 {
+	struct hb_bio_split sp;
 	struct hb_imu imu;
 	unsigned int i;
 
@@ -182,8 +194,17 @@ static unsigned int bio_requests(const struct plain_bio *b,
 	imu.bvec = (struct hb_bvec *)b->bv;
 	for (i = 0; i < b->vcnt; i++)
 		imu.len += b->bv[i].len;
-	return hb_predict_requests(&imu, q->max_bytes, q->max_segs,
-				   q->max_seg);
+	if (hb_split_bio(&imu, q, &sp))
+		return 0;
+	if (sp.requests == 1 && last->last_bytes &&
+	    last->last_bytes + sp.last_bytes <= q->max_bytes &&
+	    last->last_segs + sp.last_segs <= q->max_segs) {
+		last->last_bytes += sp.last_bytes;
+		last->last_segs += sp.last_segs;
+		return 0;
+	}
+	*last = sp;
+	return sp.requests;
 }
 
 static int check_iovecs(uint64_t base, uint64_t span, const struct iovec *iov,
@@ -265,6 +286,7 @@ int hb_model_plain(const struct hb_kmodel *km, const struct hb_page *pages,
 		   const struct iovec *iov, unsigned int nr_iov,
 		   const struct hb_queue_limits *q, struct hb_plain_pred *out)
 {
+	struct hb_bio_split last = { 0 };
 	struct plain_ctx *c;
 	uint64_t addr, seg_left;
 	unsigned int k = 0;
@@ -289,7 +311,7 @@ int hb_model_plain(const struct hb_kmodel *km, const struct hb_page *pages,
 		if (c->bio.vcnt > out->max_bvecs)
 			out->max_bvecs = c->bio.vcnt;
 		if (q)
-			out->requests += bio_requests(&c->bio, q);
+			out->requests += bio_requests(&c->bio, q, &last);
 	}
 	free(c);
 	return 0;

@@ -4,6 +4,8 @@
  * tests, the CLI and bench/ (through 'hugebuf plan --json') compare with
  * the device's counters.  The live measurement is in measure.c.
  */
+#include <string.h>
+
 #include "internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -37,10 +39,12 @@ struct hb_split {
  * takes (0 only if nothing fits, which the limits rule out).
  */
 static uint64_t split_one(const struct hb_split *s, const struct hb_imu *imu,
-			  unsigned int i, uint64_t done)
+			  unsigned int i, uint64_t done, unsigned int *segs)
 {
 	uint64_t bytes = 0;
 	unsigned int nsegs = 0;
+
+	*segs = 0;
 
 	for (; i < imu->nr_bvecs; i++, done = 0) {
 		uint64_t bv_len = imu->bvec[i].len - done;
@@ -56,6 +60,7 @@ static uint64_t split_one(const struct hb_split *s, const struct hb_imu *imu,
 			take -= seg;
 		}
 		bytes += total;
+		*segs = nsegs;
 		if (take || bv_len > room)
 			return HB_ALIGN_DOWN(bytes, HB_SECTOR_SIZE);
 	}
@@ -65,22 +70,36 @@ static uint64_t split_one(const struct hb_split *s, const struct hb_imu *imu,
 unsigned int hb_predict_requests(const struct hb_imu *imu, uint64_t max_bytes,
 				 unsigned int max_segs, uint64_t max_seg_size)
 {
+	struct hb_queue_limits q = { max_bytes, max_segs, max_seg_size };
+	struct hb_bio_split out;
+
+	return hb_split_bio(imu, &q, &out) ? 0 : out.requests;
+}
+
+int hb_split_bio(const struct hb_imu *imu, const struct hb_queue_limits *q,
+		 struct hb_bio_split *out)
+{
 	struct hb_split s = {
-		.max_bytes = max_bytes,
-		.max_segs = max_segs ? max_segs : 1,
-		.max_seg = max_seg_size ? max_seg_size : UINT64_MAX,
+		.max_bytes = q->max_bytes,
+		.max_segs = q->max_segs ? q->max_segs : 1,
+		.max_seg = q->max_seg ? q->max_seg : UINT64_MAX,
 	};
-	unsigned int i = 0, reqs = 0;
+	unsigned int i = 0, segs;
 	uint64_t done = 0;
 
-	if (!imu || !imu->nr_bvecs || max_bytes < HB_SECTOR_SIZE)
-		return 0;
+	memset(out, 0, sizeof(*out));
+	if (!imu || !imu->nr_bvecs || q->max_bytes < HB_SECTOR_SIZE)
+		return -1;
 	while (i < imu->nr_bvecs) {
-		uint64_t got = split_one(&s, imu, i, done);
+		uint64_t got = split_one(&s, imu, i, done, &segs);
 
-		if (!got)
-			return 0;
-		reqs++;
+		if (!got) {
+			out->requests = 0;
+			return -1;
+		}
+		out->requests++;
+		out->last_bytes = got;
+		out->last_segs = segs;
 		/* advance @got bytes through the bvecs */
 		while (got && i < imu->nr_bvecs) {
 			uint64_t left = imu->bvec[i].len - done;
@@ -95,6 +114,6 @@ unsigned int hb_predict_requests(const struct hb_imu *imu, uint64_t max_bytes,
 			}
 		}
 	}
-	return reqs;
+	return 0;
 }
 

@@ -174,6 +174,53 @@ static int check_synthetic(void)
 	return ret;
 }
 
+/*
+ * The requests of several bios: 8 MiB + 16 KiB from 4 KiB pages that are
+ * never adjacent is 8 bios of 256 pages and one of 4.  With 254 segments
+ * per request each full bio is split in two, the second part 2 pages; the
+ * last, 4-page bio is not split and joins that part (the plug's back
+ * merge), so 16 requests, not 17.  With 2 segments per request it cannot
+ * join: 8 x 128 + 2 = 1026.
+ */
+static int check_backmerge(void)
+{
+	static const struct {
+		struct hb_queue_limits q;
+		unsigned int want;
+	} lim[] = {
+		{ { 4 << 20, 254, 0xffffffff }, 16 },
+		{ { 4 << 20, 2, 0xffffffff }, 1026 },
+		/* the join must also fit max_sectors: 8 KiB + 16 KiB > 16 KiB */
+		{ { 16 << 10, 254, 0xffffffff }, 8 * 64 + 1 },
+	};
+	const uint64_t len = SZ_8M + (16 << 10);
+	struct iovec iov = { (void *)BASE, len };
+	struct hb_plain_pred got;
+	struct hb_kmodel km;
+	struct buf b;
+	int ret = T_EXIT_PASS;
+	unsigned int i;
+
+	hb_kmodel_for_version(6, 12, &km);
+	if (make_buf(&b, T_SZ_4K, 0, len, PAGES_APART))
+		return t_fail("out of memory");
+	for (i = 0; i < T_ARRAY_SIZE(lim); i++) {
+		if (hb_model_plain(&km, b.pages, b.pfn, BASE, len, &iov, 1,
+				   &lim[i].q, &got))
+			ret = t_fail("back merge: %s", hb_errmsg());
+		else if (got.bios != 9 || got.requests != lim[i].want)
+			ret = t_fail("8M+16K of 4K pages, %u segments, %llu "
+				     "bytes per request: %u bios, %u requests; "
+				     "expected 9, %u", lim[i].q.max_segs,
+				     (unsigned long long)lim[i].q.max_bytes,
+				     got.bios, got.requests, lim[i].want);
+		else
+			t_pass();
+	}
+	free_buf(&b);
+	return ret;
+}
+
 /* a misaligned or outside iovec is refused with EINVAL and a reason */
 static int check_refusals(void)
 {
@@ -218,6 +265,8 @@ int main(void)
 		if (check_case(&cases[i]) != T_EXIT_PASS)
 			ret = T_EXIT_FAIL;
 	if (check_synthetic() != T_EXIT_PASS)
+		ret = T_EXIT_FAIL;
+	if (check_backmerge() != T_EXIT_PASS)
 		ret = T_EXIT_FAIL;
 	if (check_refusals() != T_EXIT_PASS)
 		ret = T_EXIT_FAIL;
