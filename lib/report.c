@@ -469,19 +469,25 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 	if (r->kernel_detect && *r->kernel_detect)
 		hb_str_printf(out, "%s%s: kernel: %s\n", prefix, r->job,
 			      r->kernel_detect);
+	/*
+	 * fixedbufs=0 registers nothing: the bvec and imu figures are then
+	 * what registering these buffers would make, and say so
+	 */
 	hb_str_printf(out, "%s%s: %u buffer(s) of %llu bytes: folios %u-%u, "
-		      "bvecs %u-%u per buffer (%s), bvecs per %llu-byte I/O "
+		      "%sbvecs %u-%u per buffer (%s), bvecs per %llu-byte I/O "
 		      "%u-%u\n", prefix, r->job, r->nr_buffers,
 		      (unsigned long long)r->buffer_len, st->min_folios,
-		      st->max_folios, st->min_bvecs, st->max_bvecs,
+		      st->max_folios, r->fixedbufs ? "" : "if registered: ",
+		      st->min_bvecs, st->max_bvecs,
 		      coalesced_word(r), (unsigned long long)r->bs,
 		      st->min_io_segs, st->max_io_segs);
 	if (*advice(r))
 		hb_str_printf(out, "%s%s: to coalesce: %s\n", prefix, r->job,
 			      advice(r));
-	hb_str_printf(out, "%s%s: imu %llu bytes vs %llu with 4K pages, "
+	hb_str_printf(out, "%s%s: %simu %llu bytes vs %llu with 4K pages, "
 		      "memlock charge %llu KiB, register %.0f us, pinned %ld "
 		      "KiB, probe %s%s%s%s\n", prefix, r->job,
+		      r->fixedbufs ? "" : "if registered: ",
 		      (unsigned long long)st->imu_bytes,
 		      (unsigned long long)st->imu_bytes_4k,
 		      (unsigned long long)(st->charged_bytes >> 10),
