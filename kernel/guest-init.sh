@@ -161,6 +161,10 @@ if [ -b /dev/nvme0n1 ]; then
 	# plain O_DIRECT (no registered buffers) on the same raw region: the
 	# block layer's page or folio adds, per I/O (our second 6.1 series)
 	run bio-profile /hugebuf/bin/bio-profile
+	# every allocation of one plain O_DIRECT I/O failing in turn (fault
+	# injection): an error or the full I/O with the right data, and no
+	# pin or page reference left behind
+	run fault-plain /hugebuf/bin/fault-plain -d /dev/nvme0n1
 fi
 # last: on a kernel without patch 0001 it leaves pins (and a hugepage) behind
 run fault-regbuf /hugebuf/bin/fault-regbuf

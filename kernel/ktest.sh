@@ -229,6 +229,13 @@ collect() {	# $1 = label, $2 = qemu exit status
 	done
 	R[$k,faildev]=$(last_fields "$log" '^FAILDEV disk=' acked eio bad \
 		pins_delta)
+	# fault-plain: its cases passed/failed, and the attempts that left a
+	# pin or page behind or read bad data, summed over its cases
+	R[$k,fplain]=$(grep -a '^FAULTPLAIN summary ' "$log" | awk '{
+		for (i = 3; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+		ok += v["result"] == "ok"; bad += v["result"] != "ok"
+		leak += v["leak_attempts"]; data += v["bad_data"] }
+		END { if (NR) printf "%d/%d/%d/%d", ok, bad, leak, data }')
 	for fld in read:4k read:2M write:4k write:2M; do
 		R[$k,nvreq_$fld]=$(grep -a "^NVPROF op=${fld%:*} backing=${fld#*:} ios=" "$log" |
 			tail -1 | awk '{ split($4, i, "="); split($5, r, "=");
@@ -309,6 +316,7 @@ print_table() {
 	row "  leaked pins/VmPin kB/free hugepages, 4 KiB" fault_4k
 	row "imu alloc failure: ENOMEM/attempts, 2M" fault_n_2M
 	row "  leaked pins/VmPin kB/free hugepages, 2M" fault_2M
+	row "plain I/O alloc fail: ok/FAIL/leaks/bad" fplain
 	row "kernel BUG/WARNING/Oops/Bad page lines" bad
 	printf '\nNVMe passthrough jobs (kernel/probe/passthrough.sh), job:'
 	printf 'predicted/what the kprobes saw\n'
@@ -469,6 +477,32 @@ print_bioprof() {	# dir with console-<kernel>.log.txt, kernels...
 	printf '\n'
 }
 
+# per guest: kernel/probe/fault-plain's case summaries (FAULTPLAIN), every
+# allocation of one plain O_DIRECT I/O failing in turn
+print_faultplain() {	# dir with console-<kernel>.log.txt, kernels...
+	local dir=$1 k f
+	shift
+	printf '\nPlain O_DIRECT, its N-th allocation failing, N = 1, 2, ...\n'
+	printf '(kernel/probe/fault-plain.c): attempts = I/Os tried; complete = full\n'
+	printf 'I/Os; leaks = attempts that left a pin, a hugepage or a 4 KiB/THP page\n'
+	printf 'held; bad = reads with wrong data.\n'
+	for k in "$@"; do
+		f=$dir/console-$k.log.txt
+		[ -f "$f" ] || continue
+		grep -a '^FAULTPLAIN ' "$f" | awk -v k="$k" '
+		/^FAULTPLAIN summary / {
+			for (i = 3; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+			printf "  %-10s %-5s %-10s %8s  attempts=%s complete=%s enomem=%s eagain=%s eio=%s other=%s short=%s leaks=%s bad=%s %s\n",
+				k, v["op"], v["backing"], v["len"], v["attempts"],
+				v["complete"], v["enomem"], v["eagain"], v["eio"],
+				v["other"], v["short"], v["leak_attempts"],
+				v["bad_data"], v["result"]
+			next }
+		/ skip=| error=/ { printf "  %-10s %s\n", k, $0 }'
+	done
+	printf '\n'
+}
+
 # ---- main ------------------------------------------------------------------
 
 # liburing's runner and tests for the guests (kboot.sh copies them): built
@@ -499,6 +533,7 @@ main() {
 		[ -d "${2:-}" ] || die "--profile needs a kept run directory (KTEST_KEEP=1)"
 		print_profile "$2" $KTEST_KERNELS
 		print_bioprof "$2" $KTEST_KERNELS
+		print_faultplain "$2" $KTEST_KERNELS
 		exit 0 ;;
 	-h | --help) sed -n '3,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	"") ;;
@@ -525,7 +560,8 @@ main() {
 		count fail "checkpatch --strict: kernel/patches has findings ($WORK/checkpatch.log):"
 		grep -E '^(ERROR|WARNING|CHECK)' "$WORK/checkpatch.log" | head -5
 	fi
-	for f in regbuf-probe nvme-profile bio-profile fault-regbuf fault-device; do
+	for f in regbuf-probe nvme-profile bio-profile fault-regbuf fault-plain \
+		 fault-device; do
 		[ -x "$KTEST_PROBEDIR/$f" ] ||
 			die "no $KTEST_PROBEDIR/$f: run 'make static' first"
 	done
@@ -553,6 +589,7 @@ main() {
 	print_table
 	print_profile "$WORK" $KTEST_KERNELS
 	print_bioprof "$WORK" $KTEST_KERNELS
+	print_faultplain "$WORK" $KTEST_KERNELS
 	log "console logs: $WORK (total $(elapsed) s)"
 	if [ "$KTEST_KEEP" = 0 ] && [ $NFAIL = 0 ]; then
 		rm -rf "$WORK"

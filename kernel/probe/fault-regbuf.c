@@ -36,31 +36,6 @@
 #define BUF_LEN		(64 * 1024)
 #define MAX_N		400
 
-/* the slab and page-allocation sites count GFP_KERNEL calls too */
-static int setup_injection(void)
-{
-	static const char *const knobs[][2] = {
-		{ "/sys/kernel/debug/failslab/ignore-gfp-wait", "N" },
-		{ "/sys/kernel/debug/failslab/verbose", "0" },
-		{ "/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N" },
-		{ "/sys/kernel/debug/fail_page_alloc/min-order", "0" },
-		{ "/sys/kernel/debug/fail_page_alloc/verbose", "0" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
-		if (probe_put(knobs[i][0], knobs[i][1])) {
-			printf("FAULT skip=%s: %s\n", knobs[i][0],
-			       strerror(errno));
-			return -1;
-		}
-	if (access("/proc/thread-self/fail-nth", W_OK)) {
-		printf("FAULT skip=no /proc/thread-self/fail-nth\n");
-		return -1;
-	}
-	return 0;
-}
-
 static int run_case(bool huge, long *leaked)
 {
 	const char *name = huge ? "2M" : "4k";
@@ -69,7 +44,6 @@ static int run_case(bool huge, long *leaked)
 	struct io_uring ring;
 	struct hb_buf buf;
 	struct iovec iov;
-	char nbuf[16];
 	int n, ret, done = 0;
 
 	/* a 2 MiB hugetlb page or 4 KiB pages, faulted in by lib */
@@ -85,11 +59,9 @@ static int run_case(bool huge, long *leaked)
 			break;
 		}
 		held0 = probe_pins_held();
-		snprintf(nbuf, sizeof(nbuf), "%d", n);
-		probe_put("/proc/thread-self/fail-nth", nbuf);
+		probe_fail_nth_arm(n);
 		ret = io_uring_register_buffers(&ring, &iov, 1);
-		left = probe_get_num("/proc/thread-self/fail-nth");
-		probe_put("/proc/thread-self/fail-nth", "0");
+		left = probe_fail_nth_disarm();
 		if (!ret && left != 0)
 			done = 1;	/* the N-th allocation never came */
 		if (ret == -ENOMEM)
@@ -140,7 +112,7 @@ int main(void)
 {
 	int fail = 0;
 
-	if (setup_injection())
+	if (probe_fault_setup("FAULT"))
 		return 77;
 	fail |= sweep_case(false);
 	fail |= sweep_case(true);

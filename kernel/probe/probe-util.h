@@ -57,6 +57,21 @@ long probe_get_num(const char *path);
  */
 long probe_pins_held(void);
 /*
+ * The kernel's per-task fault injection (CONFIG_FAULT_INJECTION, FAILSLAB,
+ * FAIL_PAGE_ALLOC and their debugfs knobs): probe_fault_setup() makes the
+ * slab and page-allocator sites count GFP_KERNEL calls too (ignore-gfp-wait
+ * off, every order) and opens this thread's fail-nth; 0, or -1 after one
+ * "@tag skip=<reason>" line on stdout.  probe_fail_nth_arm(@n) makes the
+ * @n-th allocation of this thread from then on fail (n >= 1);
+ * probe_fail_nth_disarm() stops counting and returns what was left of the
+ * count: 0 when the failure was injected, > 0 when fewer than @n
+ * allocations came, -1 when it cannot be read.  Between the two calls
+ * this thread makes no allocation of its own beyond what it measures.
+ */
+int probe_fault_setup(const char *tag);
+int probe_fail_nth_arm(int n);
+long probe_fail_nth_disarm(void);
+/*
  * One READ_FIXED / WRITE_FIXED of registered buffer @idx, waited for:
  * cqe->res, or -errno when the submission failed.
  */
