@@ -43,17 +43,23 @@
  *     may release its pages from a work item after the call returns
  *     (bio_check_pages_dirty()).
  *
- * Cases (kept short under TCG): 8 MiB from 2 MiB hugetlb pages and from
- * 4 KiB pages, 128 KiB from THP, each pwrite() then pread(); and preadv()
- * of 8 MiB hugetlb with two iovecs that share a 4 KiB page, on the raw
- * region of nvme0n1 past its ext4 (as bio-profile).
+ * That check is itself checked first ("control" lines): vmsplice() into a
+ * pipe takes page references the way 6.1's plain path does, and with the
+ * buffer unmapped they must show as held until the pipe is closed.
  *
- * Output: "FAULTPLAIN ..." lines, one summary per case and a "done" line;
+ * Cases, on the raw region of nvme0n1 past its ext4 (as bio-profile):
+ * 8 MiB and 128 KiB from 2 MiB hugetlb pages, THP and 4 KiB pages, each
+ * pwrite() then pread(); preadv() with two iovecs that share a 4 KiB page,
+ * 8 MiB into hugetlb and 1 MiB into 4 KiB pages.  About 25 s under TCG.
+ *
+ * Output: "FAULTPLAIN ..." lines: a line per attempt that went wrong, one
+ * summary per case, one per control, and a "done" line;
  * exit 0 when every case ran with no leak and no bad data, 1 on a leak,
  * bad data or a setup error, 77 without fault injection or device.
  *
  * Usage: fault-plain [-d /dev/nvme0n1]
  */
+#include <fcntl.h>
 #include <linux/fs.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -82,12 +88,19 @@ struct fcase {
 static const struct fcase cases[] = {
 	{ OP_WRITE, "hugetlb:2M", 8 * MiB, 0 },
 	{ OP_READ, "hugetlb:2M", 8 * MiB, 0 },
+	{ OP_WRITE, "thp", 8 * MiB, 0 },
+	{ OP_READ, "thp", 8 * MiB, 0 },
 	{ OP_WRITE, "4k", 8 * MiB, 0 },
 	{ OP_READ, "4k", 8 * MiB, 0 },
+	{ OP_WRITE, "hugetlb:2M", 128 * KiB, 0 },
+	{ OP_READ, "hugetlb:2M", 128 * KiB, 0 },
 	{ OP_WRITE, "thp", 128 * KiB, 0 },
 	{ OP_READ, "thp", 128 * KiB, 0 },
+	{ OP_WRITE, "4k", 128 * KiB, 0 },
+	{ OP_READ, "4k", 128 * KiB, 0 },
 	/* the second iovec starts 1 KiB before the end of a 4 KiB page */
 	{ OP_READV, "hugetlb:2M", 8 * MiB, 2 * MiB - KiB },
+	{ OP_READV, "4k", 1 * MiB, 10 * KiB + KiB / 2 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -300,6 +313,56 @@ static int attempt(int fd, int kpf, const struct fcase *c, off_t off,
 	return 0;
 }
 
+/*
+ * The leak check must see a leaked reference.  vmsplice() puts references
+ * (not pins) to CTL_LEN of a buffer into a pipe, as 6.1's plain path takes
+ * them; with the buffer unmapped and the pipe still open, the hugepage
+ * must be missing from the pool or the pages counted as held, and with
+ * the pipe closed all back.  0 when both hold.
+ */
+#define CTL_LEN (64 * KiB)	/* 16 pages: what a default pipe holds */
+
+static int control(int kpf, const char *backing, uint64_t *pfn)
+{
+	bool hugetlb = !strncmp(backing, "hugetlb", 7);
+	unsigned int nr = CTL_LEN / PROBE_PAGE;
+	struct held_arg ha = { kpf, pfn, nr };
+	long hp0 = hb_hugepages_free(PROBE_HPAGE), open_held, closed_held;
+	struct iovec iov;
+	struct hb_buf b;
+	int p[2], ok;
+	ssize_t n;
+
+	if (probe_alloc(backing, CTL_LEN, 0, &b))
+		return 1;
+	memset(b.addr, 0x5a, CTL_LEN);
+	if (pipe(p)) {
+		hb_free(&b);
+		return 1;
+	}
+	iov.iov_base = b.addr;
+	iov.iov_len = CTL_LEN;
+	n = vmsplice(p[1], &iov, 1, 0);
+	if (!hugetlb && read_pfns(b.addr, CTL_LEN, pfn))
+		n = -1;
+	hb_free(&b);
+	if (hugetlb)
+		open_held = hp0 - settle(hp_probe, NULL, hp0 - 1);
+	else
+		open_held = settle(held_probe, &ha, nr);
+	close(p[0]);
+	close(p[1]);
+	if (hugetlb)
+		closed_held = hp0 - settle(hp_probe, NULL, hp0);
+	else
+		closed_held = settle(held_probe, &ha, 0);
+	ok = n == (ssize_t)CTL_LEN && closed_held == 0 &&
+	     open_held == (hugetlb ? 1 : (long)nr);
+	printf("FAULTPLAIN control backing=%s vmspliced=%zd held_while_spliced=%ld held_after_close=%ld result=%s\n",
+	       backing, n, open_held, closed_held, ok ? "ok" : "FAIL");
+	return !ok;
+}
+
 /* the pattern of every case: seed 0 at the start of the region */
 static int run_case(int fd, int kpf, const struct fcase *c, off_t base,
 		    const void *ref, uint64_t *pfn)
@@ -377,6 +440,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	probe_pat_fill(ref.addr, 8 * MiB, 0, 0);
+	fail |= control(kpf, "hugetlb:2M", pfn);
+	fail |= control(kpf, "thp", pfn);
+	fail |= control(kpf, "4k", pfn);
 	for (i = 0; i < NCASES; i++, ncase++)
 		fail |= run_case(fd, kpf, &cases[i], base, ref.addr, pfn);
 	hb_free(&ref);
