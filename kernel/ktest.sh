@@ -485,7 +485,7 @@ print_faultplain() {	# dir with console-<kernel>.log.txt, kernels...
 	printf '\nPlain O_DIRECT, its N-th allocation failing, N = 1, 2, ...\n'
 	printf '(kernel/probe/fault-plain.c): attempts = I/Os tried; complete = full\n'
 	printf 'I/Os; leaks = attempts that left a pin, a hugepage or a 4 KiB/THP page\n'
-	printf 'held; bad = reads with wrong data.\n'
+	printf 'held; bad = wrong data read back.\n'
 	for k in "$@"; do
 		f=$dir/console-$k.log.txt
 		[ -f "$f" ] || continue
@@ -497,6 +497,12 @@ print_faultplain() {	# dir with console-<kernel>.log.txt, kernels...
 				v["complete"], v["enomem"], v["eagain"], v["eio"],
 				v["other"], v["short"], v["leak_attempts"],
 				v["bad_data"], v["result"]
+			next }
+		/^FAULTPLAIN control / {
+			for (i = 3; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+			printf "  %-10s leak check, vmspliced %-10s held while spliced=%s, after close=%s %s\n",
+				k, v["backing"], v["held_while_spliced"],
+				v["held_after_close"], v["result"]
 			next }
 		/ skip=| error=/ { printf "  %-10s %s\n", k, $0 }'
 	done

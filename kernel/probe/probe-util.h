@@ -5,7 +5,8 @@
  * kernel/ktest.sh).  Everything lib/ already measures (VmPin, free
  * hugepages, block-device counters, folio layout, allocation) comes from
  * lib/hugebuf.h; this file holds only what the guest programs need on top:
- * knob writes, the FOLL_PIN counter, one fixed I/O, one data pattern.
+ * knob writes, the per-task fault injection, the FOLL_PIN counter, one
+ * fixed I/O, one data pattern.
  */
 #ifndef HUGEBUF_PROBE_UTIL_H
 #define HUGEBUF_PROBE_UTIL_H
