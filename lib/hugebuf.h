@@ -158,6 +158,13 @@ struct hb_kmodel {
 	 * already has a bvec (bvec_try_merge_page(), 6.5 and later).
 	 */
 	bool plain_merge_test_first;
+	/*
+	 * Each folio run of a plain I/O is a bvec of its own: no merge test,
+	 * no merge with the bvec before it, one release per bvec (7.x:
+	 * bio_iov_iter_get_pages() fills the bvecs in iov_iter_extract_bvecs();
+	 * read in 7.2's source and measured in its guest; 6.18 still merges).
+	 */
+	bool plain_bvec_per_run;
 	/* the release modelled; sublevel -1 when not known */
 	int kmajor, kminor, ksublevel;
 	/* human name, e.g. "6.12", "6.12.117", "6.1+hugebuf" */

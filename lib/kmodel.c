@@ -160,6 +160,11 @@ void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 	/* ed9832bc08db (6.12); bvec_try_merge_page() behind vcnt > 0: 6.5 */
 	km->plain_folio_runs = !version_before(major, minor, 6, 12);
 	km->plain_merge_test_first = version_before(major, minor, 6, 5);
+	/*
+	 * iov_iter_extract_bvecs(): seen in 7.2, not in 6.18 (which merges,
+	 * t/fio-plain.sh); the first release between is taken to be 7.0
+	 */
+	km->plain_bvec_per_run = !version_before(major, minor, 7, 0);
 	hb_kmodel_set_gen(km, gen_of(major, minor, sub));
 	if (version_before(major, minor, 6, 15)) {
 		km->imu_header = IMU_HEADER_OLD;

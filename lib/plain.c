@@ -23,7 +23,8 @@
  *    ed9832bc08db); a run never crosses a batch end or a folio end;
  *  - an add merges into the bio's last bvec when its first byte follows
  *    that bvec's last byte physically (page_is_mergeable(),
- *    bvec_try_merge_page()), else it takes a new bvec;
+ *    bvec_try_merge_page()), else it takes a new bvec; 7.x makes every run
+ *    a bvec of its own (iov_iter_extract_bvecs(), no merge test);
  *  - each bio is split by the queue limits on its own, and a bio the split
  *    leaves whole may join the previous bio's last request (bio_requests());
  *  - completion releases each bvec folio by folio (bio_for_each_folio_all()
@@ -98,9 +99,10 @@ static void add_range(struct plain_ctx *c, uint64_t i, uint32_t off,
 	struct hb_bvec *bv;
 
 	c->out->adds++;
-	if (b->vcnt || c->km->plain_merge_test_first)
+	if (!c->km->plain_bvec_per_run &&
+	    (b->vcnt || c->km->plain_merge_test_first))
 		c->out->merge_tests++;
-	if (b->vcnt && b->end_phys == phys) {
+	if (!c->km->plain_bvec_per_run && b->vcnt && b->end_phys == phys) {
 		bv = &b->bv[b->vcnt - 1];
 		if ((b->end_phys - 1) >> HB_PAGE_SHIFT == phys >> HB_PAGE_SHIFT)
 			c->out->same_page++;

@@ -91,6 +91,14 @@ static const struct pcase cases[] = {
 	  { 8, 8, 2048, 2040, 2048, 0, 2048, 24, 256 } },
 	{ "8M of 4K pages apart", "6.1", T_SZ_4K, 0, SZ_8M, 0, PAGES_APART,
 	  { 8, 8, 2048, 2048, 2048, 0, 2048, 24, 256 } },
+	/*
+	 * 7.x: every run its own bvec, no merge test; the batches shrink as
+	 * the bvecs grow (256, 255, 254, ...), 12 runs still
+	 */
+	{ "8M hugetlb adjacent, bvec per run", "7.2", T_SZ_2M, 0, SZ_8M, 0,
+	  FOLIOS_ADJACENT, { 1, 9, 12, 0, 12, 0, 12, 16, 12 } },
+	{ "8M of 4K pages adjacent, bvec per run", "7.2", T_SZ_4K, 0, SZ_8M,
+	  0, FOLIOS_ADJACENT, { 8, 8, 2048, 0, 2048, 0, 2048, 24, 256 } },
 	/* 4K folios adjacent: merge into one bvec, one release per page */
 	{ "8M of 4K pages adjacent", "6.12", T_SZ_4K, 0, SZ_8M, 0,
 	  FOLIOS_ADJACENT, { 1, 9, 2048, 2047, 1, 0, 2048, 16, 1 } },

@@ -55,37 +55,54 @@
 
 /*
  * The functions profiled, and the figure of the model each one's calls
- * per I/O stand for (-1: shown, not compared).  bio_add_page() and
+ * per I/O stand for (-1: shown, not compared), on the kernels whose plain
+ * path goes through them (@path: ANY, MERGE where runs are added and
+ * merged through the bio_add functions, RUN where each run is a bvec
+ * filled by iov_iter_extract_bvecs(), 7.x).  bio_add_page() and
  * bio_add_folio() serve other callers, not this path; page_is_mergeable()
  * runs only when the bio has a bvec; get_contig_folio_len() only for runs
  * of more than one page; __bio_release_pages() may run from a work item
  * after the window for reads (bio_check_pages_dirty()).
  */
+enum { ANY, MERGE, RUN };
 static const struct {
 	const char *name;
-	int field;
+	int field, path;
 } prof[] = {
-	{ "bio_iov_iter_get_pages", HB_PLAIN_BIOS },
-	{ "__bio_iov_iter_get_pages", HB_PLAIN_BATCHES },
-	{ "bio_iov_folio_run", HB_PLAIN_ADDS },		/* patched 6.1 */
-	{ "get_contig_folio_len", -1 },			/* 6.12 */
-	{ "__bio_try_merge_page", HB_PLAIN_MERGE_TESTS }, /* 6.1 */
-	{ "page_is_mergeable", -1 },			/* 6.1: inline */
-	{ "bvec_try_merge_page", HB_PLAIN_MERGE_TESTS },	/* 6.5+ */
-	{ "bio_iov_add_page", HB_PLAIN_ADDS },		/* 6.1 */
-	{ "bio_iov_add_folio", HB_PLAIN_ADDS },		/* 6.12 */
-	{ "bio_add_page", -1 },
-	{ "__bio_add_page", HB_PLAIN_BVECS },
-	{ "bio_add_folio", -1 },
-	{ "bio_add_folio_nofail", HB_PLAIN_BVECS },	/* 6.12 */
-	{ "__bio_release_pages", -1 },
-	{ "unpin_user_page", -1 },
-	{ "unpin_user_pages", -1 },
-	{ "unpin_user_folio", HB_PLAIN_UNPINS },		/* 6.12 */
-	{ "__folio_put", -1 },
-	{ "bio_alloc_bioset", -1 },	/* not on the simple path */
-	{ "submit_bio", HB_PLAIN_BIOS },
+	{ "bio_iov_iter_get_pages", HB_PLAIN_BIOS, ANY },
+	{ "__bio_iov_iter_get_pages", HB_PLAIN_BATCHES, MERGE },
+	{ "iov_iter_extract_bvecs", HB_PLAIN_BATCHES, RUN },	/* 7.x */
+	{ "bio_iov_folio_run", HB_PLAIN_ADDS, MERGE },	/* patched 6.1 */
+	{ "get_contig_folio_len", -1, ANY },		/* 6.12, 7.x */
+	{ "__bio_try_merge_page", HB_PLAIN_MERGE_TESTS, ANY }, /* 6.1 */
+	{ "page_is_mergeable", -1, ANY },		/* 6.1: inline */
+	{ "bvec_try_merge_page", HB_PLAIN_MERGE_TESTS, ANY }, /* 6.5+ */
+	{ "bio_iov_add_page", HB_PLAIN_ADDS, MERGE },	/* 6.1 */
+	{ "bio_iov_add_folio", HB_PLAIN_ADDS, MERGE },	/* 6.12 */
+	{ "bio_add_page", -1, ANY },
+	{ "__bio_add_page", HB_PLAIN_BVECS, MERGE },
+	{ "bio_add_folio", -1, ANY },
+	{ "bio_add_folio_nofail", HB_PLAIN_BVECS, MERGE },	/* 6.12 */
+	{ "__bio_release_pages", -1, ANY },
+	{ "unpin_user_page", -1, ANY },
+	{ "unpin_user_pages", -1, ANY },
+	{ "unpin_user_folio", HB_PLAIN_UNPINS, ANY },	/* 6.12+ */
+	{ "__folio_put", -1, ANY },
+	{ "bio_alloc_bioset", -1, ANY },	/* not on the simple path */
+	{ "submit_bio", HB_PLAIN_BIOS, ANY },
 };
+
+/* whether @i's calls stand for its figure on the kernel of @km */
+static bool on_path(size_t i, const struct hb_kmodel *km)
+{
+	if (prof[i].field < 0)
+		return false;
+	if (prof[i].path == MERGE)
+		return !km->plain_bvec_per_run;
+	if (prof[i].path == RUN)
+		return km->plain_bvec_per_run;
+	return true;
+}
 #define NSYMS (sizeof(prof) / sizeof(prof[0]))
 
 static const char *syms[NSYMS];
@@ -248,6 +265,7 @@ static int model_line(const char *op, int bk, size_t size, const char *what,
 
 /* every traced count that stands for a figure, and the requests */
 static int compare_model(const char *op, int bk, size_t size,
+			 const struct hb_kmodel *km,
 			 const struct hb_plain_pred *pred,
 			 const struct windows *w)
 {
@@ -255,7 +273,7 @@ static int compare_model(const char *op, int bk, size_t size,
 	size_t i;
 
 	for (i = 0; i < NSYMS; i++)
-		if (traced[i] && prof[i].field >= 0)
+		if (traced[i] && on_path(i, km))
 			fail |= model_line(op, bk, size, prof[i].name, pred,
 					   prof[i].field, w->min[i]);
 	return fail | model_line(op, bk, size, "requests", pred,
@@ -365,7 +383,7 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 			printf("BIOPROF model op=%s backing=%s size=%zu result=skip reason=%s\n",
 			       op, backings[bk], size, why);
 		else
-			fail |= compare_model(op, bk, size, &pred, &win);
+			fail |= compare_model(op, bk, size, km, &pred, &win);
 	}
 	hb_free(&hb);
 	return fail;
@@ -626,9 +644,9 @@ int main(int argc, char **argv)
 	if (hb_kmodel_running(&km))
 		printf("BIOPROF model result=skip reason=%s\n", hb_errmsg());
 	else
-		printf("BIOPROF model kernel=%s folio_runs=%d merge_test_first=%d\n",
+		printf("BIOPROF model kernel=%s folio_runs=%d merge_test_first=%d bvec_per_run=%d\n",
 		       km.name, km.plain_folio_runs,
-		       km.plain_merge_test_first);
+		       km.plain_merge_test_first, km.plain_bvec_per_run);
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 		for (b = 0; b < NBK; b++)
 			fail |= profile_case(fd, disk, base, b, sizes[s],
