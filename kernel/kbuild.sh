@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 #
-# kernel/kbuild.sh: the three bzImages of kernel/ktest.sh, sourced by it.
-# Debian's linux-source-6.1 without and with kernel/patches/, and Debian's
-# linux-source-6.12, each allnoconfig + kernel/hugebuf.config, cached in
-# $KTEST_CACHE under a key of (source package version, fragment, compiler
-# [, series]): a cached image is used as it is.
-# Needs from ktest.sh: KDIR, KTEST_CACHE, KTEST_KERNELS, KTEST_JOBS, log,
-# die.
+# kernel/kbuild.sh: the four bzImages of kernel/ktest.sh, sourced by it.
+# Debian's linux-source-6.1 without and with kernel/patches/, Debian's
+# linux-source-6.12, and sid's linux-source-7.2 (fetched from the machine's
+# own mirror, see fetch_source_72), each allnoconfig +
+# kernel/hugebuf.config, cached in $KTEST_CACHE under a key of (source
+# package version, fragment, compiler [, series]): a cached image is used
+# as it is.
+# Needs from ktest.sh: KDIR, TOP, KTEST_CACHE, KTEST_KERNELS, KTEST_JOBS,
+# log, die, count.
 
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 TARBALL_612=/usr/src/linux-source-6.12.tar.xz
@@ -17,9 +19,17 @@ SRC=$KTEST_CACHE/src/linux-source-6.1
 BUILD=$KTEST_CACHE/build
 SRC_612=$KTEST_CACHE/src612/linux-source-6.12
 BUILD_612=$KTEST_CACHE/build-6.12
+# 7.2 is not in bookworm: sid's binary package linux-source-7.2 (an _all.deb
+# holding /usr/src/linux-source-7.2.tar.xz) is downloaded once into DEB_72
+# and taken apart there with dpkg -x; delete DEB_72 to take sid's newest
+DEB_72=$KTEST_CACHE/deb-7.2
+TARBALL_72=$DEB_72/root/usr/src/linux-source-7.2.tar.xz
+APT_72=$KTEST_CACHE/apt-sid
+SRC_72=$KTEST_CACHE/src72/linux-source-7.2
+BUILD_72=$KTEST_CACHE/build-7.2
 IMAGES=$KTEST_CACHE/images
 # the fragment's CONFIG_LOCALVERSION marks a kernel built from our series;
-# the unpatched baseline and 6.12 are built with it emptied, so their
+# the unpatched baseline, 6.12 and 7.2 are built with it emptied, so their
 # release strings are the plain upstream versions
 HB_LOCALVERSION=$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "$FRAGMENT")
 
@@ -45,6 +55,63 @@ compute_keys() {
 	IMG_U=$IMAGES/bzImage-unpatched-$KEY_U
 	IMG_P=$IMAGES/bzImage-patched-$KEY_P
 	IMG_612=$IMAGES/bzImage-6.12-$KEY_612
+	# 7.2's key needs its package, fetched only when 7.2 is wanted
+	KEY_72=- IMG_72=
+}
+
+# ---- 7.2: sid's linux-source-7.2 from the machine's own mirror -------------
+
+# Download sid's linux-source-7.2 into DEB_72 (once) and unpack the .deb
+# there; sets SRC_ID_72 (the package version), KEY_72 and IMG_72.  The
+# mirror, suite components and keyring are the machine's own (the deb
+# entries of its release, tools/apt-sources.sh, with sid as suite), in a
+# private apt state (APT_72): /etc/apt and /var/lib/apt are not touched.
+# apt-get checks the signature of sid's InRelease with that keyring, the
+# Packages index against InRelease, and the .deb against the SHA-256 the
+# index gives for it, so what dpkg -x unpacks is the signed package.
+# Returns 1 with the reason in WHY_72 when the package cannot be had (no
+# apt source, mirror unreachable, package not served).
+fetch_source_72() {
+	local codename deb
+	WHY_72=
+	if ! [ -f "$TARBALL_72" ] || ! [ -s "$DEB_72/version" ]; then
+		codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+		[ -n "$codename" ] ||
+			{ WHY_72="no VERSION_CODENAME in /etc/os-release"; return 1; }
+		# shellcheck source=tools/apt-sources.sh
+		. "$TOP/tools/apt-sources.sh"
+		apt_state_binaries "$APT_72" "$codename" sid ||
+			{ WHY_72="no enabled apt source for $codename to derive a sid entry from"; return 1; }
+		log "fetching sid's linux-source-7.2 (apt-get download, logs in $APT_72)"
+		# apt-get update exits 0 when an index cannot be fetched, with a
+		# W: line: that line is the reason when the download fails
+		apt_state_run "$APT_72" -o Acquire::Languages=none update \
+			>"$APT_72/update.log" 2>&1 ||
+			{ WHY_72="apt-get update of sid failed: $(grep -E '^(E|W):' "$APT_72/update.log" | head -n 1) (see $APT_72/update.log)"; return 1; }
+		rm -rf "$DEB_72"
+		mkdir -p "$DEB_72"
+		if ! (cd "$DEB_72" && apt_state_run "$APT_72" download \
+			linux-source-7.2) >"$APT_72/fetch.log" 2>&1; then
+			if grep -qE '^(E|W):' "$APT_72/update.log"; then
+				WHY_72="sid's index cannot be had: $(grep -E '^(E|W):' "$APT_72/update.log" | head -n 1) (see $APT_72/update.log)"
+			else
+				WHY_72="the mirror does not serve sid's linux-source-7.2: $(grep -E '^(E|W):' "$APT_72/fetch.log" | head -n 1) (see $APT_72/fetch.log)"
+			fi
+			return 1
+		fi
+		for deb in "$DEB_72"/linux-source-7.2_*_all.deb; do break; done
+		[ -f "$deb" ] ||
+			{ WHY_72="apt-get download left no linux-source-7.2 .deb in $DEB_72, see $APT_72/fetch.log"; return 1; }
+		dpkg -x "$deb" "$DEB_72/root" ||
+			{ WHY_72="$deb does not unpack with dpkg -x"; return 1; }
+		[ -f "$TARBALL_72" ] ||
+			{ WHY_72="$deb holds no usr/src/linux-source-7.2.tar.xz"; return 1; }
+		dpkg-deb -f "$deb" Version >"$DEB_72/version"
+		rm -f "$deb"
+	fi
+	SRC_ID_72=$(cat "$DEB_72/version")
+	KEY_72=$( { echo "$SRC_ID_72"; cat "$FRAGMENT"; gcc --version | head -1; } | sha)
+	IMG_72=$IMAGES/bzImage-7.2-$KEY_72
 }
 
 # ---- source tree: unpack once, apply/revert the series by backup ---------
@@ -67,6 +134,9 @@ unpack_tree() {	# $1 = tarball, $2 = src, $3 = version, $4 = build
 unpack_source() { unpack_tree "$TARBALL" "$SRC" "$SRC_ID" "$BUILD"; }
 unpack_source_612() {
 	unpack_tree "$TARBALL_612" "$SRC_612" "$SRC_ID_612" "$BUILD_612"
+}
+unpack_source_72() {
+	unpack_tree "$TARBALL_72" "$SRC_72" "$SRC_ID_72" "$BUILD_72"
 }
 
 # files a patch touches (a/ side and b/ side)
@@ -162,10 +232,15 @@ build_kernels() {
 	local k
 	for k in $KTEST_KERNELS; do
 		case $k in
-		unpatched | patched | 6.12) ;;
-		*) die "KTEST_KERNELS: unknown kernel $k" ;;
+		unpatched | patched | 6.12 | 7.2) ;;
+		*) die "KTEST_KERNELS: unknown kernel $k (known: unpatched patched 6.12 7.2)" ;;
 		esac
 	done
+	# 7.2 that cannot be fetched is one counted skip, and no guest
+	if wants 7.2 && ! fetch_source_72; then
+		count skip "7.2 guest: $WHY_72"
+		KTEST_KERNELS=$(echo " $KTEST_KERNELS " | sed 's/ 7\.2 / /; s/^ *//; s/ *$//')
+	fi
 	if wants unpatched && [ ! -f "$IMG_U" ]; then
 		unpack_source
 		configure_kernel "$SRC" "$BUILD" "$KEY_U" ""
@@ -183,7 +258,12 @@ build_kernels() {
 		configure_kernel "$SRC_612" "$BUILD_612" "$KEY_612" ""
 		make_image 6.12 "$IMG_612" "$SRC_612" "$BUILD_612"
 	fi
-	log "bzImages: $(for k in $KTEST_KERNELS; do printf '%s ' "$k"; done)($KEY_U / $KEY_P / $KEY_612)"
+	if wants 7.2 && [ ! -f "$IMG_72" ]; then
+		unpack_source_72
+		configure_kernel "$SRC_72" "$BUILD_72" "$KEY_72" ""
+		make_image 7.2 "$IMG_72" "$SRC_72" "$BUILD_72"
+	fi
+	log "bzImages: $(for k in $KTEST_KERNELS; do printf '%s ' "$k"; done)($KEY_U / $KEY_P / $KEY_612 / $KEY_72)"
 }
 
 run_checkpatch() {

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # kernel/ktest.sh: build Debian's 6.1 kernel without and with the hugebuf
-# series (kernel/patches/) and Debian's linux-source-6.12 (a stable kernel
-# that carries the 2025 coalescing fixes), boot each under qemu (TCG), run
+# series (kernel/patches/), Debian's linux-source-6.12 (a stable kernel
+# that carries the 2025 coalescing fixes) and sid's linux-source-7.2 (the
+# newest generation; downloaded from the machine's own mirror, a counted
+# skip when it cannot be had), boot each under qemu (TCG), run
 # the project's static tests (on virtio-blk and again on an emulated NVMe
 # namespace), the hugebuf CLI, a short fio run, kernel/probe's measurement
 # and the NVMe profile of the series in the guest, and print side-by-side
@@ -35,7 +37,7 @@
 #                       tests and liburing 2.9's registered-buffer tests];
 #                       "none" runs none
 #   KTEST_KERNELS       which kernels to build and boot
-#                       [unpatched patched 6.12]
+#                       [unpatched patched 6.12 7.2]
 #   KTEST_JOBS          make -j [3]
 #   KTEST_MEM           guest memory [3G]
 #   KTEST_NUMA_NODES    NUMA nodes of the guest, 1 or 2 (qemu -numa,
@@ -73,7 +75,7 @@ KTEST_ENGINE=${KTEST_ENGINE:-$TOP/engines/hugebuf.so}
 KTEST_FIO_JOB=${KTEST_FIO_JOB:-$TOP/examples/hugepage-randread-8m.fio}
 KTEST_EXTRA=${KTEST_EXTRA:-}
 KTEST_LIBURING=${KTEST_LIBURING:-}
-KTEST_KERNELS=${KTEST_KERNELS:-unpatched patched 6.12}
+KTEST_KERNELS=${KTEST_KERNELS:-unpatched patched 6.12 7.2}
 KTEST_JOBS=${KTEST_JOBS:-3}
 KTEST_MEM=${KTEST_MEM:-3G}
 KTEST_SMP=${KTEST_SMP:-2}
@@ -335,6 +337,7 @@ check_detection() {
 		unpatched) want="6.1.*" ;;
 		patched) want="6.1+hugebuf" ;;
 		6.12) want="6.12.*" ;;
+		7.2) want="7.2.*" ;;
 		esac
 		# shellcheck disable=SC2053
 		if [[ ${R[$k,kchosen]:-none} != $want ]]; then
@@ -352,8 +355,8 @@ check_detection() {
 # kernel memory of its registrations and compares them with the model of
 # the same probed pages, uncoalesced and coalesced ("kernel_coalesced"),
 # and with the running kernel's model ("matches_model").  6.1 registers one
-# bvec per page (io_sqe_buffer_register()); the series and 6.12
-# (a8edbb424b13) one per folio.  So the patched kernel must coalesce where
+# bvec per page (io_sqe_buffer_register()); the series, 6.12
+# (a8edbb424b13) and 7.2 one per folio.  So the patched kernel must coalesce where
 # the unpatched one does not, each as its own model predicts.
 want_coalesced() { case $1 in unpatched) echo no ;; *) echo yes ;; esac; }
 
@@ -581,6 +584,7 @@ main() {
 		unpatched) img=$IMG_U ;;
 		patched) img=$IMG_P ;;
 		6.12) img=$IMG_612 ;;
+		7.2) img=$IMG_72 ;;
 		esac
 		build_initramfs "$k" "$WORK/initramfs-$k.cpio"
 		boot_kernel "$k" "$img" "$WORK/initramfs-$k.cpio"

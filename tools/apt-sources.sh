@@ -167,3 +167,17 @@ apt_state_run() {
 		-o Dir::State::Lists="$apt_state_dir/lists" \
 		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= "$@"
 }
+
+# The same private apt state for another suite's binary packages (for
+# apt-get download, kernel/kfetch.sh's linux-source-7.2): the derived
+# entries with Types deb instead of deb-src, in DIR/sources.list.d/
+# bin.{sources,list}; false when there are none.  Run apt-get on it with
+# apt_state_run DIR ARGS...
+apt_state_binaries() {
+	mkdir -p "$1/sources.list.d" "$1/lists/partial"
+	apt_state_write "$1/sources.list.d/bin.sources" \
+		"$(apt_src_deb822 "$2" "$3" | sed 's/^Types: deb-src$/Types: deb/')"
+	apt_state_write "$1/sources.list.d/bin.list" \
+		"$(apt_src_oneline "$2" "$3" | sed 's/^deb-src /deb /')"
+	ls "$1/sources.list.d/"* >/dev/null 2>&1
+}
