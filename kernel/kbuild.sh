@@ -5,7 +5,7 @@
 # Debian's linux-source-6.1 without and with kernel/patches/, Debian's
 # linux-source-6.12, and sid's linux-source-7.2 (fetched from the machine's
 # own mirror, see fetch_source_72), each allnoconfig +
-# kernel/hugebuf.config, cached in $KTEST_CACHE under a key of (source
+# kernel/hugebuf.config (+ kernel/hugebuf-7.2.config for 7.2), cached in $KTEST_CACHE under a key of (source
 # package version, fragment, compiler [, series]): a cached image is used
 # as it is.
 # Needs from ktest.sh: KDIR, TOP, KTEST_CACHE, KTEST_KERNELS, KTEST_JOBS,
@@ -14,6 +14,8 @@
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 TARBALL_612=/usr/src/linux-source-6.12.tar.xz
 FRAGMENT=$KDIR/hugebuf.config
+# 7.2's own additions to the fragment (symbols the older kernels lack)
+FRAGMENT_72=$KDIR/hugebuf-7.2.config
 PATCHES=$KDIR/patches
 SRC=$KTEST_CACHE/src/linux-source-6.1
 BUILD=$KTEST_CACHE/build
@@ -110,7 +112,8 @@ fetch_source_72() {
 		rm -f "$deb"
 	fi
 	SRC_ID_72=$(cat "$DEB_72/version")
-	KEY_72=$( { echo "$SRC_ID_72"; cat "$FRAGMENT"; gcc --version | head -1; } | sha)
+	KEY_72=$( { echo "$SRC_ID_72"; cat "$FRAGMENT" "$FRAGMENT_72";
+		gcc --version | head -1; } | sha)
 	IMG_72=$IMAGES/bzImage-7.2-$KEY_72
 }
 
@@ -187,19 +190,28 @@ apply_series() {
 
 # allnoconfig + the fragment in $2 (build dir) from source $1, keyed by $3;
 # then CONFIG_LOCALVERSION=$4 (the fragment's for our series, "" otherwise),
-# which alone only rebuilds what depends on the release string
-configure_kernel() {	# $1 = src, $2 = build, $3 = key, $4 = localversion
+# which alone only rebuilds what depends on the release string.  $5 is a
+# fragment of this kernel's own, merged after the common one (the merge
+# is $2/ktest-fragment.config).
+configure_kernel() {	# $1 = src, $2 = build, $3 = key, $4 = localversion [, $5]
 	local src=${1:-$SRC} build=${2:-$BUILD} key=${3:-$KEY_U} lv=${4-} l
+	local frag=$FRAGMENT names
+	names=$(basename "$FRAGMENT")
 	if ! [ -f "$build/.config" ] ||
 	   [ "$(head -1 "$build/.ktest-config" 2>/dev/null)" != "$key" ]; then
 		mkdir -p "$build"
-		log "configuring $(basename "$src"): allnoconfig + $(basename "$FRAGMENT")"
+		if [ -n "${5:-}" ]; then
+			frag=$build/ktest-fragment.config
+			cat "$FRAGMENT" "$5" >"$frag"
+			names="$names + $(basename "$5")"
+		fi
+		log "configuring $(basename "$src"): allnoconfig + $names"
 		make -C "$src" O="$build" ARCH=x86_64 allnoconfig \
-			KCONFIG_ALLCONFIG="$FRAGMENT" >"$KTEST_CACHE/config.log" 2>&1 ||
+			KCONFIG_ALLCONFIG="$frag" >"$KTEST_CACHE/config.log" 2>&1 ||
 			die "configuration failed, see $KTEST_CACHE/config.log"
-		for l in $(grep '^CONFIG_[A-Z0-9_]*=' "$FRAGMENT"); do
+		for l in $(grep '^CONFIG_[A-Z0-9_]*=' "$frag"); do
 			grep -qxF "$l" "$build/.config" ||
-				die "$l from $(basename "$FRAGMENT") did not survive kconfig in $(basename "$src")"
+				die "$l from $names did not survive kconfig in $(basename "$src")"
 		done
 		echo "$key" >"$build/.ktest-config"
 	fi
@@ -260,7 +272,7 @@ build_kernels() {
 	fi
 	if wants 7.2 && [ ! -f "$IMG_72" ]; then
 		unpack_source_72
-		configure_kernel "$SRC_72" "$BUILD_72" "$KEY_72" ""
+		configure_kernel "$SRC_72" "$BUILD_72" "$KEY_72" "" "$FRAGMENT_72"
 		make_image 7.2 "$IMG_72" "$SRC_72" "$BUILD_72"
 	fi
 	log "bzImages: $(for k in $KTEST_KERNELS; do printf '%s ' "$k"; done)($KEY_U / $KEY_P / $KEY_612 / $KEY_72)"
