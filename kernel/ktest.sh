@@ -37,7 +37,10 @@
 #                       tests and liburing 2.9's registered-buffer tests];
 #                       "none" runs none
 #   KTEST_KERNELS       which kernels to build and boot
-#                       [unpatched patched 6.12 7.2]
+#                       [unpatched patched 6.12]; add 7.2 (sid's
+#                       linux-source-7.2) by hand: its guest is not in
+#                       the default run until lib's model knows 7.x's
+#                       VmPin and accounting rules (kernel/README.md, 7.2)
 #   KTEST_JOBS          make -j [3]
 #   KTEST_MEM           guest memory [3G]
 #   KTEST_NUMA_NODES    NUMA nodes of the guest, 1 or 2 (qemu -numa,
@@ -75,7 +78,7 @@ KTEST_ENGINE=${KTEST_ENGINE:-$TOP/engines/hugebuf.so}
 KTEST_FIO_JOB=${KTEST_FIO_JOB:-$TOP/examples/hugepage-randread-8m.fio}
 KTEST_EXTRA=${KTEST_EXTRA:-}
 KTEST_LIBURING=${KTEST_LIBURING:-}
-KTEST_KERNELS=${KTEST_KERNELS:-unpatched patched 6.12 7.2}
+KTEST_KERNELS=${KTEST_KERNELS:-unpatched patched 6.12}
 KTEST_JOBS=${KTEST_JOBS:-3}
 KTEST_MEM=${KTEST_MEM:-3G}
 KTEST_SMP=${KTEST_SMP:-2}
