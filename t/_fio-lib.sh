@@ -185,6 +185,14 @@ t_free_hugepages() {
 	cat "$T_POOL/free_hugepages" 2>/dev/null || echo 0
 }
 
+# skip the test unless $1 2M hugepages are free
+t_need_hugepages() {
+	local free
+	free=$(t_free_hugepages)
+	[ "$free" -ge "$1" ] ||
+		skip "needs $1 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+}
+
 t_hp_nr() {
 	cat "$T_POOL/nr_hugepages" 2>/dev/null || echo 0
 }

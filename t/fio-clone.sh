@@ -10,9 +10,7 @@
 . "$(dirname "$0")/_fio-lib.sh"
 t_require
 
-free=$(t_free_hugepages)
-[ "$free" -ge 80 ] ||
-	skip "needs 80 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+t_need_hugepages 80
 
 job() {
 	# job NAME CLONE [extra fio args...]: numjobs=4 threads, 4 x 8M each

@@ -15,9 +15,7 @@
 t_require
 [ "$(id -u)" = 0 ] || skip "needs root (loop device, hugetlbfs mount)"
 command -v losetup >/dev/null 2>&1 || skip "losetup not found: apt-get install mount"
-free=$(t_free_hugepages)
-[ "$free" -ge 300 ] ||
-	skip "needs 300 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+t_need_hugepages 300
 
 SIZE=${HB_COMPAT_SIZE:-256M}
 truncate -s "$SIZE" "$T_DIR/disk" || skip "cannot create $T_DIR/disk"

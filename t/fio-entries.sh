@@ -22,9 +22,7 @@
 t_require
 t_need_cmd strace timeout awk
 
-free=$(t_free_hugepages)
-[ "$free" -ge 160 ] ||
-	skip "needs 160 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+t_need_hugepages 160
 t_baseline
 
 data=$T_DIR/data

@@ -9,9 +9,7 @@
 . "$(dirname "$0")/_fio-lib.sh"
 t_require
 
-free=$(t_free_hugepages)
-[ "$free" -ge 300 ] ||
-	skip "needs 300 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+t_need_hugepages 300
 
 export HUGEBUF_FILE=$T_DIR/data HUGEBUF_SIZE=64M HUGEBUF_RUNTIME=2
 t_mthp || true

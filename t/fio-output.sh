@@ -17,9 +17,7 @@
 . "$(dirname "$0")/_fio-lib.sh"
 t_require
 [ "$(id -u)" = 0 ] || skip "needs root (hugetlbfs mount)"
-free=$(t_free_hugepages)
-[ "$free" -ge 64 ] ||
-	skip "needs 64 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+t_need_hugepages 64
 E="external:$HUGEBUF_ENGINE"
 F=$T_DIR/data
 "$FIO" --name=lay --filename="$F" --size=8M --rw=write --bs=1M \

@@ -20,9 +20,7 @@
 . "$(dirname "$0")/_fio-lib.sh"
 t_require
 [ "$(id -u)" = 0 ] || skip "needs root (the exact probe's PFNs)"
-free=$(t_free_hugepages)
-[ "$free" -ge 16 ] ||
-	skip "needs 16 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+t_need_hugepages 16
 E="external:$HUGEBUF_ENGINE"
 F=$T_DIR/data
 "$FIO" --name=lay --filename="$F" --size=8M --rw=write --bs=1M \

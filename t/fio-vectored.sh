@@ -11,9 +11,7 @@
 . "$(dirname "$0")/_fio-lib.sh"
 t_require
 
-free=$(t_free_hugepages)
-[ "$free" -ge 40 ] ||
-	skip "needs 40 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+t_need_hugepages 40
 
 cat >"$T_DIR/vec.fio" <<JOB
 [global]

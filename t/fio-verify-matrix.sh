@@ -15,9 +15,7 @@
 . "$(dirname "$0")/_fio-lib.sh"
 t_require
 
-free=$(t_free_hugepages)
-[ "$free" -ge 64 ] ||
-	skip "needs 64 free 2M hugepages, $free free: echo 1024 > /proc/sys/vm/nr_hugepages"
+t_need_hugepages 64
 
 BSES="4096 131072 2101248 8388608"
 
