@@ -39,8 +39,8 @@
 #   KTEST_KERNELS       which kernels to build and boot
 #                       [unpatched patched 6.12]; add 7.2 (sid's
 #                       linux-source-7.2) by hand: its guest is not in
-#                       the default run until lib's model knows 7.x's
-#                       VmPin and accounting rules (kernel/README.md, 7.2)
+#                       the default run while fault-plain's 4 KiB
+#                       control fails there (kernel/README.md, 7.2)
 #   KTEST_JOBS          make -j [3]
 #   KTEST_MEM           guest memory [3G]
 #   KTEST_NUMA_NODES    NUMA nodes of the guest, 1 or 2 (qemu -numa,

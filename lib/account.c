@@ -200,3 +200,8 @@ bool hb_model_memlock_checked(bool cap_ipc_lock)
 	/* io_uring_create(): ctx->user only when !capable(CAP_IPC_LOCK) */
 	return !cap_ipc_lock;
 }
+
+bool hb_model_vmpin_charged(const struct hb_kmodel *km, bool cap_ipc_lock)
+{
+	return !km->vmpin_needs_user || !cap_ipc_lock;
+}

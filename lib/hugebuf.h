@@ -107,6 +107,13 @@ struct hb_kmodel {
 	 * is deduplicated within one call.
 	 */
 	bool acct_batch_dedup;
+	/*
+	 * VmPin (mm->pinned_vm) is charged only to a ring that has ctx->user,
+	 * i.e. one created without CAP_IPC_LOCK (io_buffer_account_pin()
+	 * returns early otherwise): seen in 7.2.13's io_uring/rsrc.c and its
+	 * guest; the 6.18 host charges every ring.
+	 */
+	bool vmpin_needs_user;
 	/* IORING_OP_READV_FIXED / WRITEV_FIXED exist (6.15, 9ef4cbbcb4ac) */
 	bool vec_fixed;
 	/*
@@ -316,6 +323,11 @@ int hb_model_account(const struct hb_kmodel *km, const struct hb_page *pages,
  * created without CAP_IPC_LOCK (io_uring_create() sets ctx->user then).
  */
 bool hb_model_memlock_checked(bool cap_ipc_lock);
+/*
+ * Whether that charge shows in VmPin: always up to 6.x, only without
+ * CAP_IPC_LOCK on kernels with @km->vmpin_needs_user.
+ */
+bool hb_model_vmpin_charged(const struct hb_kmodel *km, bool cap_ipc_lock);
 
 /* Kernel memory of an imu with @nr_bvecs bvecs, and its allocation size. */
 uint64_t hb_imu_bytes(const struct hb_kmodel *km, unsigned int nr_bvecs);

@@ -416,6 +416,15 @@ static int probe_batch_dedup(struct hb_kdetect *d, struct io_uring *ring,
 	io_uring_unregister_buffers(ring);
 	if (after < 0)
 		return -1;
+	/*
+	 * Two hugepages charged nothing at all: this ring is not charged to
+	 * VmPin (7.x with CAP_IPC_LOCK, vmpin_needs_user), so VmPin cannot
+	 * tell how the kernel de-duplicates
+	 */
+	if (after == before) {
+		note(d, "VmPin is not charged to this ring: accounting not measured");
+		return -1;
+	}
 	return after - before < (long)((5 * SZ_1M) >> 10) ? 1 : 0;
 }
 

@@ -157,6 +157,8 @@ void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 	km->pin_checks_vmas = version_before(major, minor, 6, 5);
 	km->acct_batch_dedup = version_before(major, minor, 6, 13);
 	km->vec_fixed = !version_before(major, minor, 6, 15);
+	/* 7.2.13 has it, 6.18 does not: taken to be 7.0 */
+	km->vmpin_needs_user = !version_before(major, minor, 7, 0);
 	/* ed9832bc08db (6.12); bvec_try_merge_page() behind vcnt > 0: 6.5 */
 	km->plain_folio_runs = !version_before(major, minor, 6, 12);
 	km->plain_merge_test_first = version_before(major, minor, 6, 5);

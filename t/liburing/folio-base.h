@@ -129,9 +129,40 @@ static long vmpin_kb(void)
 }
 
 /*
+ * Whether registering charges VmPin here: 7.x charges only a ring made
+ * without CAP_IPC_LOCK (io_buffer_account_pin() needs ctx->user), earlier
+ * kernels every ring.  From /proc: the release's major number and bit 14
+ * (CAP_IPC_LOCK) of CapEff.
+ */
+static bool vmpin_charged(void)
+{
+	unsigned long long cap = 0;
+	FILE *f = fopen("/proc/sys/kernel/osrelease", "r");
+	char line[128];
+	int major = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &major) != 1)
+			major = 0;
+		fclose(f);
+	}
+	if (major < 7)
+		return true;
+	f = fopen("/proc/self/status", "r");
+	if (!f)
+		return true;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &cap) == 1)
+			break;
+	fclose(f);
+	return !(cap & (1ULL << 14));
+}
+
+/*
  * Register @nr buffers; VmPin must grow by @pin_kb (the kernel charges a
- * folio whole, once).  Returns 0, T_EXIT_SKIP on ENOMEM (RLIMIT_MEMLOCK),
- * T_EXIT_FAIL, or the -errno of any other refusal.
+ * folio whole, once; nothing where vmpin_charged() says so).  Returns 0,
+ * T_EXIT_SKIP on ENOMEM (RLIMIT_MEMLOCK), T_EXIT_FAIL, or the -errno of
+ * any other refusal.
  */
 static int reg_bufs(struct ctx *c, struct reg *r, unsigned int nr,
 		    long pin_kb)
@@ -146,6 +177,8 @@ static int reg_bufs(struct ctx *c, struct reg *r, unsigned int nr,
 		iov[i].iov_len = r[i].len;
 		r[i].idx = i;
 	}
+	if (!vmpin_charged())
+		pin_kb = 0;
 	ret = io_uring_register_buffers(&c->ring, iov, nr);
 	if (ret == -ENOMEM) {
 		fprintf(stderr, "registering %zu bytes: ENOMEM (RLIMIT_MEMLOCK "
@@ -171,6 +204,8 @@ static int unreg_bufs(struct ctx *c, long pin_kb)
 	long before = vmpin_kb(), after;
 	int ret = io_uring_unregister_buffers(&c->ring);
 
+	if (!vmpin_charged())
+		pin_kb = 0;
 	if (ret) {
 		fprintf(stderr, "unregister: %s\n", strerror(-ret));
 		return T_EXIT_FAIL;
