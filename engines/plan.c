@@ -102,47 +102,6 @@ void hbe_warn_replay(struct thread_data *td)
 /* ------------------------------------------------------------------ */
 
 /*
- * fixedbufs=0: the first I/O as plain O_DIRECT builds it (hb_model_plain())
- * over its probed pages and PFNs (none when the probe is degraded: folios
- * then never physically adjacent), and the verdict's two hypotheses for
- * the same pages: no page merged with another (every PFN apart) and one
- * bvec per folio (the folios apart).
- */
-static int hbe_predict_plain(const struct hbe_job *j,
-			     const struct hb_queue_limits *q,
-			     struct hb_req_pred *pred,
-			     struct hb_plain_pred *plain)
-{
-	const struct hb_kmodel *km = &j->plan.km;
-	const struct hb_probe *p = &j->io0;
-	struct iovec iov = { (void *)(uintptr_t)p->addr, p->len };
-	struct hb_plain_pred h;
-	uint64_t *apart, i;
-	int ret;
-
-	ret = hb_model_plain(km, p->pages, p->pfn, p->addr, p->len, &iov, 1,
-			     q, plain);
-	if (ret)
-		return ret;
-	pred->model = plain->requests;
-	ret = hb_model_plain(km, p->pages, NULL, p->addr, p->len, &iov, 1, q,
-			     &h);
-	if (ret)
-		return ret;
-	pred->multi = h.requests;
-	apart = calloc(p->nr_pages, sizeof(*apart));
-	if (!apart)
-		return -1;
-	for (i = 0; i < p->nr_pages; i++)
-		apart[i] = 2 * i;
-	ret = hb_model_plain(km, p->pages, apart, p->addr, p->len, &iov, 1, q,
-			     &h);
-	free(apart);
-	pred->none = h.requests;
-	return ret;
-}
-
-/*
  * Device requests of the first I/O (hbe_probe_first_io()), on its queue;
  * with fixedbufs=0 also the plain model's counts in @plain.
  */
@@ -157,7 +116,8 @@ static int hbe_predict_requests(const struct hbe_job *j,
 				   &q.max_seg))
 		return -1;
 	if (!j->plan.fixedbufs)
-		return hbe_predict_plain(j, &q, pred, plain);
+		return hb_predict_plain_requests(&j->plan.km, &j->io0, &q, pred,
+						 plain);
 	return hb_predict_io_requests(&j->plan.km, &j->io0, j->io0.addr,
 				      j->io0.len, &q, pred);
 }

@@ -296,3 +296,45 @@ int hb_predict_io_requests(const struct hb_kmodel *km,
 	hb_imu_free(&imu);
 	return ret;
 }
+
+/*
+ * fixedbufs=0: the probed I/O as plain O_DIRECT builds it (hb_model_plain()
+ * over its pages and PFNs; without PFNs the folios are taken as never
+ * physically adjacent), and the verdict's two hypotheses for the same
+ * pages: no page merged with another (every PFN apart) and one bvec per
+ * folio (the folios apart).
+ */
+int hb_predict_plain_requests(const struct hb_kmodel *km,
+			      const struct hb_probe *p,
+			      const struct hb_queue_limits *q,
+			      struct hb_req_pred *out,
+			      struct hb_plain_pred *plain)
+{
+	struct iovec iov = { (void *)(uintptr_t)p->addr, p->len };
+	struct hb_plain_pred h;
+	uint64_t *apart, i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = hb_model_plain(km, p->pages, p->pfn, p->addr, p->len, &iov, 1,
+			     q, plain);
+	if (ret)
+		return ret;
+	out->model = plain->requests;
+	ret = hb_model_plain(km, p->pages, NULL, p->addr, p->len, &iov, 1, q,
+			     &h);
+	if (ret)
+		return ret;
+	out->multi = h.requests;
+	apart = calloc(p->nr_pages, sizeof(*apart));
+	if (!apart)
+		return hb_seterr(ENOMEM, "out of memory for %u PFNs",
+				 p->nr_pages);
+	for (i = 0; i < p->nr_pages; i++)
+		apart[i] = 2 * i;
+	ret = hb_model_plain(km, p->pages, apart, p->addr, p->len, &iov, 1, q,
+			     &h);
+	free(apart);
+	out->none = h.requests;
+	return ret;
+}

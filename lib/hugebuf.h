@@ -952,6 +952,18 @@ int hb_predict_io_requests(const struct hb_kmodel *km,
 			   struct hb_req_pred *out);
 
 /*
+ * The same for a plain (not registered) O_DIRECT I/O of the whole probed
+ * buffer @p: the model's counts in @plain, and in @out its requests and
+ * those with no page merged (every PFN apart) and with one bvec per folio
+ * (folios apart), the two hypotheses of hb_coalesce_verdict().
+ */
+int hb_predict_plain_requests(const struct hb_kmodel *km,
+			      const struct hb_probe *p,
+			      const struct hb_queue_limits *q,
+			      struct hb_req_pred *out,
+			      struct hb_plain_pred *plain);
+
+/*
  * Whether the kernel gives these buffers one bvec per folio: large folios,
  * a generation that coalesces, and no buffer left with more bvecs.
  */
