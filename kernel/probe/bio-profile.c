@@ -216,8 +216,9 @@ static void window_add(struct windows *w, int it, const unsigned long *hits,
 
 /*
  * lib's model of one plain I/O of @size from @hb: its real pages, the
- * running kernel's model (@km) and @disk's queue limits.  -1 with the
- * reason in @why when a part is missing (no PFNs without root).
+ * running kernel's model (@km, NULL when there is none) and @disk's queue
+ * limits.  -1 with the reason in @why when a part is missing (no PFNs
+ * without root).
  */
 static int predict(const struct hb_kmodel *km, const struct hb_buf *hb,
 		   size_t size, const char *disk, struct hb_plain_pred *pred,
@@ -228,6 +229,10 @@ static int predict(const struct hb_kmodel *km, const struct hb_buf *hb,
 	struct hb_probe p;
 	int ret;
 
+	if (!km) {
+		snprintf(why, len, "no model of the running kernel");
+		return -1;
+	}
 	if (hb_blkdev_queue_limits(disk, &q.max_bytes, &q.max_segs,
 				   &q.max_seg)) {
 		snprintf(why, len, "no queue limits: %s", hb_errmsg());
@@ -333,11 +338,8 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 			probe_pat_fill(hb.addr, size, seed_of(bk, size), 0);
 		/* the pages are in: the model reads their PFNs */
 		if (have_pred < 0)
-			have_pred = km ? predict(km, &hb, size, disk, &pred,
-						 why, sizeof(why)) :
-					 (snprintf(why, sizeof(why),
-						   "no model of the running kernel"),
-					  -1);
+			have_pred = predict(km, &hb, size, disk, &pred, why,
+					    sizeof(why));
 		/* one I/O outside the profile: TCG translates the path once */
 		if (full_io(fd, w, hb.addr, size, base)) {
 			printf("BIOPROF op=%s backing=%s size=%zu error=io:%s\n",
