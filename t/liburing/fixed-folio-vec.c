@@ -70,21 +70,11 @@ static int vec_io(struct ctx *c, bool write, int fd, const struct iovec *iov,
 		  unsigned int nr)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&c->ring);
-	struct io_uring_cqe *cqe;
-	int ret;
 
 	io_uring_prep_rw(write ? OP_WRITEV_FIXED : OP_READV_FIXED, sqe, fd,
 			 iov, nr, FILE_OFF);
 	sqe->buf_index = 0;
-	ret = io_uring_submit(&c->ring);
-	if (ret != 1)
-		return ret < 0 ? ret : -EIO;
-	ret = io_uring_wait_cqe(&c->ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(&c->ring, cqe);
-	return ret;
+	return submit_wait(c);
 }
 
 static bool inside(const struct vcase *v, size_t o)

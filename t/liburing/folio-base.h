@@ -219,6 +219,22 @@ static int unreg_bufs(struct ctx *c, long pin_kb)
 	return T_EXIT_PASS;
 }
 
+/* Submit the one SQE prepared on @c's ring and wait: cqe->res, or -errno */
+static int submit_wait(struct ctx *c)
+{
+	struct io_uring_cqe *cqe;
+	int ret = io_uring_submit(&c->ring);
+
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = io_uring_wait_cqe(&c->ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(&c->ring, cqe);
+	return ret;
+}
+
 static int begin(struct ctx *c, int argc, const char *name, size_t size)
 {
 	int ret;

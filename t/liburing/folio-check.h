@@ -29,22 +29,12 @@ static int fixed_io(struct ctx *c, bool write, int fd, void *addr,
 		    size_t len, size_t off, int idx)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&c->ring);
-	struct io_uring_cqe *cqe;
-	int ret;
 
 	if (write)
 		io_uring_prep_write_fixed(sqe, fd, addr, len, off, idx);
 	else
 		io_uring_prep_read_fixed(sqe, fd, addr, len, off, idx);
-	ret = io_uring_submit(&c->ring);
-	if (ret != 1)
-		return ret < 0 ? ret : -EIO;
-	ret = io_uring_wait_cqe(&c->ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(&c->ring, cqe);
-	return ret;
+	return submit_wait(c);
 }
 
 static const char *how(const struct ctx *c, int fd)
