@@ -11,7 +11,10 @@
  *    up to 6.12 (and our 6.1 backport); lost in the 6.13 table rework
  *    (3597f2786b68);
  *  - coalescing (57bebf807e2a, a8edbb424b13) does not change the charge;
- *  - RLIMIT_MEMLOCK only without CAP_IPC_LOCK (io_uring_create()).
+ *  - RLIMIT_MEMLOCK only without CAP_IPC_LOCK (io_uring_create());
+ *  - VmPin for every ring up to 6.18 (measured on the host), only without
+ *    CAP_IPC_LOCK on 7.x (7.2.13's io_buffer_account_pin() returns
+ *    without ctx->user; measured in its guest).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +214,21 @@ static int test_memlock_checked(void)
 	return T_EXIT_PASS;
 }
 
+static int test_vmpin_charged(void)
+{
+	struct hb_kmodel k618, k72;
+
+	hb_kmodel_for_version(6, 18, &k618);
+	hb_kmodel_for_version(7, 2, &k72);
+	if (!hb_model_vmpin_charged(&k618, true) ||
+	    !hb_model_vmpin_charged(&k618, false))
+		return t_fail("6.18 charges VmPin to every ring");
+	if (hb_model_vmpin_charged(&k72, true) ||
+	    !hb_model_vmpin_charged(&k72, false))
+		return t_fail("7.2 charges VmPin only without CAP_IPC_LOCK");
+	return T_EXIT_PASS;
+}
+
 int main(void)
 {
 	int ret = T_EXIT_PASS;
@@ -222,5 +240,6 @@ int main(void)
 	ret = t_worst(ret, t_sub(test_same_buffer_twice()));
 	ret = t_worst(ret, t_sub(test_bad_input()));
 	ret = t_worst(ret, t_sub(test_memlock_checked()));
+	ret = t_worst(ret, t_sub(test_vmpin_charged()));
 	return t_done(ret);
 }
