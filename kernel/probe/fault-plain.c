@@ -36,11 +36,17 @@
  *     page handed to another process again is mapped there.
  *     /proc/kpagecount is not used: it reports the map count, not the
  *     reference count, so it reads 0 after the unmap either way.
- *     The unmap frees the pages synchronously and drains the CPU's
- *     LRU-add batch first (free_pages_and_swap_cache()); the program stays
- *     on one CPU so that no other CPU's batch holds a page of it.  A
- *     held page or pin is looked at again for up to SETTLE_MS, since a read
- *     may release its pages from a work item after the call returns
+ *     A page that waits in a CPU's LRU-add batch has a reference of the
+ *     batch.  Up to 6.12 the unmap drains this CPU's batch before it
+ *     frees (lru_add_drain() in free_pages_and_swap_cache()); 7.2's
+ *     free_pages_and_swap_cache() no longer does, so a page faulted in
+ *     just before stays held by the batch until something drains it.
+ *     Every count of held pages therefore drains this CPU's batch first
+ *     (lru_drain(): POSIX_FADV_DONTNEED on the device's raw region calls
+ *     lru_add_drain() in generic_fadvise(), 6.1 to 7.2), and the program
+ *     stays on one CPU so that no other CPU's batch holds a page of it.
+ *     A held page or pin is looked at again for up to SETTLE_MS, since a
+ *     read may release its pages from a work item after the call returns
  *     (bio_check_pages_dirty()).
  *
  * That check is itself checked first ("control" lines): vmsplice() into a
@@ -163,6 +169,22 @@ static int read_pfns(const void *addr, size_t len, uint64_t *pfn)
 	return 0;
 }
 
+/* the raw region of the device: lru_drain() advises on it */
+static int drain_fd = -1;
+static off_t drain_off;
+
+/*
+ * Empty this CPU's LRU-add batch: generic_fadvise() calls lru_add_drain()
+ * before it invalidates a range of at least one page.  The range is the
+ * raw region, which only O_DIRECT touches, so nothing cached is dropped.
+ */
+static void lru_drain(void)
+{
+	if (drain_fd >= 0)
+		posix_fadvise(drain_fd, drain_off, 1 * MiB,
+			      POSIX_FADV_DONTNEED);
+}
+
 /* how many of @nr PFNs are anonymous pages mapped nowhere: still held */
 static long pages_held(int kpf, const uint64_t *pfn, unsigned int nr)
 {
@@ -170,6 +192,7 @@ static long pages_held(int kpf, const uint64_t *pfn, unsigned int nr)
 	unsigned int i;
 	long held = 0;
 
+	lru_drain();
 	for (i = 0; i < nr; i++) {
 		if (!pfn[i] || pread(kpf, &flags, sizeof(flags),
 				     (off_t)(pfn[i] * sizeof(flags))) !=
@@ -429,7 +452,9 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	base = (off_t)(size - REGION);
-	/* one CPU: the unmap drains the LRU-add batch of this CPU only */
+	drain_fd = fd;
+	drain_off = base;
+	/* one CPU: lru_drain() empties the LRU-add batch of this CPU only */
 	CPU_ZERO(&cpus);
 	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &cpus);
 	kpf = open("/proc/kpageflags", O_RDONLY);
