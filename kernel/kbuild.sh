@@ -240,7 +240,17 @@ make_image() {	# $1 = label, $2 = destination [, $3 = src, $4 = build]
 
 wants() { case " $KTEST_KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
 
-build_kernels() {
+# the bzImage of kernel $1 (empty for 7.2 until its package is fetched)
+image_of() {
+	case $1 in
+	unpatched) echo "$IMG_U" ;;
+	patched) echo "$IMG_P" ;;
+	6.12) echo "$IMG_612" ;;
+	7.2) echo "$IMG_72" ;;
+	esac
+}
+
+check_kernel_names() {
 	local k
 	for k in $KTEST_KERNELS; do
 		case $k in
@@ -248,34 +258,77 @@ build_kernels() {
 		*) die "KTEST_KERNELS: unknown kernel $k (known: unpatched patched 6.12 7.2)" ;;
 		esac
 	done
-	# 7.2 that cannot be fetched is one counted skip, and no guest
-	if wants 7.2 && ! fetch_source_72; then
-		count skip "7.2 guest: $WHY_72"
-		KTEST_KERNELS=$(echo " $KTEST_KERNELS " | sed 's/ 7\.2 / /; s/^ *//; s/ *$//')
-	fi
-	if wants unpatched && [ ! -f "$IMG_U" ]; then
+}
+
+# build kernel $1 unless its image is cached; the caller holds the cache
+# lock (fd 9).  1 when it has no image and is not to be booted: 7.2 whose
+# package cannot be had (a counted skip, the reason in WHY_72).
+build_kernel() {
+	case $1 in
+	unpatched)
+		[ -f "$IMG_U" ] && return 0
 		unpack_source
 		configure_kernel "$SRC" "$BUILD" "$KEY_U" ""
 		revert_series
-		make_image unpatched "$IMG_U"
-	fi
-	if wants patched && [ ! -f "$IMG_P" ]; then
+		make_image unpatched "$IMG_U" ;;
+	patched)
+		[ -f "$IMG_P" ] && return 0
 		unpack_source
 		configure_kernel "$SRC" "$BUILD" "$KEY_U" "$HB_LOCALVERSION"
 		apply_series
-		make_image patched "$IMG_P"
-	fi
-	if wants 6.12 && [ ! -f "$IMG_612" ]; then
+		make_image patched "$IMG_P" ;;
+	6.12)
+		[ -f "$IMG_612" ] && return 0
 		unpack_source_612
 		configure_kernel "$SRC_612" "$BUILD_612" "$KEY_612" ""
-		make_image 6.12 "$IMG_612" "$SRC_612" "$BUILD_612"
-	fi
-	if wants 7.2 && [ ! -f "$IMG_72" ]; then
+		make_image 6.12 "$IMG_612" "$SRC_612" "$BUILD_612" ;;
+	7.2)
+		fetch_source_72 || return 1
+		[ -f "$IMG_72" ] && return 0
 		unpack_source_72
 		configure_kernel "$SRC_72" "$BUILD_72" "$KEY_72" "" "$FRAGMENT_72"
-		make_image 7.2 "$IMG_72" "$SRC_72" "$BUILD_72"
-	fi
-	log "bzImages: $(for k in $KTEST_KERNELS; do printf '%s ' "$k"; done)($KEY_U / $KEY_P / $KEY_612 / $KEY_72)"
+		make_image 7.2 "$IMG_72" "$SRC_72" "$BUILD_72" ;;
+	esac
+}
+
+# --build-only: every kernel of KTEST_KERNELS in turn, taking the cache
+# lock for each and letting it go between two, so that a ktest run that
+# waits for one of them (ready_kernel) can boot it while the next builds
+build_kernels() {
+	local k
+	check_kernel_names
+	for k in $KTEST_KERNELS; do
+		flock -w 7200 9 || die "$KTEST_CACHE is locked by another ktest for 2 hours"
+		build_kernel "$k" || log "7.2: $WHY_72"
+		flock -u 9
+	done
+	log "bzImages: $KTEST_KERNELS ($KEY_U / $KEY_P / $KEY_612 / $KEY_72)"
+}
+
+# A run boots each kernel as soon as its image is there: the build ahead
+# of tools/check.sh (ktest.sh --build-only, in the background) may still be
+# making the later ones.  Wait while another ktest holds the cache lock
+# (polled: flock would not say which kernel it is building), build it
+# here when nobody does.  1 when the kernel has no image and is not booted
+# (7.2 whose package cannot be had: counted as a skip here).
+ready_kernel() {	# $1 = kernel
+	local img waited=0 rc
+	while :; do
+		img=$(image_of "$1")
+		[ -n "$img" ] && [ -f "$img" ] && return 0
+		if flock -n 9; then
+			build_kernel "$1"
+			rc=$?
+			flock -u 9
+			[ $rc = 0 ] && return 0
+			count skip "$1 guest: $WHY_72"
+			return 1
+		fi
+		[ $waited = 0 ] && log "$1: waiting for the kernel build that holds $KTEST_CACHE/lock"
+		[ $waited -lt 7200 ] || die "$KTEST_CACHE/lock held for 2 hours"
+		sleep 5
+		waited=$((waited + 5))
+	done
 }
 
 run_checkpatch() {

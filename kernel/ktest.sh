@@ -536,7 +536,7 @@ find_liburing_tests() {
 }
 
 main() {
-	local mode=run k img rc f
+	local mode=run k img rc f booted
 	case "${1:-}" in
 	--build-only) mode=build ;;
 	--checkpatch) mode=checkpatch ;;
@@ -552,26 +552,24 @@ main() {
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 	mkdir -p "$KTEST_CACHE"
+	# the cache lock: held while a kernel tree is unpacked, patched or
+	# built (and the series checked in it), not while guests run
 	exec 9>"$KTEST_CACHE/lock"
-	flock -w 3600 9 || die "$KTEST_CACHE is locked by another ktest run"
 	ensure_packages
 	compute_keys
+	check_kernel_names
 	case $mode in
-	checkpatch) run_checkpatch; exit $? ;;
-	bisect) run_bisect; exit $? ;;
+	checkpatch | bisect)
+		flock -w 3600 9 || die "$KTEST_CACHE is locked by another ktest run"
+		[ $mode = checkpatch ] && { run_checkpatch; exit $?; }
+		run_bisect; exit $? ;;
+	build)
+		build_kernels
+		log "kernels ready after $(elapsed) s"
+		exit 0 ;;
 	esac
-	build_kernels
-	log "kernels ready after $(elapsed) s"
-	[ $mode = build ] && exit 0
 
 	WORK=$(mktemp -d "$KTEST_CACHE/run.XXXXXX")
-	# the series must stay checkpatch --strict clean, every run
-	if run_checkpatch >"$WORK/checkpatch.log" 2>&1; then
-		count pass "checkpatch --strict: 0 errors, 0 warnings in every patch of kernel/patches"
-	else
-		count fail "checkpatch --strict: kernel/patches has findings ($WORK/checkpatch.log):"
-		grep -E '^(ERROR|WARNING|CHECK)' "$WORK/checkpatch.log" | head -5
-	fi
 	for f in regbuf-probe nvme-profile bio-profile fault-regbuf fault-plain \
 		 fault-device; do
 		[ -x "$KTEST_PROBEDIR/$f" ] ||
@@ -582,19 +580,29 @@ main() {
 	[ -x "$KTEST_BINDIR/hugebuf" ] || log "warning: no $KTEST_BINDIR/hugebuf: 'hugebuf check' skipped"
 	[ -f "$KTEST_ENGINE" ] || log "warning: no $KTEST_ENGINE: fio run skipped"
 	find_liburing_tests
+	booted=
 	for k in $KTEST_KERNELS; do
-		case $k in
-		unpatched) img=$IMG_U ;;
-		patched) img=$IMG_P ;;
-		6.12) img=$IMG_612 ;;
-		7.2) img=$IMG_72 ;;
-		esac
+		ready_kernel "$k" || continue
+		booted="$booted $k"
+		img=$(image_of "$k")
+		log "$k kernel ready after $(elapsed) s"
 		build_initramfs "$k" "$WORK/initramfs-$k.cpio"
 		boot_kernel "$k" "$img" "$WORK/initramfs-$k.cpio"
 		rc=$?
 		collect "$k" $rc
 		log "$k done after $(elapsed) s"
 	done
+	KTEST_KERNELS=${booted# }
+	# the series must stay checkpatch --strict clean, every run (in the
+	# 6.1 tree: after the guests, so no build of it is under way)
+	flock -w 3600 9 || die "$KTEST_CACHE is locked by another ktest run"
+	if run_checkpatch >"$WORK/checkpatch.log" 2>&1; then
+		count pass "checkpatch --strict: 0 errors, 0 warnings in every patch of kernel/patches"
+	else
+		count fail "checkpatch --strict: kernel/patches has findings ($WORK/checkpatch.log):"
+		grep -E '^(ERROR|WARNING|CHECK)' "$WORK/checkpatch.log" | head -5
+	fi
+	flock -u 9
 	check_coalescing
 	check_detection
 	check_fault

@@ -82,9 +82,11 @@ make -j"$(nproc)" all static >/tmp/hugebuf-build.log 2>&1 ||
 # The guest kernels are most of a cold run (6 to 15 minutes each): build
 # them in the background, at the lowest priority, while the stages before
 # the kernel stage run, which need no kernel build and have no timing
-# threshold.  kernel/ktest.sh --build-only takes the kernel cache's lock,
-# so the kernel stage's own ktest.sh finds the images built (or waits for
-# them).  HB_KERNEL_AHEAD=0 builds them in the kernel stage instead.
+# threshold.  kernel/ktest.sh --build-only takes the kernel cache's lock
+# for each kernel it builds; the kernel stage's own ktest.sh boots each
+# guest as soon as its image is there, while the build ahead goes on with
+# the next kernels (or builds one itself when nobody holds the lock).
+# HB_KERNEL_AHEAD=0 builds them in the kernel stage instead.
 kbuild_pid=
 kbuild_log=/tmp/hugebuf-kbuild-ahead.log
 stop_kbuild() {
@@ -165,15 +167,16 @@ if [ "${HB_SKIP_LIBURING:-0}" != 1 ]; then
 fi
 
 if [ "${HB_SKIP_KERNEL:-0}" != 1 ] && [ -x kernel/ktest.sh ]; then
+	# a kernel the build ahead failed to make is built (and its failure
+	# reported) by this ktest.sh, which takes the lock when it is free
+	kernel/ktest.sh 2>&1 | tee "$log"
+	count_stage "$log" "kernel/ktest.sh"
 	if [ -n "$kbuild_pid" ]; then
-		# a failed build ahead is built (and reported) again below
 		wait "$kbuild_pid" ||
 			{ echo "check: the kernel build ahead failed:"; tail -n 5 "$kbuild_log"; }
 		kbuild_pid=
 		grep -E 'built in|kernels ready' "$kbuild_log"
 	fi
-	kernel/ktest.sh 2>&1 | tee "$log"
-	count_stage "$log" "kernel/ktest.sh"
 fi
 rm -f "$log"
 
