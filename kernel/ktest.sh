@@ -179,7 +179,8 @@ run_output() {	# $1 = log, $2 = run name
 # parse one console log, count results and fill R[<label>,<field>]
 collect() {	# $1 = label, $2 = qemu exit status
 	local k=$1 log=$WORK/console-$1.log.txt p=0 f=0 s=0 name rc bad
-	local np=0 nf=0 ns=0 ok fld pp=0 pf=0 qp=0 qf=0 json lp=0 lf=0 ls=0
+	local np=0 nf=0 ns=0 ok fld pp=0 pf=0 qp=0 qf=0 qs=0 json lp=0 lf=0
+	local ls=0
 	if ! grep -q '^@@KTEST END' "$log"; then
 		count fail "$k: guest did not finish (qemu exit $2, see console log)"
 		R[$k,hang]=yes
@@ -198,6 +199,7 @@ collect() {	# $1 = label, $2 = qemu exit status
 		pt:*:f) pf=$((pf + 1)) ;;
 		pt-path:*:p) qp=$((qp + 1)) ;;
 		pt-path:*:f) qf=$((qf + 1)) ;;
+		pt-path:*:s) qs=$((qs + 1)) ;;
 		nvme:test:*:p) np=$((np + 1)) ;;
 		nvme:test:*:f) nf=$((nf + 1)) ;;
 		nvme:test:*:s) ns=$((ns + 1)) ;;
@@ -213,7 +215,7 @@ collect() {	# $1 = label, $2 = qemu exit status
 	R[$k,nvsuite]="$np/$nf/$ns"
 	R[$k,liburing]="$lp/$lf/$ls"
 	R[$k,pt]="$pp/$pf"
-	R[$k,ptpath]="$qp/$qf"
+	R[$k,ptpath]="$qp/$qf/$qs"
 	R[$k,ptjobs]=$(grep -a '^PT job=' "$log" | awk '{
 		for (i = 2; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
 		saw = v["copied"] > 0 ? "copied" : "mapped"
@@ -316,7 +318,7 @@ print_table() {
 	row "fio bandwidth (shortened run)" bw
 	row "failing nvme0n1: acked/EIO/bad/pins left" faildev
 	row "passthrough fio verify jobs pass/fail" pt
-	row "passthrough path = prediction pass/fail" ptpath
+	row "passthrough path = prediction pass/fail/skip" ptpath
 	row "imu alloc failure: ENOMEM/attempts, 4 KiB" fault_n_4k
 	row "  leaked pins/VmPin kB/free hugepages, 4 KiB" fault_4k
 	row "imu alloc failure: ENOMEM/attempts, 2M" fault_n_2M

@@ -21,7 +21,12 @@
 #                        (Identify) goes through bio_add_hw_page().
 # A command mapped directly never reaches bio_add_pc_page; a copied one
 # does, once per page.  (Not bio_kmalloc: blk_rq_map_bio_alloc() takes
-# every non-polled passthrough bio from it, direct ones too.)
+# every non-polled passthrough bio from it, direct ones too.)  7.2 has no
+# bio_add_pc_page (its bio_copy_user_iov() adds the bounce pages with
+# bio_add_page(), which the file systems call too): there the copy probe
+# is bio_copy_user_iov itself, once per copied command, when the kernel
+# kept it as a function of its own.  Without a copy probe, each path check
+# is a counted skip that names the reason.
 #
 # Output: "@@KTEST RESULT pt:<job> rc secs" for the fio run and
 # "@@KTEST RESULT pt-path:<job> rc 0" for the check, and a "PT" line with
@@ -39,9 +44,16 @@ if [ ! -c "$dev" ] || [ ! -x /usr/bin/fio ] || [ ! -f "$engine" ]; then
 	exit 0
 fi
 
+# the function a copied command calls (per bounce page or once), or none
+copy_probe() {
+	for f in bio_add_pc_page bio_copy_user_iov; do
+		grep -q " [tT] $f\$" /proc/kallsyms && { echo $f; return; }
+	done
+}
+
 kprobes_on() {
 	echo 'p:hb_pt_map blk_rq_map_user_iov' >>$T/kprobe_events &&
-		echo 'p:hb_pt_copy bio_add_pc_page' >>$T/kprobe_events &&
+		echo "p:hb_pt_copy $copy" >>$T/kprobe_events &&
 		echo 1 >$T/events/kprobes/hb_pt_map/enable &&
 		echo 1 >$T/events/kprobes/hb_pt_copy/enable
 }
@@ -66,12 +78,17 @@ jfield() {	# file, key
 sectors=$(cat /sys/block/$blk/size)
 off=$((sectors * 512 - 128 * 1048576))
 kprobes_off
-if ! kprobes_on; then
-	echo "PT no kprobes: the path check is skipped"
-	probes=0
+copy=$(copy_probe)
+probes=0
+if [ -z "$copy" ]; then
+	why="neither bio_add_pc_page nor bio_copy_user_iov is a function of this kernel"
+elif ! kprobes_on; then
+	why="no kprobe events on blk_rq_map_user_iov and $copy"
 else
 	probes=1
+	echo "PT copy probe: $copy"
 fi
+[ $probes = 1 ] || echo "PT no kprobes: the path check is skipped: $why"
 echo 0 >$T/tracing_on 2>/dev/null	# count hits, keep no records
 
 # Does this kernel coalesce registered buffers?  Our series names itself
@@ -116,7 +133,12 @@ job() {
 		return
 	fi
 	result "pt:$name" $rc $(($(date +%s) - s))
-	[ $probes = 1 ] && [ $rc = 0 ] || return
+	[ $rc = 0 ] || return
+	if [ $probes = 0 ]; then
+		echo "PT path-skip job=$name: $why"
+		result "pt-path:$name" 77
+		return
+	fi
 	m=$(($(hits hb_pt_map) - m0))
 	c=$(($(hits hb_pt_copy) - c0))
 	cmds=$(jfield "$rep" pt_commands)
