@@ -530,6 +530,109 @@ void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 }
 
 /*
+ * Whether the job gave option @name (its file, its [global] section or the
+ * command line): fio keeps every option it parsed, engine options too, in
+ * td->opt_list (what --output-format=json prints as "job options"), while
+ * fio_option_is_set() knows only fio's own.  So an explicit
+ * defer_taskrun=1 is told apart from the default.
+ */
+static bool hbe_option_given(struct thread_data *td, const char *name)
+{
+	struct flist_head *n;
+
+	flist_for_each(n, &td->opt_list) {
+		struct print_option *po = flist_entry(n, struct print_option,
+						      list);
+
+		if (po->name && !strcmp(po->name, name))
+			return true;
+	}
+	return false;
+}
+
+/* the running kernel, as the lines name it */
+static void hbe_kernel_name(char *buf, size_t len)
+{
+	const char *hidden = hb_uf_hidden_above();
+	struct utsname u;
+
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	if (*hidden)
+		snprintf(buf, len, "%s (HUGEBUF_URING_FEATURES=%s)",
+			 u.release, hidden);
+	else
+		snprintf(buf, len, "%s", u.release);
+}
+
+int hbe_options_features(struct thread_data *td, struct hbe_options *o,
+			 const struct hb_jobplan *p, unsigned char *act)
+{
+	static const char *const clone_name[] = {
+		[HBE_CLONE_SPLIT] = "clone_buffers=split",
+		[HBE_CLONE_SAME] = "clone_buffers=same",
+	};
+	struct hb_uf_decision *d;
+	struct hb_uf_job j;
+	char kernel[128], vec[32];
+	unsigned int have, f;
+	int ret;
+
+	ret = hb_uf_probe(&have);
+	if (ret < 0) {
+		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
+		return ret;
+	}
+	memset(&j, 0, sizeof(j));
+	j.want[HB_UF_CQSIZE] = HB_UF_BY_DEFAULT;
+	j.want[HB_UF_RING_FD] = HB_UF_BY_DEFAULT;
+	/* SQPOLL: no deferred task work (the SQ thread runs it) */
+	if (o->defer_taskrun && !o->sqpoll) {
+		j.want[HB_UF_DEFER_TASKRUN] = HB_UF_BY_DEFAULT;
+		if (hbe_option_given(td, "defer_taskrun")) {
+			j.want[HB_UF_DEFER_TASKRUN] = HB_UF_ASKED;
+			j.asked_by[HB_UF_DEFER_TASKRUN] = "defer_taskrun=1";
+		}
+	}
+	/* registered files, asked for: the sparse table is the engine's way */
+	if (o->registerfiles)
+		j.want[HB_UF_FILES_SPARSE] = HB_UF_BY_DEFAULT;
+	if (p->passthrough) {
+		j.want[HB_UF_URING_CMD] = HB_UF_ASKED;
+		j.asked_by[HB_UF_URING_CMD] =
+			o->cmd_type && *o->cmd_type ? "cmd_type=nvme" :
+			"NVMe passthrough (the files are /dev/ngXnY)";
+	}
+	if (p->clone == HB_JOB_CLONE_SPLIT || p->clone == HB_JOB_CLONE_SAME) {
+		j.want[HB_UF_CLONE_BUFFERS] = HB_UF_ASKED;
+		j.asked_by[HB_UF_CLONE_BUFFERS] = clone_name[p->clone];
+	}
+	if (p->vec_iovecs) {
+		snprintf(vec, sizeof(vec), "vec_iovecs=%u", p->vec_iovecs);
+		j.want[HB_UF_READV_FIXED] = HB_UF_ASKED;
+		j.asked_by[HB_UF_READV_FIXED] = vec;
+	}
+
+	d = malloc(sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	hbe_kernel_name(kernel, sizeof(kernel));
+	ret = hb_uf_decide(&j, have, kernel, d);
+	if (ret) {
+		/* one line: the first refusal; no fallback notes around it */
+		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
+	} else {
+		/* once per job, at init: fio's stdout stays its own */
+		for (f = 0; f < HB_UF_NR; f++)
+			if (d->act[f] == HB_UF_FALLBACK)
+				hbe_note(HBE_LOG_PREFIX "%s\n", d->line[f]);
+	}
+	memcpy(act, d->act, HB_UF_NR);
+	free(d);
+	return ret;
+}
+
+/*
  * atomic_writes: every write size the job can issue must be an untorn
  * write on @path (hb_check_atomic_write: a power of two within the unit
  * limits, in one segment; fio aligns offsets to the block size).
