@@ -56,6 +56,7 @@ struct hbe_options {
 	unsigned int layout;
 	unsigned long long head_offset;
 	unsigned int defer_taskrun;
+	unsigned int defer_taskrun_given;	/* by the job, not the default */
 	unsigned long long chunk_size;
 	unsigned int vec_iovecs;	/* READV/WRITEV_FIXED with N iovecs */
 	unsigned int clone_buffers;	/* numjobs share one registered table */
@@ -140,8 +141,8 @@ void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
  * instead; a feature the job asked for and the kernel lacks is the job's
  * one-line error (non-zero return).
  */
-int hbe_options_features(struct thread_data *td, struct hbe_options *o,
-			 const struct hb_jobplan *p, unsigned char *act);
+int hbe_options_features(struct hbe_options *o, const struct hb_jobplan *p,
+			 unsigned char *act);
 /* atomic_writes: the file must take the job's write sizes untorn. */
 int hbe_check_atomic_file(struct thread_data *td, const char *path);
 

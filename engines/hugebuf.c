@@ -225,7 +225,7 @@ static int hbe_init(struct thread_data *td)
 	/* check: one pass over the whole plan, nothing allocated yet */
 	ret = hbe_check_plan(td, &hd->job->plan);
 	if (!ret)
-		ret = hbe_options_features(td, o, &hd->job->plan, hd->uf);
+		ret = hbe_options_features(o, &hd->job->plan, hd->uf);
 	if (ret == -ENOMEM)
 		goto nomem;
 	if (ret)

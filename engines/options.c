@@ -32,6 +32,24 @@ static int hbe_sqpoll_cpu_cb(void *data, long long *val)
 	return 0;
 }
 
+/*
+ * defer_taskrun: the value, and whether the job gave it.  fio knows which
+ * of its own options a job set (fio_option_is_set()), not which engine
+ * options, and a job's opt_list leaves out its [global] section.  But fio
+ * fills a fresh option struct with the defaults before it points the
+ * struct's first field at the thread (ioengine_load()): a call with that
+ * field NULL is the default, any later one the job's own value.
+ */
+static int hbe_defer_taskrun_cb(void *data, int *val)
+{
+	struct hbe_options *o = data;
+
+	o->defer_taskrun = *val;
+	if (o->pad)
+		o->defer_taskrun_given = 1;
+	return 0;
+}
+
 #define HBE_OPT(...)	{ .category = FIO_OPT_C_ENGINE,			\
 			  .group = FIO_OPT_G_IOURING, __VA_ARGS__ }
 #define HBE_OFF(field)	offsetof(struct hbe_options, field)
@@ -64,9 +82,10 @@ struct fio_option hbe_option_table[] = {
 			"folio (fio's iomem_align means the same)"),
 	HBE_OPT(.name = "defer_taskrun", .lname = "hugebuf deferred task work",
 		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(defer_taskrun),
-		.def = "1",
-		.help = "SINGLE_ISSUER + DEFER_TASKRUN where the kernel has "
-			"them (falls back on EINVAL)"),
+		.cb = hbe_defer_taskrun_cb, .def = "1",
+		.help = "SINGLE_ISSUER + DEFER_TASKRUN (6.1+); by default a "
+			"kernel without them gets a plain ring and one line, "
+			"an explicit 1 is an error there"),
 	HBE_OPT(.name = "chunk_size", .lname = "hugebuf chunk size",
 		.type = FIO_OPT_STR_VAL, .off1 = HBE_OFF(chunk_size),
 		.def = "0",
@@ -529,27 +548,6 @@ void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 		u->write_flags = HBE_RWF_ATOMIC;
 }
 
-/*
- * Whether the job gave option @name (its file, its [global] section or the
- * command line): fio keeps every option it parsed, engine options too, in
- * td->opt_list (what --output-format=json prints as "job options"), while
- * fio_option_is_set() knows only fio's own.  So an explicit
- * defer_taskrun=1 is told apart from the default.
- */
-static bool hbe_option_given(struct thread_data *td, const char *name)
-{
-	struct flist_head *n;
-
-	flist_for_each(n, &td->opt_list) {
-		struct print_option *po = flist_entry(n, struct print_option,
-						      list);
-
-		if (po->name && !strcmp(po->name, name))
-			return true;
-	}
-	return false;
-}
-
 /* the running kernel, as the lines name it */
 static void hbe_kernel_name(char *buf, size_t len)
 {
@@ -565,8 +563,8 @@ static void hbe_kernel_name(char *buf, size_t len)
 		snprintf(buf, len, "%s", u.release);
 }
 
-int hbe_options_features(struct thread_data *td, struct hbe_options *o,
-			 const struct hb_jobplan *p, unsigned char *act)
+int hbe_options_features(struct hbe_options *o, const struct hb_jobplan *p,
+			 unsigned char *act)
 {
 	static const char *const clone_name[] = {
 		[HBE_CLONE_SPLIT] = "clone_buffers=split",
@@ -589,7 +587,7 @@ int hbe_options_features(struct thread_data *td, struct hbe_options *o,
 	/* SQPOLL: no deferred task work (the SQ thread runs it) */
 	if (o->defer_taskrun && !o->sqpoll) {
 		j.want[HB_UF_DEFER_TASKRUN] = HB_UF_BY_DEFAULT;
-		if (hbe_option_given(td, "defer_taskrun")) {
+		if (o->defer_taskrun_given) {
 			j.want[HB_UF_DEFER_TASKRUN] = HB_UF_ASKED;
 			j.asked_by[HB_UF_DEFER_TASKRUN] = "defer_taskrun=1";
 		}

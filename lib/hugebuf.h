@@ -1346,8 +1346,10 @@ unsigned int hb_uf_upto(int major, int minor);
  * What the running kernel has, asked of it with small rings (setup flags,
  * register opcodes, the opcode probe), once per process.
  * $HUGEBUF_URING_FEATURES=X.Y hides what upstream X.Y did not have (a
- * test hook for the fallbacks; it never adds a feature).  0, or -errno
- * with one line when io_uring cannot be set up at all.
+ * test hook for the fallbacks; it never adds a feature).  0; 1 when no
+ * ring can be set up at all (@have is HB_UF_ALL: nothing is judged, the
+ * caller's own io_uring_setup() says why; hb_errmsg() has the reason);
+ * -EINVAL with one line for a bad $HUGEBUF_URING_FEATURES.
  */
 int hb_uf_probe(unsigned int *have);
 /* The release hb_uf_probe() hides above ("" when none), for the lines. */

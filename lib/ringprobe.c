@@ -75,12 +75,16 @@ static int probe_kernel(unsigned int *have)
 	struct io_uring ring;
 	int ret;
 
-	*have = 0;
+	/* no ring at all: nothing to judge, the caller's setup says why */
+	*have = HB_UF_ALL;
 	ret = io_uring_queue_init(4, &ring, 0);
-	if (ret)
-		return hb_seterr(-ret, "io_uring_setup failed: %s (no "
-				 "io_uring, or sysctl kernel.io_uring_disabled "
-				 "is set)", strerror(-ret));
+	if (ret) {
+		hb_seterr(-ret, "io_uring_setup failed: %s (no io_uring, or "
+			  "sysctl kernel.io_uring_disabled is set)",
+			  strerror(-ret));
+		return 1;
+	}
+	*have = 0;
 	if (setup_takes(IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP))
 		*have |= HB_UF_BIT(HB_UF_CQSIZE);
 	if (setup_takes(IORING_SETUP_SINGLE_ISSUER |
@@ -115,7 +119,7 @@ static void probe_run(void)
 				      "or unset it", env);
 	} else {
 		probe_ret = probe_kernel(&probe_have);
-		if (!probe_ret && env && *env) {
+		if (probe_ret >= 0 && env && *env) {
 			probe_have &= hb_uf_upto(major, minor);
 			snprintf(probe_hidden, sizeof(probe_hidden), "%d.%d",
 				 major, minor);
@@ -129,9 +133,11 @@ int hb_uf_probe(unsigned int *have)
 {
 	pthread_once(&probe_once, probe_run);
 	*have = probe_have;
-	if (probe_ret)
+	if (probe_ret < 0)
 		return hb_seterr(-probe_ret, "%s", probe_err);
-	return 0;
+	if (probe_ret)
+		hb_seterr(EOPNOTSUPP, "%s", probe_err);
+	return probe_ret;
 }
 
 const char *hb_uf_hidden_above(void)
