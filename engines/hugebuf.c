@@ -226,8 +226,6 @@ static int hbe_init(struct thread_data *td)
 	ret = hbe_check_plan(td, &hd->job->plan);
 	if (!ret)
 		ret = hbe_options_features(o, &hd->job->plan, hd->uf);
-	if (ret == -ENOMEM)
-		goto nomem;
 	if (ret)
 		goto fail;
 	if (fio_cmdprio_init(td, &hd->cmdprio, &o->cmdprio_options)) {

@@ -570,7 +570,7 @@ int hbe_options_features(struct hbe_options *o, const struct hb_jobplan *p,
 		[HBE_CLONE_SPLIT] = "clone_buffers=split",
 		[HBE_CLONE_SAME] = "clone_buffers=same",
 	};
-	struct hb_uf_decision *d;
+	struct hb_uf_decision d;
 	struct hb_uf_job j;
 	char kernel[128], vec[32];
 	unsigned int have, f;
@@ -592,7 +592,10 @@ int hbe_options_features(struct hbe_options *o, const struct hb_jobplan *p,
 			j.asked_by[HB_UF_DEFER_TASKRUN] = "defer_taskrun=1";
 		}
 	}
-	/* registered files, asked for: the sparse table is the engine's way */
+	/*
+	 * registerfiles asks for registered files, which every kernel the
+	 * engine runs on has; the sparse table is only how they go in
+	 */
 	if (o->registerfiles)
 		j.want[HB_UF_FILES_SPARSE] = HB_UF_BY_DEFAULT;
 	if (p->passthrough) {
@@ -611,22 +614,18 @@ int hbe_options_features(struct hbe_options *o, const struct hb_jobplan *p,
 		j.asked_by[HB_UF_READV_FIXED] = vec;
 	}
 
-	d = malloc(sizeof(*d));
-	if (!d)
-		return -ENOMEM;
 	hbe_kernel_name(kernel, sizeof(kernel));
-	ret = hb_uf_decide(&j, have, kernel, d);
+	ret = hb_uf_decide(&j, have, kernel, &d);
 	if (ret) {
 		/* one line: the first refusal; no fallback notes around it */
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
 	} else {
 		/* once per job, at init: fio's stdout stays its own */
 		for (f = 0; f < HB_UF_NR; f++)
-			if (d->act[f] == HB_UF_FALLBACK)
-				hbe_note(HBE_LOG_PREFIX "%s\n", d->line[f]);
+			if (d.act[f] == HB_UF_FALLBACK)
+				hbe_note(HBE_LOG_PREFIX "%s\n", d.line[f]);
 	}
-	memcpy(act, d->act, HB_UF_NR);
-	free(d);
+	memcpy(act, d.act, HB_UF_NR);
 	return ret;
 }
 
