@@ -56,7 +56,7 @@ struct hbe_options {
 	unsigned int layout;
 	unsigned long long head_offset;
 	unsigned int defer_taskrun;
-	unsigned int defer_taskrun_given;	/* by the job, not the default */
+	unsigned int defer_taskrun_given;	/* set by the job */
 	unsigned long long chunk_size;
 	unsigned int vec_iovecs;	/* READV/WRITEV_FIXED with N iovecs */
 	unsigned int clone_buffers;	/* numjobs share one registered table */
