@@ -56,6 +56,7 @@ struct hbe_options {
 	unsigned int layout;
 	unsigned long long head_offset;
 	unsigned int defer_taskrun;
+	unsigned int defer_taskrun_given;	/* set by the job */
 	unsigned long long chunk_size;
 	unsigned int vec_iovecs;	/* READV/WRITEV_FIXED with N iovecs */
 	unsigned int clone_buffers;	/* numjobs share one registered table */
@@ -133,6 +134,15 @@ void hbe_options_took_mem(struct thread_data *td);
  */
 void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 		       struct hbe_uring_opts *u);
+/*
+ * The io_uring features the job uses that some kernels lack, decided once
+ * at init by lib's table (hb_uf_decide()): @act gets what to do with each
+ * (enum hb_uf_act).  Fallbacks say in one line what the engine does
+ * instead; a feature the job asked for and the kernel lacks is the job's
+ * one-line error (non-zero return).
+ */
+int hbe_options_features(struct hbe_options *o, const struct hb_jobplan *p,
+			 unsigned char *act);
 /* atomic_writes: the file must take the job's write sizes untorn. */
 int hbe_check_atomic_file(struct thread_data *td, const char *path);
 
@@ -217,6 +227,7 @@ struct hbe_job {
 struct hbe_data {
 	struct io_uring ring;
 	bool ring_ok;
+	unsigned char uf[HB_UF_NR];	/* hbe_options_features() */
 	bool defer_taskrun;
 	bool taskrun_flag;	/* IORING_SQ_TASKRUN says work is waiting */
 	bool sqpoll;
@@ -250,10 +261,10 @@ struct hbe_data {
 /* Bytes fio's own carving writes to before post_init moves the buffers */
 uint64_t hbe_fio_len(struct thread_data *td);
 /*
- * vec_iovecs: the kernel must have READV_FIXED (a one-line error
- * otherwise); the model's bvecs for one vectored I/O go in the report.
+ * vec_iovecs (init refused a kernel without READV_FIXED): the model's
+ * bvecs for one vectored I/O go in the report.
  */
-int hbe_model_vectored(struct thread_data *td, struct hbe_data *hd);
+void hbe_model_vectored(struct hbe_data *hd);
 /*
  * clone_buffers (engines/share.c): attach at init (the first job maps
  * every job's slice, the others wait for it); at post_init the first

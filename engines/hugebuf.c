@@ -224,6 +224,8 @@ static int hbe_init(struct thread_data *td)
 
 	/* check: one pass over the whole plan, nothing allocated yet */
 	ret = hbe_check_plan(td, &hd->job->plan);
+	if (!ret)
+		ret = hbe_options_features(o, &hd->job->plan, hd->uf);
 	if (ret)
 		goto fail;
 	if (fio_cmdprio_init(td, &hd->cmdprio, &o->cmdprio_options)) {
@@ -402,15 +404,28 @@ static int hbe_model_buffers(struct thread_data *td, struct hbe_data *hd,
 	return 0;
 }
 
-/* IORING_OP_URING_CMD (5.19) in the kernel's opcode probe */
-static int hbe_check_uring_cmd(struct thread_data *td, struct hbe_data *hd)
+/*
+ * registerfiles: a table of nr_files empty slots, filled at open
+ * (hbe_open_file()).  IORING_RSRC_REGISTER_SPARSE where the kernel has it;
+ * elsewhere the same table as -1 entries of IORING_REGISTER_FILES, which
+ * every kernel since 5.5 takes as empty slots (init decided which, and
+ * said so).
+ */
+static int hbe_register_files(struct thread_data *td, struct hbe_data *hd)
 {
-	if (hb_uring_op_supported(&hd->ring, IORING_OP_URING_CMD))
-		return 0;
-	log_err(HBE_LOG_PREFIX "the kernel has no IORING_OP_URING_CMD "
-		"(5.19+), which NVMe passthrough (cmd_type=nvme) needs\n");
-	td_verror(td, EOPNOTSUPP, "IORING_OP_URING_CMD");
-	return 1;
+	unsigned int i, nr = td->o.nr_files;
+	int *fds, ret;
+
+	if (hd->uf[HB_UF_FILES_SPARSE] != HB_UF_FALLBACK)
+		return io_uring_register_files_sparse(&hd->ring, nr);
+	fds = malloc(nr * sizeof(*fds));
+	if (!fds)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++)
+		fds[i] = -1;
+	ret = io_uring_register_files(&hd->ring, fds, nr);
+	free(fds);
+	return ret;
 }
 
 static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
@@ -450,7 +465,7 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 			p.flags |= IORING_SETUP_SQ_AFF;
 			p.sq_thread_cpu = o->sqpoll_cpu;
 		}
-	} else if (o->defer_taskrun &&
+	} else if (hd->uf[HB_UF_DEFER_TASKRUN] == HB_UF_USE &&
 		   !(hd->job->share && !hd->job->share_idx)) {
 		/*
 		 * Not on the ring others clone from: io_register_clone_buffers()
@@ -466,21 +481,12 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 			   IORING_SETUP_DEFER_TASKRUN |
 			   IORING_SETUP_TASKRUN_FLAG;
 	}
+	/*
+	 * The flags are what init decided the kernel has (lib's probe and
+	 * hb_uf_decide()): no retry with fewer, which would fall back
+	 * without saying so.
+	 */
 	ret = io_uring_queue_init_params(entries, &hd->ring, &p);
-	if (ret == -EINVAL && (p.flags & IORING_SETUP_DEFER_TASKRUN)) {
-		/* older kernel (< 6.1): go without deferred task work */
-		p.flags &= ~(IORING_SETUP_SINGLE_ISSUER |
-			     IORING_SETUP_DEFER_TASKRUN |
-			     IORING_SETUP_TASKRUN_FLAG);
-		ret = io_uring_queue_init_params(entries, &hd->ring, &p);
-	}
-	if (ret == -EINVAL && hd->pt) {
-		log_err(HBE_LOG_PREFIX "the kernel has no 128-byte SQEs "
-			"(IORING_SETUP_SQE128, 5.19+), which NVMe passthrough "
-			"(cmd_type=nvme) needs\n");
-		td_verror(td, EINVAL, "io_uring_queue_init");
-		return 1;
-	}
 	if (ret) {
 		if (ret == -ENOSYS)
 			log_err(HBE_LOG_PREFIX "the kernel has no io_uring (or "
@@ -506,20 +512,25 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	hd->iopoll = p.flags & IORING_SETUP_IOPOLL;
 	/*
 	 * As fio master's io_uring engine: io_uring_enter() by registered
-	 * ring index, no fdget per call (5.18, e7a6c00dc77a); older kernels
-	 * say EINVAL and keep the plain fd.
+	 * ring index, no fdget per call (5.18, e7a6c00dc77a).  Older kernels
+	 * were told at init that they keep the plain fd; a kernel that has
+	 * it and still refuses (16 rings per thread at most) says so here.
 	 */
-	io_uring_register_ring_fd(&hd->ring);
-	if (hd->pt && hbe_check_uring_cmd(td, hd))
-		return 1;
+	if (hd->uf[HB_UF_RING_FD] == HB_UF_USE) {
+		ret = io_uring_register_ring_fd(&hd->ring);
+		if (ret != 1)
+			hbe_note(HBE_LOG_PREFIX "registering the ring's fd "
+				 "failed (%s): io_uring_enter() takes the "
+				 "ring's file descriptor\n",
+				 strerror(ret < 0 ? -ret : EINVAL));
+	}
 
 	if (o->registerfiles) {
-		ret = io_uring_register_files_sparse(&hd->ring,
-						     td->o.nr_files);
+		ret = hbe_register_files(td, hd);
 		if (ret) {
 			log_err(HBE_LOG_PREFIX "cannot register %u files: %s\n",
 				td->o.nr_files, strerror(-ret));
-			td_verror(td, -ret, "io_uring_register_files_sparse");
+			td_verror(td, -ret, "io_uring_register_files");
 			return 1;
 		}
 	}
@@ -630,8 +641,8 @@ static int hbe_post_init(struct thread_data *td)
 
 	if (hbe_queue_init(td, hd, o))
 		return 1;
-	if (o->vec_iovecs && hbe_model_vectored(td, hd))
-		return 1;
+	if (o->vec_iovecs)
+		hbe_model_vectored(hd);
 	if (o->fixedbufs && hbe_register(td, hd))
 		return 1;
 	hbe_mark_ready(hd);

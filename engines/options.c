@@ -32,6 +32,24 @@ static int hbe_sqpoll_cpu_cb(void *data, long long *val)
 	return 0;
 }
 
+/*
+ * defer_taskrun: the value, and whether the job gave it.  fio knows which
+ * of its own options a job set (fio_option_is_set()), not which engine
+ * options, and a job's opt_list leaves out its [global] section.  But fio
+ * fills a fresh option struct with the defaults before it points the
+ * struct's first field at the thread (ioengine_load()): a call with that
+ * field NULL is the default, any later one the job's own value.
+ */
+static int hbe_defer_taskrun_cb(void *data, int *val)
+{
+	struct hbe_options *o = data;
+
+	o->defer_taskrun = *val;
+	if (o->pad)
+		o->defer_taskrun_given = 1;
+	return 0;
+}
+
 #define HBE_OPT(...)	{ .category = FIO_OPT_C_ENGINE,			\
 			  .group = FIO_OPT_G_IOURING, __VA_ARGS__ }
 #define HBE_OFF(field)	offsetof(struct hbe_options, field)
@@ -64,9 +82,10 @@ struct fio_option hbe_option_table[] = {
 			"folio (fio's iomem_align means the same)"),
 	HBE_OPT(.name = "defer_taskrun", .lname = "hugebuf deferred task work",
 		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(defer_taskrun),
-		.def = "1",
-		.help = "SINGLE_ISSUER + DEFER_TASKRUN where the kernel has "
-			"them (falls back on EINVAL)"),
+		.cb = hbe_defer_taskrun_cb, .def = "1",
+		.help = "SINGLE_ISSUER + DEFER_TASKRUN (6.1+); by default a "
+			"kernel without them gets a plain ring and one line, "
+			"an explicit 1 is an error there"),
 	HBE_OPT(.name = "chunk_size", .lname = "hugebuf chunk size",
 		.type = FIO_OPT_STR_VAL, .off1 = HBE_OFF(chunk_size),
 		.def = "0",
@@ -527,6 +546,87 @@ void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 	/* the plan checked that atomic_writes comes with direct=1 */
 	if (o->atomic_writes)
 		u->write_flags = HBE_RWF_ATOMIC;
+}
+
+/* the running kernel, as the lines name it */
+static void hbe_kernel_name(char *buf, size_t len)
+{
+	const char *hidden = hb_uf_hidden_above();
+	struct utsname u;
+
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	if (*hidden)
+		snprintf(buf, len, "%s (HUGEBUF_URING_FEATURES=%s)",
+			 u.release, hidden);
+	else
+		snprintf(buf, len, "%s", u.release);
+}
+
+int hbe_options_features(struct hbe_options *o, const struct hb_jobplan *p,
+			 unsigned char *act)
+{
+	static const char *const clone_name[] = {
+		[HBE_CLONE_SPLIT] = "clone_buffers=split",
+		[HBE_CLONE_SAME] = "clone_buffers=same",
+	};
+	struct hb_uf_decision d;
+	struct hb_uf_job j;
+	char kernel[128], vec[32];
+	unsigned int have, f;
+	int ret;
+
+	ret = hb_uf_probe(&have);
+	if (ret < 0) {
+		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
+		return ret;
+	}
+	memset(&j, 0, sizeof(j));
+	j.want[HB_UF_CQSIZE] = HB_UF_BY_DEFAULT;
+	j.want[HB_UF_RING_FD] = HB_UF_BY_DEFAULT;
+	/* SQPOLL: no deferred task work (the SQ thread runs it) */
+	if (o->defer_taskrun && !o->sqpoll) {
+		j.want[HB_UF_DEFER_TASKRUN] = HB_UF_BY_DEFAULT;
+		if (o->defer_taskrun_given) {
+			j.want[HB_UF_DEFER_TASKRUN] = HB_UF_ASKED;
+			j.asked_by[HB_UF_DEFER_TASKRUN] = "defer_taskrun=1";
+		}
+	}
+	/*
+	 * registerfiles asks for registered files, which every kernel the
+	 * engine runs on has; the sparse table is only how they go in
+	 */
+	if (o->registerfiles)
+		j.want[HB_UF_FILES_SPARSE] = HB_UF_BY_DEFAULT;
+	if (p->passthrough) {
+		j.want[HB_UF_URING_CMD] = HB_UF_ASKED;
+		j.asked_by[HB_UF_URING_CMD] =
+			o->cmd_type && *o->cmd_type ? "cmd_type=nvme" :
+			"NVMe passthrough (the files are /dev/ngXnY)";
+	}
+	if (p->clone == HB_JOB_CLONE_SPLIT || p->clone == HB_JOB_CLONE_SAME) {
+		j.want[HB_UF_CLONE_BUFFERS] = HB_UF_ASKED;
+		j.asked_by[HB_UF_CLONE_BUFFERS] = clone_name[p->clone];
+	}
+	if (p->vec_iovecs) {
+		snprintf(vec, sizeof(vec), "vec_iovecs=%u", p->vec_iovecs);
+		j.want[HB_UF_READV_FIXED] = HB_UF_ASKED;
+		j.asked_by[HB_UF_READV_FIXED] = vec;
+	}
+
+	hbe_kernel_name(kernel, sizeof(kernel));
+	ret = hb_uf_decide(&j, have, kernel, &d);
+	if (ret) {
+		/* one line: the first refusal; no fallback notes around it */
+		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
+	} else {
+		/* once per job, at init: fio's stdout stays its own */
+		for (f = 0; f < HB_UF_NR; f++)
+			if (d.act[f] == HB_UF_FALLBACK)
+				hbe_note(HBE_LOG_PREFIX "%s\n", d.line[f]);
+	}
+	memcpy(act, d.act, HB_UF_NR);
+	return ret;
 }
 
 /*

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "hugebuf-engine.h"
-#include "uring-compat.h"
 
 #include "verify.h"
 
@@ -34,7 +33,7 @@ uint64_t hbe_fio_len(struct thread_data *td)
 	return fios + slack;
 }
 
-int hbe_model_vectored(struct thread_data *td, struct hbe_data *hd)
+void hbe_model_vectored(struct hbe_data *hd)
 {
 	const struct hb_jobplan *p = &hd->job->plan;
 	struct hb_analysis an;
@@ -44,17 +43,10 @@ int hbe_model_vectored(struct thread_data *td, struct hbe_data *hd)
 	uint64_t bound;
 	unsigned int n;
 
-	if (!hb_uring_op_supported(&hd->ring, HB_IORING_OP_READV_FIXED)) {
-		log_err(HBE_LOG_PREFIX "vec_iovecs needs IORING_OP_READV_FIXED "
-			"(Linux 6.15+), which kernel %s does not have: drop "
-			"vec_iovecs\n", hd->job->plan.km.name);
-		td_verror(td, EOPNOTSUPP, "vec_iovecs");
-		return 1;
-	}
 	/* the cut of slot 0's largest I/O, through the vectored model */
 	if (hb_analyze(&p->km, hd->setup->iovecs, 1, &p->b, 0, 0,
 		       HB_ANALYZE_KEEP, &an))
-		return 0;
+		return;
 	n = hb_vec_split(hd->setup->iovecs[0].iov_base, p->max_bs, hd->vec_n,
 			 hd->vec_offset, hd->dio_align, iov);
 	bound = hb_import_vec_bound(&an.imu[0], iov, n);
@@ -64,7 +56,6 @@ int hbe_model_vectored(struct thread_data *td, struct hbe_data *hd)
 		hd->job->vec_bvecs = vi.nr_bvecs;
 	free(out);
 	hb_analysis_free(&an);
-	return 0;
 }
 
 void hbe_note_kernel(void)

@@ -228,10 +228,12 @@ int hbe_share_register(struct thread_data *td, struct hbe_data *hd)
 		ret = -hbe_share_wait(s, &s->registered);
 		if (!ret)
 			ret = hbe_share_clone(hd);
+		/* init refused a kernel without the op: this is another */
 		if (ret)
 			log_err(HBE_LOG_PREFIX "clone_buffers: cloning the "
-				"table of '%s' failed: %s (needs Linux 6.12+)\n",
-				s->name, strerror(-ret));
+				"table of '%s' failed: %s (clone_buffers=off "
+				"registers per job)\n", s->name,
+				strerror(-ret));
 		else
 			s->cloned++;
 		hbe_share_release_src(s);

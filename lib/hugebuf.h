@@ -13,8 +13,9 @@
  * lib/ is a one-way stack (t/lib-layers.sh checks the objects): the
  * readers of /proc and /sys (sysinfo, pagemap, filelimits, numa) and the
  * pure model (model, kmodel, account, ptmap, vimport, layout, predict,
- * verdict) at the bottom; backings, registration, measurement, the probe,
- * the preflight and the allocator above them; analysis, the report and
+ * verdict, ringfeat) at the bottom; backings, registration, measurement,
+ * the probes (of pages and of io_uring features), the preflight and the
+ * allocator above them; analysis, the report and
  * the kernel's detection (hb_kmodel_running()) on top.  No file calls a
  * layer above its own.
  */
@@ -1282,6 +1283,77 @@ struct hb_jobplan {
 int hb_jobplan_check(struct hb_jobplan *p);
 /* An NVMe generic char device (/dev/ngXnY): its sysfs class says so. */
 bool hb_is_nvme_generic(const char *path);
+
+/* ------------------------------------------------------------------ */
+/* io_uring features: what a job uses, what the kernel has             */
+/* ------------------------------------------------------------------ */
+
+/* Features some supported kernels lack (lib/ringfeat.c has the table). */
+enum hb_ufeat {
+	HB_UF_CQSIZE,		/* SETUP_CQSIZE + CLAMP (5.6): required */
+	HB_UF_DEFER_TASKRUN,	/* SINGLE_ISSUER + DEFER_TASKRUN (6.1) */
+	HB_UF_RING_FD,		/* REGISTER_RING_FDS (5.18) */
+	HB_UF_FILES_SPARSE,	/* RSRC_REGISTER_SPARSE files (5.19) */
+	HB_UF_URING_CMD,	/* OP_URING_CMD, SQE128, CQE32 (5.19) */
+	HB_UF_CLONE_BUFFERS,	/* REGISTER_CLONE_BUFFERS (6.12) */
+	HB_UF_READV_FIXED,	/* OP_READV_FIXED / WRITEV_FIXED (6.15) */
+	HB_UF_NR
+};
+#define HB_UF_BIT(f)		(1U << (f))
+#define HB_UF_ALL		((1U << HB_UF_NR) - 1)
+#define HB_UF_LINE_MAX		320
+
+/* How the job wants a feature. */
+enum hb_uf_want {
+	HB_UF_NOT_USED = 0,
+	HB_UF_BY_DEFAULT,	/* used where the kernel has it */
+	HB_UF_ASKED,		/* the job's options ask for it */
+};
+
+/* What the engine does about it. */
+enum hb_uf_act {
+	HB_UF_OFF = 0,		/* not used */
+	HB_UF_USE,		/* the kernel has it */
+	HB_UF_FALLBACK,		/* not asked for, missing: line[] says what */
+	HB_UF_REFUSE,		/* asked for (or required), missing: error */
+};
+
+struct hb_uf_job {
+	unsigned char want[HB_UF_NR];		/* enum hb_uf_want */
+	/* the option that asks, as the job wrote it ("vec_iovecs=4") */
+	const char *asked_by[HB_UF_NR];
+};
+
+struct hb_uf_decision {
+	unsigned char act[HB_UF_NR];		/* enum hb_uf_act */
+	unsigned int nr_fallbacks, nr_refused;
+	char line[HB_UF_NR][HB_UF_LINE_MAX];	/* FALLBACK / REFUSE only */
+};
+
+/*
+ * The one decision (pure): @have is the kernel's HB_UF_BIT()s, @kernel its
+ * release for the lines.  0, or -EOPNOTSUPP with the first refusal's line
+ * in hb_errmsg(); every fallback and refusal has its line in @d.
+ */
+int hb_uf_decide(const struct hb_uf_job *job, unsigned int have,
+		 const char *kernel, struct hb_uf_decision *d);
+/* The kernel's name for @f, and the upstream release that added it. */
+const char *hb_uf_feature(enum hb_ufeat f);
+void hb_uf_release(enum hb_ufeat f, int *major, int *minor);
+/* The features upstream @major.@minor has (pure). */
+unsigned int hb_uf_upto(int major, int minor);
+/*
+ * What the running kernel has, asked of it with small rings (setup flags,
+ * register opcodes, the opcode probe), once per process.
+ * $HUGEBUF_URING_FEATURES=X.Y hides what upstream X.Y did not have (a
+ * test hook for the fallbacks; it never adds a feature).  0; 1 when no
+ * ring can be set up at all (@have is HB_UF_ALL: nothing is judged, the
+ * caller's own io_uring_setup() says why; hb_errmsg() has the reason);
+ * -EINVAL with one line for a bad $HUGEBUF_URING_FEATURES.
+ */
+int hb_uf_probe(unsigned int *have);
+/* The release hb_uf_probe() hides above ("" when none), for the lines. */
+const char *hb_uf_hidden_above(void);
 
 #ifdef __cplusplus
 }

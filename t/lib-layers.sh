@@ -7,9 +7,10 @@
 #   base      util.c: errors, sizes, small file readers
 #   readers   /proc and /sys: sysinfo.c, pagemap.c, filelimits.c, numa.c
 #   model     pure, arrays in, tables out: model.c, kmodel.c, account.c,
-#             ptmap.c, vimport.c, layout.c, predict.c, plain.c, verdict.c
+#             ptmap.c, vimport.c, layout.c, predict.c, plain.c, verdict.c,
+#             ringfeat.c
 #   resources backing.c, register.c, measure.c, probe.c, preflight.c,
-#             alloc.c
+#             alloc.c, ringprobe.c
 #   top       analysis.c, report.c, kdetect.c, jobplan.c: the running
 #             model (hb_kmodel_running) is asked for here and only here
 . "$(dirname "$0")/_fio-lib.sh"
@@ -21,9 +22,11 @@ layer_of() {
 	case $1 in
 	util) echo 0 ;;
 	sysinfo | pagemap | filelimits | numa) echo 1 ;;
-	model | kmodel | account | ptmap | vimport | layout | predict | plain | verdict)
+	model | kmodel | account | ptmap | vimport | layout | predict | plain | \
+		verdict | ringfeat)
 		echo 2 ;;
-	backing | register | measure | probe | preflight | alloc) echo 3 ;;
+	backing | register | measure | probe | preflight | alloc | ringprobe)
+		echo 3 ;;
 	analysis | report | kdetect | jobplan) echo 4 ;;
 	*) echo "" ;;
 	esac
