@@ -21,14 +21,21 @@ SRC=$KTEST_CACHE/src/linux-source-6.1
 BUILD=$KTEST_CACHE/build
 SRC_612=$KTEST_CACHE/src612/linux-source-6.12
 BUILD_612=$KTEST_CACHE/build-6.12
-# 7.2 is not in bookworm: sid's binary package linux-source-7.2 (an _all.deb
-# holding /usr/src/linux-source-7.2.tar.xz) is downloaded once into DEB_72
-# and taken apart there with dpkg -x; delete DEB_72 to take sid's newest
-DEB_72=$KTEST_CACHE/deb-7.2
-TARBALL_72=$DEB_72/root/usr/src/linux-source-7.2.tar.xz
+# 7.2 and 5.10 are not in bookworm: sid's and bullseye(-security)'s binary
+# package linux-source-X.Y (an _all.deb holding
+# /usr/src/linux-source-X.Y.tar.xz) is downloaded once into
+# $KTEST_CACHE/deb-X.Y and taken apart there with dpkg -x
+# (fetch_linux_source); delete that directory to take the newest
+TARBALL_72=$KTEST_CACHE/deb-7.2/root/usr/src/linux-source-7.2.tar.xz
 APT_72=$KTEST_CACHE/apt-sid
 SRC_72=$KTEST_CACHE/src72/linux-source-7.2
 BUILD_72=$KTEST_CACHE/build-7.2
+TARBALL_510=$KTEST_CACHE/deb-5.10/root/usr/src/linux-source-5.10.tar.xz
+APT_510=$KTEST_CACHE/apt-bullseye
+SRC_510=$KTEST_CACHE/src510/linux-source-5.10
+BUILD_510=$KTEST_CACHE/build-5.10
+# 5.10's own additions to the fragment, when it has a file of them
+FRAGMENT_510=
 IMAGES=$KTEST_CACHE/images
 # the fragment's CONFIG_LOCALVERSION marks a kernel built from our series;
 # the unpatched baseline, 6.12 and 7.2 are built with it emptied, so their
@@ -57,64 +64,101 @@ compute_keys() {
 	IMG_U=$IMAGES/bzImage-unpatched-$KEY_U
 	IMG_P=$IMAGES/bzImage-patched-$KEY_P
 	IMG_612=$IMAGES/bzImage-6.12-$KEY_612
-	# 7.2's key needs its package, fetched only when 7.2 is wanted
-	KEY_72=- IMG_72=
+	# 7.2's and 5.10's keys need their packages, fetched only when wanted
+	KEY_72=- IMG_72= KEY_510=- IMG_510=
 }
 
-# ---- 7.2: sid's linux-source-7.2 from the machine's own mirror -------------
+# ---- 7.2 and 5.10: another release's linux-source-X.Y from the mirror ------
 
-# Download sid's linux-source-7.2 into DEB_72 (once) and unpack the .deb
-# there; sets SRC_ID_72 (the package version), KEY_72 and IMG_72.  The
-# mirror, suite components and keyring are the machine's own (the deb
-# entries of its release, tools/apt-sources.sh, with sid as suite), in a
-# private apt state (APT_72): /etc/apt and /var/lib/apt are not touched.
-# apt-get checks the signature of sid's InRelease with that keyring, the
-# Packages index against InRelease, and the .deb against the SHA-256 the
-# index gives for it, so what dpkg -x unpacks is the signed package.
-# Returns 1 with the reason in WHY_72 when the package cannot be had (no
-# apt source, mirror unreachable, package not served).
-fetch_source_72() {
-	local codename deb
-	WHY_72=
-	if ! [ -f "$TARBALL_72" ] || ! [ -s "$DEB_72/version" ]; then
+# Download the binary package linux-source-$1 (an _all.deb holding
+# /usr/src/linux-source-$1.tar.xz) of suites $3... into $KTEST_CACHE/deb-$1
+# (once) and unpack it there with dpkg -x; $2 is its private apt state.
+# When several suites serve it, apt takes the newest version among them,
+# so a suite that lacks it or whose index cannot be had is a fallback,
+# not a failure.  The mirror, components and keyring are the machine's
+# own: the deb entries of its release (tools/apt-sources.sh), each suite
+# derived from the machine's suite of the same kind (sid and bullseye from
+# bookworm, bullseye-security from bookworm-security), in a private apt
+# state: /etc/apt and /var/lib/apt are not touched.  apt-get checks the
+# signature of each InRelease with that keyring, the Packages index
+# against InRelease, and the .deb against the SHA-256 the index gives for
+# it, so what dpkg -x unpacks is the signed package.  Sets FETCH_VERSION
+# (the package version) and FETCH_TARBALL; returns 1 with the reason in
+# FETCH_WHY when the package cannot be had (no apt source, mirror
+# unreachable, package not served).  Delete deb-X.Y to take the newest.
+fetch_linux_source() {	# $1 = X.Y, $2 = apt state dir, $3... = suites
+	local ver=$1 apt=$2 codename deb s pairs="" dir
+	shift 2
+	dir=$KTEST_CACHE/deb-$ver
+	FETCH_TARBALL=$dir/root/usr/src/linux-source-$ver.tar.xz
+	FETCH_WHY= FETCH_VERSION=
+	if ! [ -f "$FETCH_TARBALL" ] || ! [ -s "$dir/version" ]; then
 		codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 		[ -n "$codename" ] ||
-			{ WHY_72="no VERSION_CODENAME in /etc/os-release"; return 1; }
+			{ FETCH_WHY="no VERSION_CODENAME in /etc/os-release"; return 1; }
+		# suite "<release><-kind>" comes from the machine's "$codename<-kind>"
+		for s in "$@"; do
+			case $s in
+			*-*) pairs="$pairs $codename-${s#*-} $s" ;;
+			*) pairs="$pairs $codename $s" ;;
+			esac
+		done
 		# shellcheck source=tools/apt-sources.sh
 		. "$TOP/tools/apt-sources.sh"
-		apt_state_binaries "$APT_72" "$codename" sid ||
-			{ WHY_72="no enabled apt source for $codename to derive a sid entry from"; return 1; }
-		log "fetching sid's linux-source-7.2 (apt-get download, logs in $APT_72)"
+		# shellcheck disable=SC2086
+		apt_state_binaries "$apt" $pairs ||
+			{ FETCH_WHY="no enabled apt source of $codename to derive $* from"; return 1; }
+		log "fetching linux-source-$ver from $* (apt-get download, logs in $apt)"
 		# apt-get update exits 0 when an index cannot be fetched, with a
 		# W: line: that line is the reason when the download fails
-		apt_state_run "$APT_72" -o Acquire::Languages=none update \
-			>"$APT_72/update.log" 2>&1 ||
-			{ WHY_72="apt-get update of sid failed: $(grep -E '^(E|W):' "$APT_72/update.log" | head -n 1) (see $APT_72/update.log)"; return 1; }
-		rm -rf "$DEB_72"
-		mkdir -p "$DEB_72"
-		if ! (cd "$DEB_72" && apt_state_run "$APT_72" download \
-			linux-source-7.2) >"$APT_72/fetch.log" 2>&1; then
-			if grep -qE '^(E|W):' "$APT_72/update.log"; then
-				WHY_72="sid's index cannot be had: $(grep -E '^(E|W):' "$APT_72/update.log" | head -n 1) (see $APT_72/update.log)"
+		apt_state_run "$apt" -o Acquire::Languages=none update \
+			>"$apt/update.log" 2>&1 ||
+			{ FETCH_WHY="apt-get update of $* failed: $(grep -E '^(E|W):' "$apt/update.log" | head -n 1) (see $apt/update.log)"; return 1; }
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		if ! (cd "$dir" && apt_state_run "$apt" download \
+			"linux-source-$ver") >"$apt/fetch.log" 2>&1; then
+			if grep -qE '^(E|W):' "$apt/update.log"; then
+				FETCH_WHY="the index of $* cannot be had: $(grep -E '^(E|W):' "$apt/update.log" | head -n 1) (see $apt/update.log)"
 			else
-				WHY_72="the mirror does not serve sid's linux-source-7.2: $(grep -E '^(E|W):' "$APT_72/fetch.log" | head -n 1) (see $APT_72/fetch.log)"
+				FETCH_WHY="the mirror does not serve linux-source-$ver in $*: $(grep -E '^(E|W):' "$apt/fetch.log" | head -n 1) (see $apt/fetch.log)"
 			fi
 			return 1
 		fi
-		for deb in "$DEB_72"/linux-source-7.2_*_all.deb; do break; done
+		for deb in "$dir/linux-source-${ver}"_*_all.deb; do break; done
 		[ -f "$deb" ] ||
-			{ WHY_72="apt-get download left no linux-source-7.2 .deb in $DEB_72, see $APT_72/fetch.log"; return 1; }
-		dpkg -x "$deb" "$DEB_72/root" ||
-			{ WHY_72="$deb does not unpack with dpkg -x"; return 1; }
-		[ -f "$TARBALL_72" ] ||
-			{ WHY_72="$deb holds no usr/src/linux-source-7.2.tar.xz"; return 1; }
-		dpkg-deb -f "$deb" Version >"$DEB_72/version"
+			{ FETCH_WHY="apt-get download left no linux-source-$ver .deb in $dir, see $apt/fetch.log"; return 1; }
+		dpkg -x "$deb" "$dir/root" ||
+			{ FETCH_WHY="$deb does not unpack with dpkg -x"; return 1; }
+		[ -f "$FETCH_TARBALL" ] ||
+			{ FETCH_WHY="$deb holds no usr/src/linux-source-$ver.tar.xz"; return 1; }
+		dpkg-deb -f "$deb" Version >"$dir/version"
+		log "linux-source-$ver $(cat "$dir/version"): $(grep -m1 '^Get:' "$apt/fetch.log" | cut -d' ' -f2-4)"
 		rm -f "$deb"
 	fi
-	SRC_ID_72=$(cat "$DEB_72/version")
+	FETCH_VERSION=$(cat "$dir/version")
+}
+
+# sid's linux-source-7.2; sets SRC_ID_72 (the package version), KEY_72 and
+# IMG_72, or WHY_72
+fetch_source_72() {
+	fetch_linux_source 7.2 "$APT_72" sid ||
+		{ WHY_72=$FETCH_WHY; return 1; }
+	SRC_ID_72=$FETCH_VERSION
 	KEY_72=$( { echo "$SRC_ID_72"; cat "$FRAGMENT" "$FRAGMENT_72";
 		gcc --version | head -1; } | sha)
 	IMG_72=$IMAGES/bzImage-7.2-$KEY_72
+}
+
+# bullseye's linux-source-5.10, bullseye-security's when it has one (the
+# newer stable release); sets SRC_ID_510, KEY_510 and IMG_510, or WHY_510
+fetch_source_510() {
+	fetch_linux_source 5.10 "$APT_510" bullseye-security bullseye ||
+		{ WHY_510=$FETCH_WHY; return 1; }
+	SRC_ID_510=$FETCH_VERSION
+	KEY_510=$( { echo "$SRC_ID_510"; cat "$FRAGMENT" $FRAGMENT_510;
+		gcc --version | head -1; } | sha)
+	IMG_510=$IMAGES/bzImage-5.10-$KEY_510
 }
 
 # ---- source tree: unpack once, apply/revert the series by backup ---------
@@ -140,6 +184,9 @@ unpack_source_612() {
 }
 unpack_source_72() {
 	unpack_tree "$TARBALL_72" "$SRC_72" "$SRC_ID_72" "$BUILD_72"
+}
+unpack_source_510() {
+	unpack_tree "$TARBALL_510" "$SRC_510" "$SRC_ID_510" "$BUILD_510"
 }
 
 # files a patch touches (a/ side and b/ side)
@@ -229,8 +276,11 @@ make_image() {	# $1 = label, $2 = destination [, $3 = src, $4 = build]
 	make -C "$src" O="$build" ARCH=x86_64 -j"$KTEST_JOBS" bzImage \
 		>"$KTEST_CACHE/build-$1.log" 2>&1 ||
 		{ tail -30 "$KTEST_CACHE/build-$1.log" >&2; die "$1 build failed"; }
-	if grep -E '(warning|error):' "$KTEST_CACHE/build-$1.log" | grep -q io_uring/; then
-		grep -E '(warning|error):' "$KTEST_CACHE/build-$1.log" | grep io_uring/ >&2
+	# io_uring/ since 5.19, fs/io_uring.c before (5.10)
+	if grep -E '(warning|error):' "$KTEST_CACHE/build-$1.log" |
+	   grep -qE 'io_uring(/|\.c:)'; then
+		grep -E '(warning|error):' "$KTEST_CACHE/build-$1.log" |
+			grep -E 'io_uring(/|\.c:)' >&2
 		die "$1 build has io_uring warnings"
 	fi
 	mkdir -p "$IMAGES"
@@ -247,6 +297,7 @@ image_of() {
 	patched) echo "$IMG_P" ;;
 	6.12) echo "$IMG_612" ;;
 	7.2) echo "$IMG_72" ;;
+	5.10) echo "$IMG_510" ;;
 	esac
 }
 
@@ -254,15 +305,16 @@ check_kernel_names() {
 	local k
 	for k in $KTEST_KERNELS; do
 		case $k in
-		unpatched | patched | 6.12 | 7.2) ;;
-		*) die "KTEST_KERNELS: unknown kernel $k (known: unpatched patched 6.12 7.2)" ;;
+		unpatched | patched | 6.12 | 7.2 | 5.10) ;;
+		*) die "KTEST_KERNELS: unknown kernel $k (known: unpatched patched 6.12 7.2 5.10)" ;;
 		esac
 	done
 }
 
 # build kernel $1 unless its image is cached; the caller holds the cache
-# lock (fd 9).  1 when it has no image and is not to be booted: 7.2 whose
-# package cannot be had (a counted skip, the reason in WHY_72).
+# lock (fd 9).  1 when it has no image and is not to be booted: 7.2 or
+# 5.10 whose package cannot be had (a counted skip, the reason in
+# WHY_NO_IMAGE).
 build_kernel() {
 	case $1 in
 	unpatched)
@@ -283,11 +335,18 @@ build_kernel() {
 		configure_kernel "$SRC_612" "$BUILD_612" "$KEY_612" ""
 		make_image 6.12 "$IMG_612" "$SRC_612" "$BUILD_612" ;;
 	7.2)
-		fetch_source_72 || return 1
+		fetch_source_72 || { WHY_NO_IMAGE=$WHY_72; return 1; }
 		[ -f "$IMG_72" ] && return 0
 		unpack_source_72
 		configure_kernel "$SRC_72" "$BUILD_72" "$KEY_72" "" "$FRAGMENT_72"
 		make_image 7.2 "$IMG_72" "$SRC_72" "$BUILD_72" ;;
+	5.10)
+		fetch_source_510 || { WHY_NO_IMAGE=$WHY_510; return 1; }
+		[ -f "$IMG_510" ] && return 0
+		unpack_source_510
+		configure_kernel "$SRC_510" "$BUILD_510" "$KEY_510" "" \
+			$FRAGMENT_510
+		make_image 5.10 "$IMG_510" "$SRC_510" "$BUILD_510" ;;
 	esac
 }
 
@@ -299,10 +358,10 @@ build_kernels() {
 	check_kernel_names
 	for k in $KTEST_KERNELS; do
 		flock -w 7200 9 || die "$KTEST_CACHE is locked by another ktest for 2 hours"
-		build_kernel "$k" || log "7.2: $WHY_72"
+		build_kernel "$k" || log "$k: $WHY_NO_IMAGE"
 		flock -u 9
 	done
-	log "bzImages: $KTEST_KERNELS ($KEY_U / $KEY_P / $KEY_612 / $KEY_72)"
+	log "bzImages: $KTEST_KERNELS ($KEY_U / $KEY_P / $KEY_612 / $KEY_72 / $KEY_510)"
 }
 
 # A run boots each kernel as soon as its image is there: the build ahead
@@ -310,7 +369,7 @@ build_kernels() {
 # making the later ones.  Wait while another ktest holds the cache lock
 # (polled: flock would not say which kernel it is building), build it
 # here when nobody does.  1 when the kernel has no image and is not booted
-# (7.2 whose package cannot be had: counted as a skip here).
+# (7.2 or 5.10 whose package cannot be had: counted as a skip here).
 ready_kernel() {	# $1 = kernel
 	local img waited=0 rc
 	while :; do
@@ -321,7 +380,7 @@ ready_kernel() {	# $1 = kernel
 			rc=$?
 			flock -u 9
 			[ $rc = 0 ] && return 0
-			count skip "$1 guest: $WHY_72"
+			count skip "$1 guest: $WHY_NO_IMAGE"
 			return 1
 		fi
 		[ $waited = 0 ] && log "$1: waiting for the kernel build that holds $KTEST_CACHE/lock"

@@ -168,16 +168,34 @@ apt_state_run() {
 		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= "$@"
 }
 
-# The same private apt state for another suite's binary packages (for
-# apt-get download, kernel/kfetch.sh's linux-source-7.2): the derived
-# entries with Types deb instead of deb-src, in DIR/sources.list.d/
+# The same private apt state for other suites' binary packages (for
+# apt-get download, kernel/kbuild.sh's linux-source-X.Y):
+# apt_state_binaries DIR FROM SUITE [FROM SUITE]... writes, for each pair,
+# the entries of this machine that carry suite FROM with SUITE as their
+# only suite (e.g. bookworm-security -> bullseye-security: the security
+# archive's URI), Types deb instead of deb-src, into DIR/sources.list.d/
 # bin.{sources,list}; false when there are none.  Run apt-get on it with
 # apt_state_run DIR ARGS...
 apt_state_binaries() {
-	mkdir -p "$1/sources.list.d" "$1/lists/partial"
-	apt_state_write "$1/sources.list.d/bin.sources" \
-		"$(apt_src_deb822 "$2" "$3" | sed 's/^Types: deb-src$/Types: deb/')"
-	apt_state_write "$1/sources.list.d/bin.list" \
-		"$(apt_src_oneline "$2" "$3" | sed 's/^deb-src /deb /')"
-	ls "$1/sources.list.d/"* >/dev/null 2>&1
+	apt_state_bin_dir=$1
+	apt_state_bin_822= apt_state_bin_one=
+	shift
+	mkdir -p "$apt_state_bin_dir/sources.list.d" \
+		"$apt_state_bin_dir/lists/partial"
+	while [ $# -ge 2 ]; do
+		apt_state_bin_x=$(apt_src_deb822 "$1" "$2" |
+			sed 's/^Types: deb-src$/Types: deb/')
+		[ -n "$apt_state_bin_x" ] && apt_state_bin_822="$apt_state_bin_822${apt_state_bin_822:+
+
+}$apt_state_bin_x"
+		apt_state_bin_x=$(apt_src_oneline "$1" "$2" | sed 's/^deb-src /deb /')
+		[ -n "$apt_state_bin_x" ] && apt_state_bin_one="$apt_state_bin_one${apt_state_bin_one:+
+}$apt_state_bin_x"
+		shift 2
+	done
+	apt_state_write "$apt_state_bin_dir/sources.list.d/bin.sources" \
+		"$apt_state_bin_822"
+	apt_state_write "$apt_state_bin_dir/sources.list.d/bin.list" \
+		"$apt_state_bin_one"
+	ls "$apt_state_bin_dir/sources.list.d/"* >/dev/null 2>&1
 }
