@@ -82,6 +82,24 @@ struct hb_kmodel {
 	enum hb_kgen gen;
 	/* sizeof(struct io_mapped_ubuf) without the bvec array */
 	unsigned int imu_header;
+	/*
+	 * The bvec array is an allocation of its own (kvmalloc_array() of
+	 * 16-byte bio_vecs) and the imu header sits in the ring's table of
+	 * imus, so a buffer costs 16 bytes per bvec and no header: before
+	 * 41edf1a5ec96 (5.13), and in 5.10.y before 788d0824269b (5.10.162
+	 * took 5.15's io_uring).
+	 */
+	bool imu_bvecs_apart;
+	/*
+	 * A fixed-buffer I/O's bio is built by adding the imu's bvecs one at
+	 * a time with bio_add_page() (__bio_iov_bvec_add_pages(), 5.10's
+	 * block/bio.c): physically contiguous pages merge into one bvec, a
+	 * bio holds at most 256 (BIO_MAX_PAGES) and a long I/O is several
+	 * bios, each split on its own, as on the plain path (lib/plain.c).
+	 * Since c42bca92be92 (5.12) bio_iov_bvec_set() hands the bio the
+	 * imu's bvecs as they are.
+	 */
+	bool fixed_bio_add_page;
 	/* io_import_fixed computes an exact nr_segs (6.15, 80c7378f94cf) */
 	bool exact_nr_segs;
 	/* ctx->imu_cache serves imus of <= this many bvecs (0: no cache) */

@@ -10,6 +10,19 @@
  *   6.16+        3a3c6d61577d: first offset from the first page's index
  *                inside its folio.
  *
+ * Before 6.3 the registration is the same one-bvec-per-page walk back to
+ * 5.10; what differs there is where the bvecs live (imu_bvecs_apart,
+ * 41edf1a5ec96, 5.13).  5.10.y replaced its io_uring with 5.15's in
+ * 5.10.162 (788d0824269b "io_uring: import 5.15-stable io_uring", in
+ * io_uring/io_uring.c from then on): Debian's 5.10.262 registers, imports
+ * and charges exactly as 6.1 does (io_sqe_buffer_register(),
+ * io_buffer_account_pin() with headpage_already_acct() over the table
+ * filled in the loop, __io_import_fixed() with "offset < bv_len",
+ * IORING_MAX_REG_BUFFERS 16384, io_buffer_validate()'s SZ_1G, pinned_vm
+ * charged to every ring through ctx->mm_account and RLIMIT_MEMLOCK only
+ * without CAP_IPC_LOCK), except that it allocates the imu before it pins,
+ * so no failure there leaves a pin behind.
+ *
  * Stable series that took a fix behave like mainline from the sublevel
  * that carried it.  Which release carried which fix, and where that was
  * found, is docs/kernel-rules.md §1.1; the functions below encode that
@@ -91,6 +104,21 @@ static int pt_sanity_fix_sub(int major, int minor)
 	return -1;
 }
 
+/*
+ * The bvec array allocated apart from the imu, whose header is an entry of
+ * ctx->user_bufs[] (5.10's io_sqe_buffer_register(): kvmalloc_array() of
+ * nr_pages bio_vecs into imu->bvec): until 41edf1a5ec96 put header and
+ * bvecs in one kvmalloc() (5.13), and in 5.10.y until 5.10.162 imported
+ * that code with 5.15's io_uring (788d0824269b).  An unknown 5.10
+ * sublevel is the series as it ships today.
+ */
+static bool bvecs_apart(int major, int minor, int sub)
+{
+	if (major == 5 && minor == 10)
+		return !series_has_fix(sub, 162);
+	return version_before(major, minor, 5, 13);
+}
+
 /* The passthrough mapping rules (see the comment at the top). */
 static void pt_rules(int major, int minor, int sub, struct hb_kmodel *km)
 {
@@ -168,7 +196,13 @@ void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 	 */
 	km->plain_bvec_per_run = !version_before(major, minor, 7, 0);
 	hb_kmodel_set_gen(km, gen_of(major, minor, sub));
-	if (version_before(major, minor, 6, 15)) {
+	km->imu_bvecs_apart = bvecs_apart(major, minor, sub);
+	/* c42bca92be92 (5.12); 5.10.262 still has __bio_iov_bvec_add_pages() */
+	km->fixed_bio_add_page = version_before(major, minor, 5, 12);
+	if (km->imu_bvecs_apart) {
+		/* the header is in the table, not in the buffer's allocation */
+		km->imu_header = 0;
+	} else if (version_before(major, minor, 6, 15)) {
 		km->imu_header = IMU_HEADER_OLD;
 	} else {
 		km->imu_header = IMU_HEADER_NEW;
@@ -289,6 +323,7 @@ int hb_kmodel_parse(const char *s, struct hb_kmodel *km)
  * quirks (6.3.1, 6.9.6, ...) are tested by name (t/unit-quirks.c).
  */
 static const char *const known_kernels[] = {
+	"5.10", /* 6.1's rules: 5.15's io_uring since 5.10.162 */
 	"6.1", /* one bvec per page, io_pin_pages() checks the VMAs */
 	"6.3", /* one bvec for a buffer inside one folio */
 	"6.12", /* one bvec per folio, vaddr offset; table filled in the loop */

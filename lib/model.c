@@ -231,6 +231,8 @@ static void build_multi(const struct hb_kmodel *km, const struct hb_page *pages,
 
 uint64_t hb_imu_bytes(const struct hb_kmodel *km, unsigned int nr_bvecs)
 {
+	if (km->imu_bvecs_apart)
+		return (uint64_t)nr_bvecs * HB_BVEC_BYTES;
 	return km->imu_header + (uint64_t)nr_bvecs * HB_BVEC_BYTES;
 }
 

@@ -9,7 +9,11 @@
  *    one bvec in 6.3.0/6.3.1;
  *  - 3a3c6d61577d (6.16; 6.15.5, 6.12.36): bvec[0]'s offset from the page;
  *  - 111a12b422a8 (7.0-rc): a zero-length I/O at exactly the end of the
- *    buffer is an empty import, the table is not read past its end.
+ *    buffer is an empty import, the table is not read past its end;
+ *  - 41edf1a5ec96 (5.13; 5.10.162 through 788d0824269b, 5.15's io_uring):
+ *    before it the bvec array of a buffer is an allocation of its own and
+ *    the imu header sits in the ring's table; 5.10.162 and later register,
+ *    import and charge as 6.1 does.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,6 +224,70 @@ static int test_zero_len_at_end(void)
 	return ret;
 }
 
+/*
+ * 5.10: one bvec per page on every sublevel; the buffer's allocation is
+ * the 16-byte bvecs alone before 5.10.162 (and before 5.13), a 32-byte
+ * header plus the bvecs from 5.10.162 on (788d0824269b), as on 6.1.  A
+ * bare "5.10" is the series as it ships today.  The rest of 5.10.262's
+ * model is 6.1's: batch de-duplication, VMA check, VmPin for every ring,
+ * no fixed-buffer passthrough, page-by-page plain O_DIRECT.
+ */
+static int test_510(void)
+{
+	static const struct {
+		const char *k;
+		bool apart;
+		unsigned int header;
+		uint64_t bytes_512;	/* one 2 MiB buffer of 4 KiB bvecs */
+	} cases[] = {
+		{ "5.10.0", true, 0, 8192 },
+		{ "5.10.161", true, 0, 8192 },
+		{ "5.10.162", false, 32, 8224 },
+		{ "5.10.262", false, 32, 8224 },
+		{ "5.10", false, 32, 8224 },
+		{ "5.12", true, 0, 8192 },
+		{ "5.13", false, 32, 8224 },
+		{ "6.1", false, 32, 8224 },
+	};
+	const struct hb_kmodel *k61 = km_of("6.1.192");
+	int ret = T_EXIT_PASS;
+	unsigned int i;
+
+	for (i = 0; i < T_ARRAY_SIZE(cases); i++) {
+		struct hb_kmodel km = *km_of(cases[i].k);
+		uint64_t b = hb_imu_bytes(&km, 512);
+
+		if (km.imu_bvecs_apart != cases[i].apart ||
+		    km.imu_header != cases[i].header ||
+		    b != cases[i].bytes_512)
+			ret = t_fail("%s: bvecs apart %d, header %u, 512 "
+				     "bvecs %llu B; expected %d, %u, %llu",
+				     cases[i].k, km.imu_bvecs_apart,
+				     km.imu_header, (unsigned long long)b,
+				     cases[i].apart, cases[i].header,
+				     (unsigned long long)cases[i].bytes_512);
+		if (km.gen != HB_KGEN_NONE && cases[i].k[0] == '5')
+			ret = t_fail("%s: generation %d, expected one bvec "
+				     "per page", cases[i].k, (int)km.gen);
+	}
+	/* 5.10.262 against 6.1.192, rule by rule */
+	{
+		struct hb_kmodel km = *km_of("5.10.262");
+
+		if (km.acct_batch_dedup != k61->acct_batch_dedup ||
+		    km.pin_checks_vmas != k61->pin_checks_vmas ||
+		    km.vmpin_needs_user || km.vec_fixed ||
+		    km.exact_nr_segs || km.imu_cache_bvecs ||
+		    km.pt_split_check || km.pt_old_bvec_checks ||
+		    km.plain_folio_runs != k61->plain_folio_runs ||
+		    km.plain_merge_test_first != k61->plain_merge_test_first ||
+		    km.import_offset_le_bvlen || km.import_nr_segs_bvlen)
+			ret = t_fail("5.10.262 differs from 6.1.192 in a rule "
+				     "788d0824269b gave it");
+	}
+	return ret;
+}
+
 int main(void)
 {
 	int ret = T_EXIT_PASS;
@@ -230,5 +298,6 @@ int main(void)
 	ret = t_worst(ret, t_sub(test_nonconsecutive()));
 	ret = t_worst(ret, t_sub(test_vaddr_offset()));
 	ret = t_worst(ret, t_sub(test_zero_len_at_end()));
+	ret = t_worst(ret, t_sub(test_510()));
 	return t_done(ret);
 }
