@@ -34,6 +34,8 @@ struct check {
 	void *resv;		/* --moved: the reservation it was moved into */
 	size_t resv_len;
 	struct hb_analysis an;	/* probe + the running kernel's model */
+	/* the requests when the bio is built by bio_add_page() (< 5.12) */
+	struct hb_req_pred fixed_pred;
 	struct hb_imu none;	/* hypothesis: no coalescing */
 	struct hb_imu multi;	/* hypothesis: multi-folio coalescing */
 	struct io_uring ring;
@@ -152,6 +154,23 @@ static int measure_reads(struct check *c)
 	}
 	c->pred_reqs = hb_predict_requests(&c->an.imu[0], c->max_bytes,
 					   c->max_segs, c->max_seg);
+	if (c->an.km.fixed_bio_add_page) {
+		/*
+		 * before 5.12 the bio is the plain path's over the same
+		 * pages, whatever the imu (hb_predict_io_requests())
+		 */
+		struct hb_queue_limits q = { c->max_bytes, c->max_segs,
+					     c->max_seg };
+
+		if (hb_predict_io_requests(&c->an.km, &c->an.probe[0],
+					   (uintptr_t)c->addr, c->o.size, &q,
+					   &c->fixed_pred)) {
+			close(fd);
+			io_uring_unregister_buffers(&c->ring);
+			return system_error("predicting the block requests");
+		}
+		c->pred_reqs = c->fixed_pred.model;
+	}
 	/*
 	 * Other I/O on the disk only adds requests: while the minimum is
 	 * above the prediction, look again (a busy disk can stay busy for
@@ -179,6 +198,10 @@ static int measure_reads(struct check *c)
 					   c->max_segs, c->max_seg);
 	c->pred_multi = hb_predict_requests(&c->multi, c->max_bytes,
 					    c->max_segs, c->max_seg);
+	if (c->an.km.fixed_bio_add_page) {
+		c->pred_none = c->fixed_pred.none;
+		c->pred_multi = c->fixed_pred.multi;
+	}
 	c->reads_done = true;
 	return 0;
 }

@@ -261,6 +261,31 @@ int hb_imu_hypotheses(const struct hb_kmodel *km, const struct hb_page *pages,
 }
 
 /*
+ * Before 5.12 (fixed_bio_add_page) the bio of a fixed I/O is filled from
+ * the imu's bvecs through bio_add_page(), which merges what is physically
+ * contiguous, so the bios are the plain path's over the same pages
+ * (hb_model_plain() with the probed PFNs), whatever bvecs the imu has:
+ * the coalesced and uncoalesced hypotheses give the same requests, and
+ * the request count cannot tell them apart there.
+ */
+static int fixed_add_page_requests(const struct hb_kmodel *km,
+				   const struct hb_probe *p, uint64_t addr,
+				   uint64_t len, const struct hb_queue_limits *q,
+				   struct hb_req_pred *out)
+{
+	struct iovec iov = { (void *)(uintptr_t)addr, len };
+	struct hb_plain_pred plain;
+	int ret;
+
+	ret = hb_model_plain(km, p->pages, p->pfn, p->addr, p->len, &iov, 1,
+			     q, &plain);
+	if (ret)
+		return ret;
+	out->model = out->none = out->multi = plain.requests;
+	return 0;
+}
+
+/*
  * An I/O's bvecs are the registered buffer's, cut at the I/O's ends
  * (io_import_fixed()), so the block layer splits the I/O as it would split
  * a registration of exactly its range: predict over that.
@@ -278,6 +303,8 @@ int hb_predict_io_requests(const struct hb_kmodel *km,
 	if (addr < p->addr || addr + len > p->addr + p->len || !len)
 		return hb_seterr(EINVAL, "the I/O is not inside the probed "
 				 "buffer");
+	if (km->fixed_bio_add_page)
+		return fixed_add_page_requests(km, p, addr, len, q, out);
 	ret = hb_imu_build(km, p->pages + first, addr, len, &imu);
 	if (ret)
 		return ret;

@@ -1196,7 +1196,11 @@ struct io_uring;
  */
 int hb_register_buffers(struct io_uring *ring, const struct iovec *iov,
 			unsigned int nr);
-/* Register a sparse table of @nr slots, then fill slots with updates. */
+/*
+ * Register a sparse table of @nr slots, then fill slots with updates.
+ * Where the kernel has no sparse flag (before 5.19) the table is @nr
+ * empty iovecs (NULL, 0), which 5.13+ and 5.10.162+ take as empty slots.
+ */
 int hb_register_sparse(struct io_uring *ring, unsigned int nr);
 int hb_register_update(struct io_uring *ring, unsigned int off,
 		       const struct iovec *iov, unsigned int nr);

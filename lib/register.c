@@ -163,6 +163,24 @@ int hb_register_sparse(struct io_uring *ring, unsigned int nr)
 	if (nr > HB_MAX_REG_BUFFERS)
 		return einval_message(nr);
 	ret = io_uring_register_buffers_sparse(ring, nr);
+	if (ret == -EINVAL) {
+		/*
+		 * No IORING_RSRC_REGISTER_SPARSE (5.19): 5.13 - 5.18 and
+		 * 5.10.162+ (5.15's io_uring) take an iovec of NULL base and
+		 * zero length as an empty slot (c3a40789f6ba), the same slot
+		 * the flag makes; older kernels refuse it with EFAULT.
+		 */
+		struct iovec *empty = calloc(nr, sizeof(*empty));
+		int alt;
+
+		if (!empty)
+			return hb_seterr(ENOMEM, "out of memory for %u empty "
+					 "slots", nr);
+		alt = io_uring_register_buffers(ring, empty, nr);
+		free(empty);
+		if (!alt)
+			return 0;
+	}
 	if (ret < 0)
 		return hb_seterr(-ret, "registering a sparse table of %u slots "
 				 "failed: %s (%s)", nr,

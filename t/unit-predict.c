@@ -72,6 +72,66 @@ static const struct pcase cases[] = {
 	{ "1G of 2M bvecs", T_SZ_2M, 0, T_SZ_1G, SZ_4M, SEG_4G, 254, 256 },
 };
 
+/*
+ * Before 5.12 (fixed_bio_add_page, c42bca92be92) a fixed I/O's bio is
+ * filled through bio_add_page(): physically adjacent pages merge, a bio
+ * holds 256 bvecs.  8 MiB of 4 KiB pages on virtio-blk's limits:
+ *  - PFNs apart: 8 bios of 256 bvecs, each split 254 + 2 (the tail of
+ *    one cannot take the next bio's 254 segments): 16 requests, where
+ *    6.1 hands one bio the 2048 bvecs: 9;
+ *  - PFNs adjacent: one bvec, one bio, split by max_sectors: 2, where
+ *    6.1 still counts a segment per bvec: 9.
+ */
+static int test_fixed_add_page(void)
+{
+	static const struct {
+		const char *kernel;
+		bool adjacent;
+		unsigned int want;
+	} cases[] = {
+		{ "5.10.262", false, 16 }, { "5.10.262", true, 2 },
+		{ "6.1.192", false, 9 }, { "6.1.192", true, 9 },
+	};
+	struct hb_queue_limits q = { SZ_4M, 254, SEG_4G };
+	const unsigned int n = 2048;
+	struct hb_probe p = { .addr = 0x7f0000000000ULL,
+			      .len = (uint64_t)n * 4096, .nr_pages = n };
+	int ret = T_EXIT_PASS;
+	unsigned int i, k;
+
+	p.pages = calloc(n, sizeof(*p.pages));
+	p.pfn = calloc(n, sizeof(*p.pfn));
+	if (!p.pages || !p.pfn)
+		return t_fail("out of memory");
+	for (i = 0; i < n; i++)
+		p.pages[i].folio = 0x1000 + 2 * i;
+	for (k = 0; k < T_ARRAY_SIZE(cases); k++) {
+		struct hb_req_pred rp;
+		struct hb_kmodel km;
+
+		for (i = 0; i < n; i++)
+			p.pfn[i] = cases[k].adjacent ? 0x1000 + i :
+						       0x1000 + 2 * i;
+		if (hb_kmodel_parse(cases[k].kernel, &km) ||
+		    hb_predict_io_requests(&km, &p, p.addr, p.len, &q, &rp)) {
+			ret = t_fail("%s: no prediction: %s", cases[k].kernel,
+				     hb_errmsg());
+			continue;
+		}
+		if (rp.model != cases[k].want)
+			ret = t_fail("%s, 8 MiB of 4 KiB pages, PFNs %s: %u "
+				     "requests predicted, expected %u",
+				     cases[k].kernel,
+				     cases[k].adjacent ? "adjacent" : "apart",
+				     rp.model, cases[k].want);
+		else
+			t_pass();
+	}
+	free(p.pages);
+	free(p.pfn);
+	return ret;
+}
+
 int main(void)
 {
 	int ret = T_EXIT_PASS;
@@ -97,5 +157,6 @@ int main(void)
 		ret = t_fail("a NULL imu predicted requests");
 	else
 		t_pass();
+	ret = t_worst(ret, test_fixed_add_page());
 	return t_done(ret);
 }

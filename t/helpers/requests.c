@@ -38,7 +38,21 @@ static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
 		t_info("%s: request count not checked", what);
 		return t_skip_check("request count: %s", hb_errmsg());
 	}
-	pred = hb_predict_requests(m->imu, max_bytes, max_segs, max_seg);
+	if (m->km->fixed_bio_add_page) {
+		/* before 5.12 the bio merges what the imu keeps apart */
+		struct hb_queue_limits q = { max_bytes, max_segs, max_seg };
+		struct hb_req_pred rp;
+
+		if (hb_predict_io_requests(m->km, m->probe,
+					   (uintptr_t)rb->addr, rb->len, &q,
+					   &rp))
+			return t_fail("%s: hb_predict_io_requests: %s", what,
+				      hb_errmsg());
+		pred = rp.model;
+	} else {
+		pred = hb_predict_requests(m->imu, max_bytes, max_segs,
+					   max_seg);
+	}
 	if (!pred)
 		return t_fail("%s: hb_predict_requests gave no prediction for "
 			      "%u bvecs",
