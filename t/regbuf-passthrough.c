@@ -59,6 +59,27 @@ struct pt_cmd {
 	uint64_t len;		/* 0: the largest the queue takes */
 };
 
+/*
+ * The kernel's own answer first: no IORING_OP_URING_CMD (5.19,
+ * ee692a21e9bf) means no passthrough at all, whatever device is named.
+ */
+static int pt_kernel_has_uring_cmd(void)
+{
+	struct io_uring ring;
+	bool ok;
+	int ret;
+
+	ret = t_ring_init(&ring, 4);
+	if (ret)
+		return ret;
+	ok = hb_uring_op_supported(&ring, IORING_OP_URING_CMD);
+	io_uring_queue_exit(&ring);
+	if (!ok)
+		return t_skip("the kernel has no IORING_OP_URING_CMD (5.19+): "
+			      "no NVMe passthrough here");
+	return T_EXIT_PASS;
+}
+
 static int pt_open(struct pt_dev *d)
 {
 	const char *dev = getenv("HUGEBUF_PT_DEV");
@@ -67,6 +88,9 @@ static int pt_open(struct pt_dev *d)
 	FILE *fp;
 	int ret;
 
+	ret = pt_kernel_has_uring_cmd();
+	if (ret)
+		return ret;
 	if (!dev || !*dev || !off || !*off)
 		return t_skip("no NVMe namespace to overwrite: set "
 			      "HUGEBUF_PT_DEV=/dev/ngXnY and "
