@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 #
-# kernel/kbuild.sh: the four bzImages of kernel/ktest.sh, sourced by it.
+# kernel/kbuild.sh: the bzImages of kernel/ktest.sh, sourced by it.
 # Debian's linux-source-6.1 without and with kernel/patches/, Debian's
-# linux-source-6.12, and sid's linux-source-7.2 (fetched from the machine's
-# own mirror, see fetch_source_72), each allnoconfig +
-# kernel/hugebuf.config (+ kernel/hugebuf-7.2.config for 7.2), cached in $KTEST_CACHE under a key of (source
-# package version, fragment, compiler [, series]): a cached image is used
-# as it is.
+# linux-source-6.12, sid's linux-source-7.2 and bullseye(-security)'s
+# linux-source-5.10 (both fetched from the machine's own mirror, see
+# fetch_linux_source), each allnoconfig + kernel/hugebuf.config
+# (+ kernel/hugebuf-7.2.config for 7.2), cached in $KTEST_CACHE under a
+# key of (source package version, fragment, compiler [, series]): a
+# cached image is used as it is.
 # Needs from ktest.sh: KDIR, TOP, KTEST_CACHE, KTEST_KERNELS, KTEST_JOBS,
 # log, die, count.
 
