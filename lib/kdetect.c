@@ -26,8 +26,8 @@
  *    the one verdict (lib/verdict.c) judges the measurement.  5.10 before
  *    5.10.162 (and kernels before 5.13) allocate the 16-byte bvecs alone
  *    (imu_bvecs_apart): 8 KiB for those 512 pages, which the version's
- *    model gives too; 5.10.162+ has 6.1's 32-byte header (measured on
- *    5.10.262: 16 KiB per copy, "behaviour says 5.10.262").
+ *    model gives too; 5.10.162+ has 6.1's 32-byte header (the 5.10.262
+ *    guest: "behaviour says 5.10.262").
  *    (510 pages made 8 KiB imus, a size the slab serves from objects
  *    earlier registrations freed: 6.1 guests read 0-64 KiB of 256.)
  *  - accounting (exact, VmPin): buffers on hugepages H1, H2, H1 in one
