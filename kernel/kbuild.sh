@@ -87,6 +87,12 @@ compute_keys() {
 # (the package version) and FETCH_TARBALL; returns 1 with the reason in
 # FETCH_WHY when the package cannot be had (no apt source, mirror
 # unreachable, package not served).  Delete deb-X.Y to take the newest.
+# apt's first E: or W: line in log $1 that gives a reason
+apt_reason() {
+	grep -E '^(E|W):' "$1" | grep -v 'Download is performed unsandboxed' |
+		head -n 1
+}
+
 fetch_linux_source() {	# $1 = X.Y, $2 = apt state dir, $3... = suites
 	local ver=$1 apt=$2 codename deb s pairs="" dir
 	shift 2
@@ -110,19 +116,22 @@ fetch_linux_source() {	# $1 = X.Y, $2 = apt state dir, $3... = suites
 		apt_state_binaries "$apt" $pairs ||
 			{ FETCH_WHY="no enabled apt source of $codename to derive $* from"; return 1; }
 		log "fetching linux-source-$ver from $* (apt-get download, logs in $apt)"
-		# apt-get update exits 0 when an index cannot be fetched, with a
-		# W: line: that line is the reason when the download fails
+		# apt-get update says W: for an index it cannot fetch and E: (exit
+		# 100) for a suite the mirror lacks; either way the other suites'
+		# indexes are in, so the download decides, and update's first
+		# such line is the reason when it fails.  (apt's "unsandboxed"
+		# W: is about the download directory, not a reason.)
 		apt_state_run "$apt" -o Acquire::Languages=none update \
 			>"$apt/update.log" 2>&1 ||
-			{ FETCH_WHY="apt-get update of $* failed: $(grep -E '^(E|W):' "$apt/update.log" | head -n 1) (see $apt/update.log)"; return 1; }
+			log "apt-get update of $* exited non-zero (a suite missing?): $(apt_reason "$apt/update.log")"
 		rm -rf "$dir"
 		mkdir -p "$dir"
 		if ! (cd "$dir" && apt_state_run "$apt" download \
 			"linux-source-$ver") >"$apt/fetch.log" 2>&1; then
-			if grep -qE '^(E|W):' "$apt/update.log"; then
-				FETCH_WHY="the index of $* cannot be had: $(grep -E '^(E|W):' "$apt/update.log" | head -n 1) (see $apt/update.log)"
+			if [ -n "$(apt_reason "$apt/update.log")" ]; then
+				FETCH_WHY="the index of $* cannot be had: $(apt_reason "$apt/update.log") (see $apt/update.log)"
 			else
-				FETCH_WHY="the mirror does not serve linux-source-$ver in $*: $(grep -E '^(E|W):' "$apt/fetch.log" | head -n 1) (see $apt/fetch.log)"
+				FETCH_WHY="the mirror does not serve linux-source-$ver in $*: $(apt_reason "$apt/fetch.log") (see $apt/fetch.log)"
 			fi
 			return 1
 		fi
