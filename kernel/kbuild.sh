@@ -103,7 +103,7 @@ fetch_linux_source() {	# $1 = X.Y, $2 = apt state dir, $3... = suites
 		codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 		[ -n "$codename" ] ||
 			{ FETCH_WHY="no VERSION_CODENAME in /etc/os-release"; return 1; }
-		# suite "<release><-kind>" comes from the machine's "$codename<-kind>"
+		# suite "<release>-<kind>" from the machine's "$codename-<kind>"
 		for s in "$@"; do
 			case $s in
 			*-*) pairs="$pairs $codename-${s#*-} $s" ;;
@@ -116,11 +116,12 @@ fetch_linux_source() {	# $1 = X.Y, $2 = apt state dir, $3... = suites
 		apt_state_binaries "$apt" $pairs ||
 			{ FETCH_WHY="no enabled apt source of $codename to derive $* from"; return 1; }
 		log "fetching linux-source-$ver from $* (apt-get download, logs in $apt)"
-		# apt-get update says W: for an index it cannot fetch and E: (exit
-		# 100) for a suite the mirror lacks; either way the other suites'
-		# indexes are in, so the download decides, and update's first
-		# such line is the reason when it fails.  (apt's "unsandboxed"
-		# W: is about the download directory, not a reason.)
+		# apt-get update says W: for an index it cannot fetch and
+		# E: (exit 100) for a suite the mirror lacks; either way the
+		# other suites' indexes are in, so the download decides, and
+		# update's first such line is the reason when it fails.  (apt's
+		# "unsandboxed" W: is about the download directory, not a
+		# reason.)
 		apt_state_run "$apt" -o Acquire::Languages=none update \
 			>"$apt/update.log" 2>&1 ||
 			log "apt-get update of $* exited non-zero (a suite missing?): $(apt_reason "$apt/update.log")"
