@@ -157,6 +157,11 @@ const char *hb_tristate_name(int v)
  *    there: bio_iov_iter_get_pages() merges physically contiguous pages
  *    into one bvec on 6.1 already (page_is_mergeable(),
  *    __bio_try_merge_page() in block/bio.c), at a cost per 4 KiB page;
+ *    Before 5.12 (fixed_bio_add_page: c42bca92be92 made the bio use the
+ *    imu's bvecs as they are) the block layer builds a fixed I/O's bio
+ *    with bio_add_page(), which merges those pages already: the requests
+ *    are as if coalesced, and only the registration's memory and work
+ *    per 4 KiB page remain, so fixedbufs=0 would gain nothing;
  *  - 6.3 - 6.11: only a buffer inside one folio becomes one bvec;
  *  - 6.12+: the pages themselves do not qualify (mixed folio sizes, a
  *    partial middle folio, pages not consecutive in their folio).
@@ -168,6 +173,13 @@ const char *hb_coalesce_advice(const struct hb_kmodel *km,
 	if (folio_size <= HB_PAGE_SIZE)
 		return "4 KiB pages have nothing to coalesce: use "
 		       "backing=hugetlb, memfd or thp";
+	if (km->gen == HB_KGEN_NONE && km->fixed_bio_add_page)
+		return "this kernel registers one bvec per 4 KiB page, but "
+		       "before 5.12 the block layer merges them again as it "
+		       "builds each bio (bio_add_page()), so the requests are "
+		       "as if coalesced; what is left is the table's kernel "
+		       "memory and work per page: boot 6.12 or newer to "
+		       "coalesce the registration itself";
 	if (km->gen == HB_KGEN_NONE)
 		return "this kernel registers one bvec per 4 KiB page "
 		       "(coalescing came with 6.3 and 6.12): boot 6.12 or "

@@ -105,9 +105,11 @@ static int check_tolerance(void)
 /*
  * hb_coalesce_advice(): the cause decides the advice.  Each case names a
  * word the sentence must carry: 4 KiB pages -> another backing; < 6.3 ->
- * the kernel series, a newer kernel and fixedbufs=0; 6.3-6.11 with a
- * buffer past its folio -> buffers inside one folio; 6.12+ -> the pages
- * (one hugepage size, head_offset 0).
+ * the kernel series, a newer kernel and fixedbufs=0, but before 5.12,
+ * where the bio merges the pages anyway (fixed_bio_add_page), "as if
+ * coalesced" and a newer kernel; 6.3-6.11 with a buffer past its folio
+ * -> buffers inside one folio; 6.12+ -> the pages (one hugepage size,
+ * head_offset 0).
  */
 struct acase {
 	const char *kernel;
@@ -122,6 +124,9 @@ static const struct acase advice_cases[] = {
 	  { "kernel/patches", "6.12", "fixedbufs=0" } },
 	{ "6.1", 2 << 20, 0, 1 << 20,
 	  { "kernel/patches", "6.12", "fixedbufs=0" } },
+	{ "5.10", 2 << 20, 0, 8 << 20,
+	  { "as if coalesced", "bio_add_page()", "6.12" } },
+	{ "5.10", 4096, 0, 8 << 20, { "backing=hugetlb" } },
 	{ "6.3", 2 << 20, 0, 8 << 20,
 	  { "inside one folio", "6.12", "fixedbufs=0" } },
 	{ "6.3", 2 << 20, 1 << 20, (1 << 20) + 4096,
