@@ -150,6 +150,13 @@ fetch_linux_source() {	# $1 = X.Y, $2 = apt state dir, $3... = suites
 	FETCH_VERSION=$(cat "$dir/version")
 }
 
+# linux-source-$1 is in the cache: its tarball unpacked and the version
+# file, which fetch_linux_source() writes last
+fetched() {
+	[ -f "$KTEST_CACHE/deb-$1/root/usr/src/linux-source-$1.tar.xz" ] &&
+		[ -s "$KTEST_CACHE/deb-$1/version" ]
+}
+
 # sid's linux-source-7.2; sets SRC_ID_72 (the package version), KEY_72 and
 # IMG_72, or WHY_72
 fetch_source_72() {
@@ -384,6 +391,14 @@ build_kernels() {
 ready_kernel() {	# $1 = kernel
 	local img waited=0 rc
 	while :; do
+		# 5.10's and 7.2's image names need their package's version:
+		# read it once the build ahead has fetched the package (no
+		# download then), not only under the lock, which the build
+		# ahead holds while it makes the next kernel
+		case $1 in
+		7.2) [ -n "$IMG_72" ] || ! fetched 7.2 || fetch_source_72 ;;
+		5.10) [ -n "$IMG_510" ] || ! fetched 5.10 || fetch_source_510 ;;
+		esac
 		img=$(image_of "$1")
 		[ -n "$img" ] && [ -f "$img" ] && return 0
 		if flock -n 9; then

@@ -40,11 +40,13 @@
 #                       "none" runs none
 #   KTEST_KERNELS       which kernels to build and boot, in this order
 #                       (the build ahead of tools/check.sh makes them in
-#                       the same order) [unpatched patched 5.10 6.12
-#                       7.2]; 5.10 is bullseye-security's (else
-#                       bullseye's) linux-source-5.10, 7.2 sid's
-#                       linux-source-7.2, each a counted skip when the
-#                       mirror does not serve it
+#                       the same order) [unpatched patched 6.12 7.2];
+#                       add 5.10 (bullseye-security's, else bullseye's
+#                       linux-source-5.10) by hand: five kernels do not
+#                       fit a cold CI run's 60 minutes on 2 cores
+#                       (kernel/README.md, "5.10").  7.2 is sid's
+#                       linux-source-7.2; each of the two is a counted
+#                       skip when the mirror does not serve it
 #   KTEST_JOBS          make -j [3]
 #   KTEST_MEM           guest memory [3G]
 #   KTEST_NUMA_NODES    NUMA nodes of the guest, 1 or 2 (qemu -numa,
@@ -82,7 +84,7 @@ KTEST_ENGINE=${KTEST_ENGINE:-$TOP/engines/hugebuf.so}
 KTEST_FIO_JOB=${KTEST_FIO_JOB:-$TOP/examples/hugepage-randread-8m.fio}
 KTEST_EXTRA=${KTEST_EXTRA:-}
 KTEST_LIBURING=${KTEST_LIBURING:-}
-KTEST_KERNELS=${KTEST_KERNELS:-unpatched patched 5.10 6.12 7.2}
+KTEST_KERNELS=${KTEST_KERNELS:-unpatched patched 6.12 7.2}
 KTEST_JOBS=${KTEST_JOBS:-3}
 KTEST_MEM=${KTEST_MEM:-3G}
 KTEST_SMP=${KTEST_SMP:-2}
