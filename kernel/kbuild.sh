@@ -71,6 +71,19 @@ compute_keys() {
 
 # ---- 7.2 and 5.10: another release's linux-source-X.Y from the mirror ------
 
+# apt's first E: or W: line in log $1 that gives a reason
+apt_reason() {
+	grep -E '^(E|W):' "$1" | grep -v 'Download is performed unsandboxed' |
+		head -n 1
+}
+
+# linux-source-$1 is in the cache: its tarball unpacked and the version
+# file, which fetch_linux_source() writes last
+fetched() {
+	[ -f "$KTEST_CACHE/deb-$1/root/usr/src/linux-source-$1.tar.xz" ] &&
+		[ -s "$KTEST_CACHE/deb-$1/version" ]
+}
+
 # Download the binary package linux-source-$1 (an _all.deb holding
 # /usr/src/linux-source-$1.tar.xz) of suites $3... into $KTEST_CACHE/deb-$1
 # (once) and unpack it there with dpkg -x; $2 is its private apt state.
@@ -87,19 +100,13 @@ compute_keys() {
 # (the package version) and FETCH_TARBALL; returns 1 with the reason in
 # FETCH_WHY when the package cannot be had (no apt source, mirror
 # unreachable, package not served).  Delete deb-X.Y to take the newest.
-# apt's first E: or W: line in log $1 that gives a reason
-apt_reason() {
-	grep -E '^(E|W):' "$1" | grep -v 'Download is performed unsandboxed' |
-		head -n 1
-}
-
 fetch_linux_source() {	# $1 = X.Y, $2 = apt state dir, $3... = suites
 	local ver=$1 apt=$2 codename deb s pairs="" dir
 	shift 2
 	dir=$KTEST_CACHE/deb-$ver
 	FETCH_TARBALL=$dir/root/usr/src/linux-source-$ver.tar.xz
 	FETCH_WHY= FETCH_VERSION=
-	if ! [ -f "$FETCH_TARBALL" ] || ! [ -s "$dir/version" ]; then
+	if ! fetched "$ver"; then
 		codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 		[ -n "$codename" ] ||
 			{ FETCH_WHY="no VERSION_CODENAME in /etc/os-release"; return 1; }
@@ -148,13 +155,6 @@ fetch_linux_source() {	# $1 = X.Y, $2 = apt state dir, $3... = suites
 		rm -f "$deb"
 	fi
 	FETCH_VERSION=$(cat "$dir/version")
-}
-
-# linux-source-$1 is in the cache: its tarball unpacked and the version
-# file, which fetch_linux_source() writes last
-fetched() {
-	[ -f "$KTEST_CACHE/deb-$1/root/usr/src/linux-source-$1.tar.xz" ] &&
-		[ -s "$KTEST_CACHE/deb-$1/version" ]
 }
 
 # sid's linux-source-7.2; sets SRC_ID_72 (the package version), KEY_72 and
@@ -305,8 +305,6 @@ make_image() {	# $1 = label, $2 = destination [, $3 = src, $4 = build]
 	cp "$build/arch/x86/boot/bzImage" "$2.tmp" && mv "$2.tmp" "$2"
 	log "$1 bzImage built in $(($(date +%s) - t)) s"
 }
-
-wants() { case " $KTEST_KERNELS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # the bzImage of kernel $1 (empty for 7.2 until its package is fetched)
 image_of() {

@@ -3,11 +3,10 @@
 #
 # kernel/ktest.sh: build Debian's 6.1 kernel without and with the hugebuf
 # series (kernel/patches/), Debian's linux-source-6.12 (a stable kernel
-# that carries the 2025 coalescing fixes), and on request sid's
-# linux-source-7.2 (the newest generation) and bullseye's
-# linux-source-5.10 (the oldest kernel users run; both downloaded from
-# the machine's own mirror, a counted skip when they cannot be had), boot
-# each under qemu (TCG), run
+# that carries the 2025 coalescing fixes), sid's linux-source-7.2 (the
+# newest generation) and on request bullseye's linux-source-5.10 (the
+# oldest kernel users run; both downloaded from the machine's own mirror,
+# a counted skip when they cannot be had), boot each under qemu (TCG), run
 # the project's static tests (on virtio-blk and again on an emulated NVMe
 # namespace), the hugebuf CLI, a short fio run, kernel/probe's measurement
 # and the NVMe profile of the series in the guest, and print side-by-side
