@@ -73,6 +73,96 @@ run() {	# name, command...
 	echo "@@KTEST RESULT $name $rc $(($(date +%s) - s))"
 }
 
+# An IOMMU guest (KTEST_IOMMU=1: q35 with qemu's intel-iommu, booted in
+# strict mode) runs only what concerns the NVMe namespace behind the
+# IOMMU: the folio-boundary data cases on it, a verify job of registered
+# buffers, the engine's passthrough, and iommu-profile in strict mode,
+# then again after the group's domain is switched to the flush queue
+# ("DMA-FQ": lazy invalidation, allowed at run time from "DMA" since 5.15),
+# and once more with no translation ("identity", the DMA-direct path).
+# A DMA remapping fault the IOMMU reports fails the run.
+iommu_guest() {
+	grp=$(readlink /sys/block/nvme0n1/device/device/iommu_group 2>/dev/null)
+	grp=${grp##*/}
+	echo "@@KTEST IOMMU group=${grp:-none}" \
+		"type=$(cat /sys/kernel/iommu_groups/$grp/type 2>/dev/null)" \
+		"cmdline=$(cat /proc/cmdline)"
+	if [ -z "$grp" ]; then
+		echo "@@KTEST RESULT iommu:group 1 0"
+		return
+	fi
+	# requests as large as the driver allows (6.1's default max_sectors_kb
+	# is 1280), so that a 2 MiB IOMMU page can occur
+	q=/sys/block/nvme0n1/queue
+	cat $q/max_hw_sectors_kb >$q/max_sectors_kb
+	echo "@@KTEST INFO nvme0n1 max_sectors_kb set to $(cat $q/max_sectors_kb)"
+	mkdir -p /nvme
+	if mount -t ext4 -o noatime /dev/nvme0n1 /nvme; then
+		export HUGEBUF_TEST_DIR=/nvme/hugebuf-test
+		mkdir -p "$HUGEBUF_TEST_DIR" /nvme/fio
+		cd "$HUGEBUF_TEST_DIR"
+		for t in /hugebuf/tests/*; do
+			[ -f "$t" ] && [ -x "$t" ] || continue
+			case ",$KTEST_NVME_SUITE," in
+			,all,|*,"$(basename "$t")",*) ;;
+			*) continue ;;
+			esac
+			run "iommu:test:$(basename "$t")" "$t"
+		done
+		cd /
+		[ -x /usr/bin/fio ] && [ -f /hugebuf/engine/hugebuf.so ] &&
+			run iommu:fio-verify /usr/bin/fio /hugebuf/fio-iommu.job
+		umount /nvme
+	else
+		echo "@@KTEST RESULT iommu:mount 1 0"
+	fi
+	/hugebuf/bin/passthrough.sh /dev/ng0n1 /hugebuf/engine/hugebuf.so
+	run iommu-profile:strict /hugebuf/bin/iommu-profile -m strict
+	if echo DMA-FQ >/sys/kernel/iommu_groups/$grp/type; then
+		run iommu-profile:lazy /hugebuf/bin/iommu-profile -m lazy
+	else
+		echo "@@KTEST RESULT iommu:switch-to-lazy 1 0"
+	fi
+	# the DMA-direct column on the same machine and namespace: an
+	# identity domain (no translation) needs the driver unbound while the
+	# group's type changes
+	pci=$(readlink /sys/block/nvme0n1/device/device)
+	pci=${pci##*/}
+	if echo "$pci" >/sys/bus/pci/drivers/nvme/unbind &&
+	   echo identity >/sys/kernel/iommu_groups/$grp/type &&
+	   echo "$pci" >/sys/bus/pci/drivers/nvme/bind; then
+		n=0
+		while ! [ -b /dev/nvme0n1 ] || ! [ -c /dev/ng0n1 ]; do
+			n=$((n + 1))
+			[ $n -gt 30 ] && break
+			sleep 1
+		done
+		cat $q/max_hw_sectors_kb >$q/max_sectors_kb 2>/dev/null
+		run iommu-profile:direct /hugebuf/bin/iommu-profile -m direct
+	else
+		echo "@@KTEST RESULT iommu:switch-to-identity 1 0"
+	fi
+	# intel-iommu reports a remapping fault as "DMAR: [DMA Read ...]" or
+	# "DMAR: DRHD: handling fault status"
+	faults=$(dmesg | grep -E 'DMAR: \[DMA (Read|Write)|DRHD: handling fault')
+	if [ -n "$faults" ]; then
+		echo "$faults" | head -5 | sed 's/^/@@KTEST DMAR /'
+		echo "@@KTEST RESULT iommu:dma-faults 1 0"
+	else
+		echo "@@KTEST RESULT iommu:dma-faults 0 0"
+	fi
+}
+
+if [ "${KTEST_IOMMU:-0}" = 1 ]; then
+	iommu_guest
+	dmesg | grep -E "$KTEST_BAD_RE" | sed 's/^/@@KTEST DMESG /'
+	echo "@@KTEST END"
+	cd /
+	sync
+	umount /mnt
+	reboot -f
+fi
+
 for t in /hugebuf/tests/*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
 	run "test:$(basename "$t")" "$t"

@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# kernel/kiommu.sh: the IOMMU guests of kernel/ktest.sh (issue 21), sourced
+# by it.  An IOMMU guest boots the same image as its kernel's DMA-direct
+# guest on qemu's q35 with the emulated Intel IOMMU (kboot.sh:
+# iommu_args()); its console is console-<kernel>-iommu.log.  What it runs
+# is in guest-init.sh (iommu_guest()); what is checked and printed here:
+#   - every "IOMMUPROF model ... result=" line of kernel/probe/iommu-profile
+#     (counted = lib's prediction, strict and lazy) is one pass, fail or
+#     skip; a mode that printed no model line and no skip fails;
+#   - the table of calls per I/O (print_iommu()).
+# Needs from ktest.sh: WORK, KTEST_IOMMU_KERNELS, count, log.
+
+iommu_wanted() {	# $1 = kernel
+	case " $KTEST_IOMMU_KERNELS " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
+
+check_iommu_model() {	# kernels that had an IOMMU guest...
+	local k log line res mode n
+	for k in "$@"; do
+		log=$WORK/console-$k-iommu.log.txt
+		while read -r line; do
+			res=${line##*result=}
+			res=${res%% *}
+			case $res in
+			ok) count pass "$k iommu model: ${line#IOMMUPROF model }" ;;
+			skip) count skip "$k iommu model: ${line#IOMMUPROF model }" ;;
+			*) count fail "$k iommu model: ${line#IOMMUPROF model }" ;;
+			esac
+		done < <(grep -a '^IOMMUPROF model mode=.*result=' "$log" 2>/dev/null)
+		for mode in strict lazy; do
+			n=$(grep -a -c "^IOMMUPROF model mode=$mode .*result=" "$log" 2>/dev/null)
+			if grep -aq '^IOMMUPROF skip=' "$log" 2>/dev/null; then
+				count skip "$k iommu $mode: $(grep -a -m1 '^IOMMUPROF skip=' "$log")"
+			elif [ "${n:-0}" = 0 ]; then
+				count fail "$k iommu $mode: iommu-profile printed no model check"
+			fi
+		done
+	done
+}
+
+# Calls per I/O in each IOMMU guest, from iommu-profile's lines: the sum
+# over its windows divided by the I/Os (the compared figure is the
+# minimum; the two differ only where other work fell into a window).
+print_iommu() {	# dir with console-<kernel>-iommu.log.txt, kernels...
+	local dir=$1 k log
+	shift
+	for k in "$@"; do
+		log=$dir/console-$k-iommu.log.txt
+		[ -f "$log" ] || continue
+		printf '\nIOMMU guest %s (q35, intel-iommu; kernel/probe/iommu-profile.c): calls per I/O (TCG: time only as a ratio)\n' "$k"
+		grep -a '^IOMMUPROF mode=[a-z]* path=' "$log" | awk '
+		function key() { return v["mode"] " " v["path"] " " v["op"] " " v["size"] " " v["backing"] }
+		{
+			delete v
+			for (i = 2; i <= NF; i++) {
+				j = index($i, "=")
+				if (j) v[substr($i, 1, j - 1)] = substr($i, j + 1)
+			}
+			k = key()
+			if (!(k in seen)) { seen[k] = 1; order[n++] = k }
+			if (v["ios"] != "") { ios[k] = v["ios"]; req[k] = v["requests_min"] }
+			if ($0 ~ / ptes /) {
+				p4[k] = v["map_4k"]; p2[k] = v["map_2m"]
+				mc[k] = v["map_calls"]
+			}
+			if (v["sym"] != "") {
+				h[k, v["sym"]] = v["hits"]; us[k, v["sym"]] = v["usec"]
+			}
+		}
+		function per(k, s) { return ios[k] ? h[k, s] / ios[k] : 0 }
+		END {
+			printf "%-6s %-5s %-5s %8s %-4s %5s %6s %6s %6s %6s %6s %7s %6s %6s %6s %6s %8s\n",
+			    "mode", "path", "op", "size", "buf", "req", "map_sg",
+			    "map_pg", "iova", "iovarb", "maps", "pte4k", "pte2m",
+			    "unmaps", "syncs", "flsall", "map_us"
+			for (i = 0; i < n; i++) {
+				k = order[i]
+				if (!(k in ios)) continue
+				split(k, f, " ")
+				t = ios[k] ? (us[k, "iommu_dma_map_sg"] + us[k, "iommu_dma_map_page"]) / ios[k] : 0
+				printf "%-6s %-5s %-5s %8s %-4s %5s %6g %6g %6g %6g %6g %7s %6s %6g %6g %6g %8.1f\n",
+				    f[1], f[2], f[3], f[4], f[5], req[k],
+				    per(k, "iommu_dma_map_sg"),
+				    per(k, "iommu_dma_map_page"),
+				    per(k, "alloc_iova_fast"), per(k, "alloc_iova"),
+				    per(k, "__iommu_map"), p4[k], p2[k],
+				    per(k, "__iommu_unmap"),
+				    per(k, "intel_iommu_tlb_sync"),
+				    per(k, "intel_flush_iotlb_all"), t
+			}
+		}'
+	done
+}
