@@ -28,6 +28,8 @@
 
 static const struct hb_pt_limits q4m = NVME_LIMITS(4 * M, 127);
 static const struct hb_pt_limits q8m = NVME_LIMITS(8 * M, 127);
+/* wider than NVMe's 127/128, to reach the IOMMU rules with 4K pages */
+static const struct hb_pt_limits q4m_wide = NVME_LIMITS(4 * M, 2048);
 
 struct icase {
 	const char *what;
@@ -39,6 +41,7 @@ struct icase {
 	bool pt, no_sgl, gig; /* passthrough; no SGLs; 1G pages too */
 	const struct hb_pt_limits *lim;
 	struct hb_iommu_pred want; /* strict */
+	uint64_t run_pfn; /* non-zero: page j >= 1 has PFN run_pfn + j */
 };
 
 /* four 2M folios far apart, each 2M aligned (PFN multiple of 512) */
@@ -61,7 +64,7 @@ static const struct icase cases[] = {
 	  { .requests = 2, .map_sg = 2, .sg_entries = 4, .iova_allocs = 2,
 	    .iova_uncached = 2, .iova_bytes = 8 * M, .iommu_maps = 4,
 	    .map_pages = 4, .ptes = { 0, 4, 0 }, .sync_map = 2, .unmaps = 2,
-	    .unmap_pages = 2, .iotlb_syncs = 2 } },
+	    .unmap_pages = 2, .iotlb_syncs = 2 }, 0 },
 	/*
 	 * (b) The same under 6.1: 2048 4K bvecs.  127 segments a request:
 	 * 16 requests of 127 pages and one of 16 (16 * 127 + 16 = 2048):
@@ -81,7 +84,7 @@ static const struct icase cases[] = {
 	    .iova_allocs = 17, .iova_uncached = 16, .iova_bytes = 8 * M,
 	    .iommu_maps = 20, .map_pages = 20, .ptes = { 2048, 0, 0 },
 	    .sync_map = 17, .unmaps = 17, .unmap_pages = 17,
-	    .iotlb_syncs = 17 } },
+	    .iotlb_syncs = 17 }, 0 },
 	/*
 	 * (c) 128K at 64K inside one hugepage, 6.12: one trimmed bvec,
 	 * bv_offset 64K: (64K & 4095) + 128K > 8K, not PRP simple; SGLs:
@@ -94,14 +97,14 @@ static const struct icase cases[] = {
 	  { .requests = 1, .map_page = 1, .iova_allocs = 1,
 	    .iova_bytes = 128 * K, .iommu_maps = 1, .map_pages = 1,
 	    .ptes = { 32, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 } },
+	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
 	/* (c) without SGLs: map_sg of one entry, the same IOMMU work */
 	{ "(c') 128K in a hugepage, no SGLs", "6.12", 9, 1, { 0x10000 },
 	  64 * K, 128 * K, false, true, false, &q4m,
 	  { .requests = 1, .map_sg = 1, .sg_entries = 1, .iova_allocs = 1,
 	    .iova_bytes = 128 * K, .iommu_maps = 1, .map_pages = 1,
 	    .ptes = { 32, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 } },
+	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
 	/*
 	 * (c'') 4K at 2K (512-byte aligned), no SGLs: (2K & 4095) + 4K <= 8K:
 	 * PRP simple, map_page.  iova_align(2K + 4K) = 8K: 2 pages, rounded
@@ -113,7 +116,7 @@ static const struct icase cases[] = {
 	  { .requests = 1, .map_page = 1, .iova_allocs = 1,
 	    .iova_bytes = 8 * K, .iommu_maps = 1, .map_pages = 1,
 	    .ptes = { 2, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 } },
+	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
 	/*
 	 * (d) 16 4K pages, PFNs two apart: 16 bvecs, one request, 16
 	 * entries, 16 runs: 16 __iommu_map / map_pages(4K, 1).  16 pages:
@@ -126,7 +129,7 @@ static const struct icase cases[] = {
 	  { .requests = 1, .map_sg = 1, .sg_entries = 16, .iova_allocs = 1,
 	    .iova_bytes = 64 * K, .iommu_maps = 16, .map_pages = 16,
 	    .ptes = { 16, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 } },
+	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
 	/*
 	 * (e) 16 4K pages: 0-3 and 4-7 each physically consecutive (the two
 	 * runs apart), 8-15 apart: still 16 entries (one bio), but
@@ -140,17 +143,17 @@ static const struct icase cases[] = {
 	  { .requests = 1, .map_sg = 1, .sg_entries = 16, .iova_allocs = 1,
 	    .iova_bytes = 64 * K, .iommu_maps = 10, .map_pages = 10,
 	    .ptes = { 16, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 } },
+	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
 	/* (f) passthrough of 8M over max_hw 4M: -EINVAL, nothing mapped */
 	{ "(f) passthrough over max_hw", "6.12", 9, 4, FOUR_2M, 0, 8 * M, true,
-	  false, false, &q4m, { .error = -EINVAL } },
+	  false, false, &q4m, { .error = -EINVAL }, 0 },
 	/* (f') passthrough, 6.12, the 128K of (c): one request, SGL simple */
 	{ "(f') passthrough 128K, 6.12", "6.12", 9, 1, { 0x10000 }, 64 * K,
 	  128 * K, true, false, false, &q4m,
 	  { .requests = 1, .map_page = 1, .iova_allocs = 1,
 	    .iova_bytes = 128 * K, .iommu_maps = 1, .map_pages = 1,
 	    .ptes = { 32, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 } },
+	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
 	/*
 	 * (f'') passthrough, our 6.1 series: 128K at 0 of the 8M buffer.
 	 * 6.1's nr_segs counts the 4 bvecs to the table's end, and the
@@ -162,7 +165,7 @@ static const struct icase cases[] = {
 	  { .requests = 1, .map_sg = 1, .sg_entries = 1, .iova_allocs = 1,
 	    .iova_bytes = 128 * K, .iommu_maps = 1, .map_pages = 1,
 	    .ptes = { 32, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 } },
+	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
 	/*
 	 * (g) 3 x 2M folios, the 2nd and 3rd physically adjacent (PFN
 	 * 0x40000, 0x40200), queue 8M: one request of 6M, 3 entries.  IOVA
@@ -176,7 +179,7 @@ static const struct icase cases[] = {
 	  { .requests = 1, .map_sg = 1, .sg_entries = 3, .iova_allocs = 1,
 	    .iova_uncached = 1, .iova_bytes = 6 * M, .iommu_maps = 2,
 	    .map_pages = 2, .ptes = { 0, 3, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 } },
+	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
 	/*
 	 * (g') the same with 1G pages in the domain: the 4M run's IOVA and
 	 * PFN differ modulo 1G and 4M < 1G: still 2M pages, same figures.
@@ -186,7 +189,7 @@ static const struct icase cases[] = {
 	  { .requests = 1, .map_sg = 1, .sg_entries = 3, .iova_allocs = 1,
 	    .iova_uncached = 1, .iova_bytes = 6 * M, .iommu_maps = 2,
 	    .map_pages = 2, .ptes = { 0, 3, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 } },
+	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
 	/*
 	 * (h) 4M from 4K into the first of 3 folios apart: entries 2M - 4K
 	 * (IOVA 0), 2M (IOVA 2M - 4K), 4K (IOVA 4M - 4K); 1024 pages, 4M
@@ -202,7 +205,58 @@ static const struct icase cases[] = {
 	  { .requests = 1, .map_sg = 1, .sg_entries = 3, .iova_allocs = 1,
 	    .iova_uncached = 1, .iova_bytes = 4 * M, .iommu_maps = 3,
 	    .map_pages = 3, .ptes = { 1024, 0, 0 }, .sync_map = 1,
-	    .unmaps = 1, .unmap_pages = 1, .iotlb_syncs = 1 } },
+	    .unmaps = 1, .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	/*
+	 * (c3) 4K at 64K in a hugepage, no SGLs: bv_offset is 64K, but
+	 * nvme_map_data() masks it to the controller page (6.1 and 6.12):
+	 * 0 + 4K <= 8K, PRP simple.  1 page, cached.
+	 */
+	{ "(c3) 4K at 64K, PRP simple", "6.12", 9, 1, { 0x10000 }, 64 * K,
+	  4 * K, false, true, false, &q4m,
+	  { .requests = 1, .map_page = 1, .iova_allocs = 1,
+	    .iova_bytes = 4 * K, .iommu_maps = 1, .map_pages = 1,
+	    .ptes = { 1, 0, 0 }, .sync_map = 1, .unmaps = 1,
+	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	/*
+	 * (c4) 12K at 0, no SGLs: 0 + 12K > 8K, map_sg of 1 entry.  3 pages
+	 * < 32: alloc_iova_fast() rounds up to 4 (16K of IOVA); the map and
+	 * unmap are of the 12K: map_pages(4K, 3), one unmap piece.
+	 */
+	{ "(c4) 12K: IOVA rounded to 16K", "6.12", 9, 1, { 0x10000 }, 0,
+	  12 * K, false, true, false, &q4m,
+	  { .requests = 1, .map_sg = 1, .sg_entries = 1, .iova_allocs = 1,
+	    .iova_bytes = 16 * K, .iommu_maps = 1, .map_pages = 1,
+	    .ptes = { 3, 0, 0 }, .sync_map = 1, .unmaps = 1,
+	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	/*
+	 * (c5) 256K at 0, SGLs: SGL simple, map_page.  64 pages: not
+	 * rounded (>= 32), order_base_2(64) = 6 >= 6: uncached.  The 128K of
+	 * (c) is order 5: cached.
+	 */
+	{ "(c5) 256K: first uncached size", "6.12", 9, 1, { 0x10000 }, 0,
+	  256 * K, false, false, false, &q4m,
+	  { .requests = 1, .map_page = 1, .iova_allocs = 1,
+	    .iova_uncached = 1, .iova_bytes = 256 * K, .iommu_maps = 1,
+	    .map_pages = 1, .ptes = { 64, 0, 0 }, .sync_map = 1,
+	    .unmaps = 1, .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	/*
+	 * (i) 1024 4K pages: page 0 apart, pages 1-1023 at PFN 0x40000 + j
+	 * (page 1 is 4K past a 2M boundary).  A queue of 2048 segments: one
+	 * request, 1024 entries, 1024 pages uncached.  Runs: page 0 (IOVA
+	 * 0): map_pages(4K, 1); pages 1-1023 at IOVA 4K, PFN 4K past 2M:
+	 * congruent modulo 2M, so iommu_pgsize() stops the 4K pages at the
+	 * 2M boundary (offset 2M - 4K, and 2M - 4K + 2M <= 4M - 4K):
+	 * map_pages(4K, 511), then map_pages(2M, 1).  PTEs: 512 4K, 1 2M.
+	 * Unmap 4M at a 4M IOVA: unmap_pages(2M, 2), the leaf at its start
+	 * is 4K: one call.
+	 */
+	{ "(i) 4K pages, then a 2M page", "6.12", 0, 1024, { 0x10000 }, 0,
+	  4 * M, false, false, false, &q4m_wide,
+	  { .requests = 1, .map_sg = 1, .sg_entries = 1024,
+	    .iova_allocs = 1, .iova_uncached = 1, .iova_bytes = 4 * M,
+	    .iommu_maps = 2, .map_pages = 3, .ptes = { 512, 1, 0 },
+	    .sync_map = 1, .unmaps = 1, .unmap_pages = 1, .iotlb_syncs = 1 },
+	  0x40000 },
 };
 
 static int setup(const struct icase *c, struct hb_page **pages,
@@ -219,7 +273,10 @@ static int setup(const struct icase *c, struct hb_page **pages,
 		(*pages)[j].folio = j / fp + 1;
 		(*pages)[j].idx = (uint32_t)(j % fp);
 		(*pages)[j].order = c->order;
-		(*pfn)[j] = c->fpfn[j / fp] + j % fp;
+		if (c->run_pfn && j)
+			(*pfn)[j] = c->run_pfn + j;
+		else if (j / fp < MAX_FOLIOS)
+			(*pfn)[j] = c->fpfn[j / fp] + j % fp;
 	}
 	return T_EXIT_PASS;
 }
