@@ -695,54 +695,67 @@ struct hb_iommu_cfg {
 	bool strict;
 	/* the domain's page sizes: intel-iommu 4K, | 2M | 1G superpages */
 	uint64_t pgsize_bitmap;
-	/* IOVA_RANGE_CACHE_MAX_SIZE (drivers/iommu/iova.c): 6 in 6.1..6.12 */
+	/* IOVA_RANGE_CACHE_MAX_SIZE (drivers/iommu/iova.c): 6 in 6.1, 6.12 */
 	unsigned int rcache_max_order;
-	/* the controller has SGLs (Identify SGLS != 0) and sgl_threshold != 0 */
+	/* the controller has SGLs (Identify SGLS != 0), sgl_threshold != 0 */
 	bool sgl;
 };
 /* 4K|2M, rcache order 6, SGLs (QEMU's NVMe has them), @strict as given */
 void hb_iommu_cfg_default(struct hb_iommu_cfg *c, bool strict);
 
-/* Every count is a total over the I/O's requests, map and unmap. */
+/*
+ * What one I/O makes the kernel do; every count is a total over the I/O's
+ * requests, their maps and their unmaps (one of each per request).
+ */
 struct hb_iommu_pred {
-	/* 0, or -EINVAL when the kernel refuses the I/O (passthrough over max_hw) */
+	/* 0, or -EINVAL: the kernel refuses the I/O (passthrough > max_hw) */
 	int error;
-	unsigned int requests;	  /* device requests */
-	/* requests mapped by dma_map_page_attrs -> iommu_dma_map_page
-	 * (nvme_setup_prp_simple / nvme_setup_sgl_simple) */
+	/* device requests */
+	unsigned int requests;
+	/*
+	 * requests mapped by dma_map_page_attrs() -> iommu_dma_map_page()
+	 * (nvme_setup_prp_simple() or nvme_setup_sgl_simple())
+	 */
 	unsigned int map_page;
-	/* requests mapped by dma_map_sgtable -> iommu_dma_map_sg */
+	/* requests mapped by dma_map_sgtable() -> iommu_dma_map_sg() */
 	unsigned int map_sg;
-	/* scatterlist entries blk_rq_map_sg() built, over the map_sg requests */
+	/* scatterlist entries blk_rq_map_sg() built for the map_sg requests */
 	unsigned int sg_entries;
-	/* alloc_iova_fast() calls: one per map call (the SAC try succeeds) */
+	/* alloc_iova_fast() calls: one per map (the 32-bit try finds room) */
 	unsigned int iova_allocs;
-	/* of those, sizes the IOVA rcache does not keep
-	 * (order_base_2(pages) >= rcache_max_order): alloc_iova() each time */
+	/*
+	 * of those, sizes the IOVA rcache never holds (order_base_2(pages)
+	 * >= rcache_max_order): alloc_iova()'s rbtree every time
+	 */
 	unsigned int iova_uncached;
-	/* IOVA space allocated: pages after alloc_iova_fast()'s power-of-two
-	 * round-up of small sizes, in bytes */
+	/*
+	 * IOVA space allocated, in bytes: the pages asked for, after
+	 * alloc_iova_fast()'s power-of-two round-up of the sizes below
+	 * 1 << (rcache_max_order - 1) pages
+	 */
 	uint64_t iova_bytes;
-	/* __iommu_map() calls: one per map_page, one per physically
-	 * continuing run of scatterlist entries of a map_sg */
+	/*
+	 * __iommu_map() calls: one per map_page, one per run of
+	 * scatterlist entries whose page-aligned physical ranges continue
+	 * each other in a map_sg
+	 */
 	unsigned int iommu_maps;
-	/* ops->map_pages calls (intel_iommu_map_pages) */
+	/* ops->map_pages calls (intel_iommu_map_pages()) */
 	unsigned int map_pages;
-	/* the pgcount of those calls summed by pgsize: [0] 4 KiB, [1] 2 MiB,
-	 * [2] 1 GiB (the leaf PTEs written) */
+	/*
+	 * leaf PTEs written: the pgcount of those calls summed by pgsize,
+	 * [0] 4 KiB, [1] 2 MiB, [2] 1 GiB
+	 */
 	uint64_t ptes[3];
-	/* ops->iotlb_sync_map calls (intel_iommu_iotlb_sync_map): one per
-	 * DMA map call */
+	/* ops->iotlb_sync_map calls: one per map (map_page or map_sg) */
 	unsigned int sync_map;
-	/* __iommu_unmap() calls: one per DMA unmap, over the whole IOVA range */
+	/* __iommu_unmap() calls: one per unmap, over its whole IOVA range */
 	unsigned int unmaps;
-	/* ops->unmap_pages calls (intel_iommu_unmap_pages) */
+	/* ops->unmap_pages calls (intel_iommu_unmap_pages()) */
 	unsigned int unmap_pages;
-	/* strict: iommu_iotlb_sync() -> intel_iommu_tlb_sync, one per unmap;
-	 * lazy: 0 */
+	/* strict: iommu_iotlb_sync() (intel_iommu_tlb_sync()): 1 per unmap */
 	unsigned int iotlb_syncs;
-	/* lazy: IOVA ranges queue_iova() puts on the flush queue, one per
-	 * unmap; strict: 0 */
+	/* lazy: queue_iova() calls (flush queue), one per unmap */
 	unsigned int fq_queued;
 };
 
@@ -767,7 +780,8 @@ int hb_model_iommu_io(const struct hb_kmodel *km, const struct hb_page *pages,
 		      const uint64_t *pfn, uint64_t base, uint64_t span,
 		      uint64_t addr, uint64_t len, bool pt,
 		      const struct hb_pt_limits *lim,
-		      const struct hb_iommu_cfg *cfg, struct hb_iommu_pred *out);
+		      const struct hb_iommu_cfg *cfg,
+		      struct hb_iommu_pred *out);
 
 /* ------------------------------------------------------------------ */
 /* NUMA: where the folios are, and what a binding policy can have      */

@@ -124,7 +124,9 @@ static int io_bvecs(const struct hb_imu *imu, const struct hb_import *im,
 		struct hb_bvec bv = imu->bvec[i];
 
 		bv.offset += skip;
-		bv.len = (uint32_t)(bv.len - skip < left ? bv.len - skip : left);
+		if (bv.len - skip > left)
+			bv.len = (uint32_t)(left + skip);
+		bv.len -= (uint32_t)skip;
 		if (!bv.len)
 			continue;
 		ret = bvec_phys(m, &bv, &(*phys)[n]);
