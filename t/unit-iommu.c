@@ -207,6 +207,22 @@ static const struct icase cases[] = {
 	    .map_pages = 3, .ptes = { 1024, 0, 0 }, .sync_map = 1,
 	    .unmaps = 1, .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
 	/*
+	 * (h') As (h) with a 4M run: 4K into folio 1 for 6M, folios 2 and 3
+	 * physically adjacent, folio 4 apart.  Entries 2M - 4K, 2M, 2M, 4K:
+	 * 1536 pages (6M, uncached, 8M aligned).  Runs: folio 1's part
+	 * (map_pages(4K, 511)); folios 2 + 3, 4M at IOVA 2M - 4K, PFN 2M
+	 * aligned: not congruent modulo 2M, so no stop at the 2M boundary:
+	 * map_pages(4K, 1024) in one call; the 4K of folio 4: map_pages(4K,
+	 * 1).  Unmap 6M at an 8M IOVA: unmap_pages(2M, 3), one call.
+	 */
+	{ "(h') a 4M run not congruent", "6.12", 9, 4,
+	  { 0x10000, 0x40000, 0x40200, 0x30000 }, 4 * K, 6 * M, false, false,
+	  false, &q8m,
+	  { .requests = 1, .map_sg = 1, .sg_entries = 4, .iova_allocs = 1,
+	    .iova_uncached = 1, .iova_bytes = 6 * M, .iommu_maps = 3,
+	    .map_pages = 3, .ptes = { 1536, 0, 0 }, .sync_map = 1,
+	    .unmaps = 1, .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	/*
 	 * (c3) 4K at 64K in a hugepage, no SGLs: bv_offset is 64K, but
 	 * nvme_map_data() masks it to the controller page (6.1 and 6.12):
 	 * 0 + 4K <= 8K, PRP simple.  1 page, cached.
