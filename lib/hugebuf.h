@@ -681,6 +681,109 @@ int hb_model_pt_map(const struct hb_kmodel *km, const struct hb_imu *imu,
 const char *hb_pt_path_name(enum hb_pt_path p);
 
 /* ------------------------------------------------------------------ */
+/* IOMMU mapping (pure)                                                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The DMA-mapping work one registered-buffer I/O makes an NVMe PCIe
+ * controller behind an Intel IOMMU do, with dma-iommu as the DMA API
+ * (6.1 and 6.12; lib/iommu.c names each kernel function modelled and
+ * docs/kernel-rules.md "Under an IOMMU" what each figure means).
+ */
+struct hb_iommu_cfg {
+	/* iommu.strict=1: IOTLB invalidated per unmap; 0: flush queue */
+	bool strict;
+	/* the domain's page sizes: intel-iommu 4K, | 2M | 1G superpages */
+	uint64_t pgsize_bitmap;
+	/* IOVA_RANGE_CACHE_MAX_SIZE (drivers/iommu/iova.c): 6 in 6.1, 6.12 */
+	unsigned int rcache_max_order;
+	/* the controller has SGLs (Identify SGLS != 0), sgl_threshold != 0 */
+	bool sgl;
+};
+/* 4K|2M, rcache order 6, SGLs (QEMU's NVMe has them), @strict as given */
+void hb_iommu_cfg_default(struct hb_iommu_cfg *c, bool strict);
+
+/*
+ * What one I/O makes the kernel do; every count is a total over the I/O's
+ * requests, their maps and their unmaps (one of each per request).
+ */
+struct hb_iommu_pred {
+	/* 0, or -EINVAL: the kernel refuses the I/O (passthrough > max_hw) */
+	int error;
+	/* device requests */
+	unsigned int requests;
+	/*
+	 * requests mapped by dma_map_page_attrs() -> iommu_dma_map_page()
+	 * (nvme_setup_prp_simple() or nvme_setup_sgl_simple())
+	 */
+	unsigned int map_page;
+	/* requests mapped by dma_map_sgtable() -> iommu_dma_map_sg() */
+	unsigned int map_sg;
+	/* scatterlist entries blk_rq_map_sg() built for the map_sg requests */
+	unsigned int sg_entries;
+	/* alloc_iova_fast() calls: one per map (the 32-bit try finds room) */
+	unsigned int iova_allocs;
+	/*
+	 * of those, sizes the IOVA rcache never holds (order_base_2(pages)
+	 * >= rcache_max_order): alloc_iova()'s rbtree every time
+	 */
+	unsigned int iova_uncached;
+	/*
+	 * IOVA space allocated, in bytes: the pages asked for, after
+	 * alloc_iova_fast()'s power-of-two round-up of the sizes below
+	 * 1 << (rcache_max_order - 1) pages
+	 */
+	uint64_t iova_bytes;
+	/*
+	 * __iommu_map() calls: one per map_page, one per run of
+	 * scatterlist entries whose page-aligned physical ranges continue
+	 * each other in a map_sg
+	 */
+	unsigned int iommu_maps;
+	/* ops->map_pages calls (intel_iommu_map_pages()) */
+	unsigned int map_pages;
+	/*
+	 * leaf PTEs written: the pgcount of those calls summed by pgsize,
+	 * [0] 4 KiB, [1] 2 MiB, [2] 1 GiB
+	 */
+	uint64_t ptes[3];
+	/* ops->iotlb_sync_map calls: one per map (map_page or map_sg) */
+	unsigned int sync_map;
+	/* __iommu_unmap() calls: one per unmap, over its whole IOVA range */
+	unsigned int unmaps;
+	/* ops->unmap_pages calls (intel_iommu_unmap_pages()) */
+	unsigned int unmap_pages;
+	/* strict: iommu_iotlb_sync() (intel_iommu_tlb_sync()): 1 per unmap */
+	unsigned int iotlb_syncs;
+	/* lazy: queue_iova() calls (flush queue), one per unmap */
+	unsigned int fq_queued;
+};
+
+/*
+ * Pure.  One I/O of @len bytes at user address @addr inside the buffer
+ * [@base, @base + @span) whose 4 KiB pages are @pages
+ * (hb_nr_pages(@base, @span) entries, as hb_probe() gives) with PFNs @pfn
+ * (pages of one folio must have consecutive PFNs), registered under @km
+ * (hb_model_register() over the whole buffer, then hb_model_import() cuts
+ * the I/O's bvecs, as io_import_fixed() does).  @pt: NVMe passthrough
+ * (hb_model_pt_map(): one request, never split; a refusal is
+ * @out->error = -EINVAL); else the block path (one bio carrying the I/O's
+ * bvecs, split by hb_split_bio_reqs() with max_bytes = @lim->max_hw_bytes,
+ * NVMe's max_sectors).  @lim: the namespace's limits
+ * (hb_pt_queue_limits()).  Returns 0 with @out filled in, or -errno when it
+ * cannot model the I/O: -EINVAL bad arguments (@len not a multiple of 512,
+ * outside the buffer), -EOPNOTSUPP for what is not modelled (a passthrough
+ * that bounces through copied pages; before 5.12, km->fixed_bio_add_page),
+ * -ENOMEM.
+ */
+int hb_model_iommu_io(const struct hb_kmodel *km, const struct hb_page *pages,
+		      const uint64_t *pfn, uint64_t base, uint64_t span,
+		      uint64_t addr, uint64_t len, bool pt,
+		      const struct hb_pt_limits *lim,
+		      const struct hb_iommu_cfg *cfg,
+		      struct hb_iommu_pred *out);
+
+/* ------------------------------------------------------------------ */
 /* NUMA: where the folios are, and what a binding policy can have      */
 /* ------------------------------------------------------------------ */
 
@@ -954,6 +1057,19 @@ struct hb_bio_split {
 };
 int hb_split_bio(const struct hb_imu *imu, const struct hb_queue_limits *q,
 		 struct hb_bio_split *out);
+/*
+ * The same split, each request's bytes and its nr_phys_segments (the
+ * segments the split counted for it, which blk_rq_bio_prep() stores) in
+ * @reqs[0 .. @max_reqs - 1]; requests past @max_reqs are counted in
+ * @out->requests but not stored.  @reqs may be NULL (then hb_split_bio()).
+ */
+struct hb_split_req {
+	uint64_t bytes;
+	unsigned int nr_phys_segments;
+};
+int hb_split_bio_reqs(const struct hb_imu *imu, const struct hb_queue_limits *q,
+		      struct hb_bio_split *out, struct hb_split_req *reqs,
+		      unsigned int max_reqs);
 
 /* Device requests one I/O makes: modelled, and under each hypothesis. */
 struct hb_req_pred {

@@ -79,6 +79,13 @@ unsigned int hb_predict_requests(const struct hb_imu *imu, uint64_t max_bytes,
 int hb_split_bio(const struct hb_imu *imu, const struct hb_queue_limits *q,
 		 struct hb_bio_split *out)
 {
+	return hb_split_bio_reqs(imu, q, out, NULL, 0);
+}
+
+int hb_split_bio_reqs(const struct hb_imu *imu, const struct hb_queue_limits *q,
+		      struct hb_bio_split *out, struct hb_split_req *reqs,
+		      unsigned int max_reqs)
+{
 	struct hb_split s = {
 		.max_bytes = q->max_bytes,
 		.max_segs = q->max_segs ? q->max_segs : 1,
@@ -96,6 +103,11 @@ int hb_split_bio(const struct hb_imu *imu, const struct hb_queue_limits *q,
 		if (!got) {
 			out->requests = 0;
 			return -1;
+		}
+		/* blk_rq_bio_prep(rq, bio, nr_segs): the split's count */
+		if (reqs && out->requests < max_reqs) {
+			reqs[out->requests].bytes = got;
+			reqs[out->requests].nr_phys_segments = segs;
 		}
 		out->requests++;
 		out->last_bytes = got;

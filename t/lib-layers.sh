@@ -8,7 +8,7 @@
 #   readers   /proc and /sys: sysinfo.c, pagemap.c, filelimits.c, numa.c
 #   model     pure, arrays in, tables out: model.c, kmodel.c, account.c,
 #             ptmap.c, vimport.c, layout.c, predict.c, plain.c, verdict.c,
-#             ringfeat.c
+#             ringfeat.c, iommu.c
 #   resources backing.c, register.c, measure.c, probe.c, preflight.c,
 #             alloc.c, ringprobe.c
 #   top       analysis.c, report.c, kdetect.c, jobplan.c: the running
@@ -23,7 +23,7 @@ layer_of() {
 	util) echo 0 ;;
 	sysinfo | pagemap | filelimits | numa) echo 1 ;;
 	model | kmodel | account | ptmap | vimport | layout | predict | plain | \
-		verdict | ringfeat)
+		verdict | ringfeat | iommu)
 		echo 2 ;;
 	backing | register | measure | probe | preflight | alloc | ringprobe)
 		echo 3 ;;
