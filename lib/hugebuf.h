@@ -691,6 +691,12 @@ const char *hb_pt_path_name(enum hb_pt_path p);
  * docs/kernel-rules.md "Under an IOMMU" what each figure means).
  */
 struct hb_iommu_cfg {
+	/*
+	 * false: no translation (no IOMMU, or an "identity" domain): the DMA
+	 * API maps directly (dma_direct_map_sg/page) and every IOMMU figure
+	 * is 0; the requests and the DMA API calls are as translated
+	 */
+	bool translated;
 	/* iommu.strict=1: IOTLB invalidated per unmap; 0: flush queue */
 	bool strict;
 	/* the domain's page sizes: intel-iommu 4K, | 2M | 1G superpages */
@@ -700,7 +706,10 @@ struct hb_iommu_cfg {
 	/* the controller has SGLs (Identify SGLS != 0), sgl_threshold != 0 */
 	bool sgl;
 };
-/* 4K|2M, rcache order 6, SGLs (QEMU's NVMe has them), @strict as given */
+/*
+ * Translated, 4K|2M, rcache order 6, SGLs (QEMU's NVMe has them), @strict
+ * as given.
+ */
 void hb_iommu_cfg_default(struct hb_iommu_cfg *c, bool strict);
 
 /*
@@ -782,6 +791,39 @@ int hb_model_iommu_io(const struct hb_kmodel *km, const struct hb_page *pages,
 		      const struct hb_pt_limits *lim,
 		      const struct hb_iommu_cfg *cfg,
 		      struct hb_iommu_pred *out);
+
+/*
+ * The figures a counted kernel function stands for (kernel/probe/
+ * iommu-profile.c): the DMA API's entry points count in every mode, the
+ * dma-iommu ones only under translation (0 otherwise).
+ */
+enum hb_iommu_field {
+	HB_IOMMU_REQUESTS,
+	HB_IOMMU_DMA_MAP_PAGE,	/* dma_map_page_attrs() */
+	HB_IOMMU_DMA_MAP_SG,	/* dma_map_sgtable() */
+	HB_IOMMU_MAP_PAGE,	/* iommu_dma_map_page() */
+	HB_IOMMU_MAP_SG,	/* iommu_dma_map_sg() */
+	HB_IOMMU_IOVA_ALLOCS,
+	HB_IOMMU_IOVA_UNCACHED,
+	HB_IOMMU_MAPS,
+	HB_IOMMU_MAP_PAGES,
+	HB_IOMMU_PTES_4K,
+	HB_IOMMU_PTES_2M,
+	HB_IOMMU_SYNC_MAP,
+	HB_IOMMU_UNMAPS,
+	HB_IOMMU_UNMAP_PAGES,
+	HB_IOMMU_IOTLB_SYNCS,
+};
+uint64_t hb_iommu_figure(const struct hb_iommu_pred *p,
+			 const struct hb_iommu_cfg *c, enum hb_iommu_field f);
+/*
+ * The verdict on one counted figure: @counted is the minimum over windows
+ * of one I/O each (other work only adds), so it must be the prediction
+ * exactly (lib/verdict.c).
+ */
+bool hb_iommu_count_matches(const struct hb_iommu_pred *p,
+			    const struct hb_iommu_cfg *c,
+			    enum hb_iommu_field f, uint64_t counted);
 
 /* ------------------------------------------------------------------ */
 /* NUMA: where the folios are, and what a binding policy can have      */

@@ -32,6 +32,7 @@
 void hb_iommu_cfg_default(struct hb_iommu_cfg *c, bool strict)
 {
 	memset(c, 0, sizeof(*c));
+	c->translated = true;
 	c->strict = strict;
 	/* SZ_4K | domain_super_pgsize_bitmap() with 2 MiB superpages */
 	c->pgsize_bitmap = (1ULL << 12) | (1ULL << 21);
@@ -486,14 +487,15 @@ static int one_request(struct iommu_run *r, const struct hb_imu *io,
 		if (ret)
 			return ret;
 		r->out->map_page++;
-		return dma_map(r);
+		return r->cfg->translated ? dma_map(r) : 0;
 	}
 	ret = map_sg_entries(r, io, phys, i, done, bytes);
 	if (ret)
 		return ret;
 	r->out->map_sg++;
 	r->out->sg_entries += (unsigned int)r->nent;
-	return dma_map(r);
+	/* dma_direct_map_sg()/_page(): no IOVA, no page table */
+	return r->cfg->translated ? dma_map(r) : 0;
 }
 
 /* Walk @bytes forward through the bvecs from (@i, @done). */
@@ -644,4 +646,48 @@ int hb_model_iommu_io(const struct hb_kmodel *km, const struct hb_page *pages,
 	free(io.bvec);
 	free(bv);
 	return ret;
+}
+
+/* the dma-iommu entry points run only under translation */
+static uint64_t translated_only(const struct hb_iommu_cfg *c, uint64_t v)
+{
+	return c->translated ? v : 0;
+}
+
+uint64_t hb_iommu_figure(const struct hb_iommu_pred *p,
+			 const struct hb_iommu_cfg *c, enum hb_iommu_field f)
+{
+	switch (f) {
+	case HB_IOMMU_REQUESTS:
+		return p->requests;
+	case HB_IOMMU_DMA_MAP_PAGE:
+		return p->map_page;
+	case HB_IOMMU_DMA_MAP_SG:
+		return p->map_sg;
+	case HB_IOMMU_MAP_PAGE:
+		return translated_only(c, p->map_page);
+	case HB_IOMMU_MAP_SG:
+		return translated_only(c, p->map_sg);
+	case HB_IOMMU_IOVA_ALLOCS:
+		return p->iova_allocs;
+	case HB_IOMMU_IOVA_UNCACHED:
+		return p->iova_uncached;
+	case HB_IOMMU_MAPS:
+		return p->iommu_maps;
+	case HB_IOMMU_MAP_PAGES:
+		return p->map_pages;
+	case HB_IOMMU_PTES_4K:
+		return p->ptes[0];
+	case HB_IOMMU_PTES_2M:
+		return p->ptes[1];
+	case HB_IOMMU_SYNC_MAP:
+		return p->sync_map;
+	case HB_IOMMU_UNMAPS:
+		return p->unmaps;
+	case HB_IOMMU_UNMAP_PAGES:
+		return p->unmap_pages;
+	case HB_IOMMU_IOTLB_SYNCS:
+		return p->iotlb_syncs;
+	}
+	return 0;
 }

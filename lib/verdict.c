@@ -226,3 +226,10 @@ bool hb_plain_count_matches(const struct hb_plain_pred *p,
 {
 	return counted == hb_plain_figure(p, f);
 }
+
+bool hb_iommu_count_matches(const struct hb_iommu_pred *p,
+			    const struct hb_iommu_cfg *c,
+			    enum hb_iommu_field f, uint64_t counted)
+{
+	return counted == hb_iommu_figure(p, c, f);
+}

@@ -357,6 +357,42 @@ static int run_mode(const struct icase *c, const struct hb_kmodel *km,
 	return compare(c, strict ? "strict" : "lazy", &got, &want);
 }
 
+/*
+ * No translation (an identity domain, or no IOMMU): dma_direct_map_sg()
+ * and dma_direct_map_page() take the same requests with no IOVA and no
+ * page table, so every IOMMU figure is 0 and the DMA API's are as
+ * translated; hb_iommu_figure() gives the dma-iommu entry points 0 too.
+ */
+static int run_direct(const struct icase *c, const struct hb_kmodel *km,
+		      const struct hb_page *pages, const uint64_t *pfn,
+		      uint64_t span)
+{
+	struct hb_iommu_pred got, want = { 0 };
+	struct hb_iommu_cfg cfg;
+
+	hb_iommu_cfg_default(&cfg, true);
+	cfg.translated = false;
+	cfg.sgl = !c->no_sgl;
+	want.error = c->want.error;
+	want.requests = c->want.requests;
+	want.map_page = c->want.map_page;
+	want.map_sg = c->want.map_sg;
+	want.sg_entries = c->want.sg_entries;
+	if (hb_model_iommu_io(km, pages, pfn, BASE, span, BASE + c->io_off,
+			      c->io_len, c->pt, c->lim, &cfg, &got))
+		return t_fail("%s: %s", c->what, hb_errmsg());
+	if (hb_iommu_figure(&got, &cfg, HB_IOMMU_MAP_SG) ||
+	    hb_iommu_figure(&got, &cfg, HB_IOMMU_MAP_PAGE))
+		return t_fail("%s (direct): a dma-iommu entry point counts",
+			      c->what);
+	if (hb_iommu_figure(&got, &cfg, HB_IOMMU_DMA_MAP_SG) != want.map_sg)
+		return t_fail("%s (direct): dma_map_sgtable() figure %llu",
+			      c->what,
+			      (unsigned long long)hb_iommu_figure(&got, &cfg,
+						HB_IOMMU_DMA_MAP_SG));
+	return compare(c, "direct", &got, &want);
+}
+
 static int run_case(const struct icase *c)
 {
 	struct hb_page *pages = NULL;
@@ -368,8 +404,10 @@ static int run_case(const struct icase *c)
 		return t_fail("cannot parse %s", c->kernel);
 	ret = setup(c, &pages, &pfn, &span);
 	if (ret == T_EXIT_PASS)
-		ret = t_worst(run_mode(c, &km, pages, pfn, span, true),
-			      run_mode(c, &km, pages, pfn, span, false));
+		ret = t_worst(t_worst(run_mode(c, &km, pages, pfn, span, true),
+				      run_mode(c, &km, pages, pfn, span,
+					       false)),
+			      run_direct(c, &km, pages, pfn, span));
 	free(pages);
 	free(pfn);
 	return ret;
@@ -425,7 +463,7 @@ int main(int argc, char **argv)
 		ret = t_worst(ret, t_sub(run_case(&cases[i])));
 	ret = t_worst(ret, t_sub(check_unmodelled()));
 	if (ret == T_EXIT_PASS)
-		t_info("%zu IOMMU cases, strict and lazy, agree with the "
+		t_info("%zu IOMMU cases, strict, lazy and direct, agree with the "
 		       "hand-worked kernel rules",
 		       T_ARRAY_SIZE(cases));
 	return t_done(ret);
