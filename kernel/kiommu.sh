@@ -46,6 +46,14 @@ check_iommu_model() {	# kernels that had an IOMMU guest...
 # Calls per I/O in each IOMMU guest, from iommu-profile's lines: the sum
 # over its windows divided by the I/Os (the compared figure is the
 # minimum; the two differ only where other work fell into a window).
+# req: device requests (block path only; passthrough is one request and
+# not in the disk's statistics); map_sg, map_pg: dma_map_sgtable() and
+# dma_map_page_attrs(); iova, iovarb: alloc_iova_fast() and its rbtree
+# allocations; maps: __iommu_map(); pte4k, pte2m: IOMMU PTEs written by
+# page size (kprobe, minimum over windows); unmaps: __iommu_unmap();
+# syncs: intel_iommu_tlb_sync(); flsall: intel_flush_iotlb_all() (the
+# flush queue's, timer-driven); map_us, unmap_us: inclusive time of the
+# DMA API's map and unmap calls per I/O (TCG).
 print_iommu() {	# dir with console-<kernel>-iommu.log.txt, kernels...
 	local dir=$1 k log
 	shift
@@ -74,24 +82,26 @@ print_iommu() {	# dir with console-<kernel>-iommu.log.txt, kernels...
 		}
 		function per(k, s) { return ios[k] ? h[k, s] / ios[k] : 0 }
 		END {
-			printf "%-6s %-5s %-5s %8s %-4s %5s %6s %6s %6s %6s %6s %7s %6s %6s %6s %6s %8s\n",
+			printf "%-6s %-5s %-5s %8s %-4s %5s %6s %6s %6s %6s %6s %7s %6s %6s %6s %6s %9s %9s\n",
 			    "mode", "path", "op", "size", "buf", "req", "map_sg",
 			    "map_pg", "iova", "iovarb", "maps", "pte4k", "pte2m",
-			    "unmaps", "syncs", "flsall", "map_us"
+			    "unmaps", "syncs", "flsall", "map_us", "unmap_us"
 			for (i = 0; i < n; i++) {
 				k = order[i]
 				if (!(k in ios)) continue
 				split(k, f, " ")
-				t = ios[k] ? (us[k, "iommu_dma_map_sg"] + us[k, "iommu_dma_map_page"]) / ios[k] : 0
-				printf "%-6s %-5s %-5s %8s %-4s %5s %6g %6g %6g %6g %6g %7s %6s %6g %6g %6g %8.1f\n",
-				    f[1], f[2], f[3], f[4], f[5], req[k],
-				    per(k, "iommu_dma_map_sg"),
-				    per(k, "iommu_dma_map_page"),
+				t = ios[k] ? (us[k, "dma_map_sgtable"] + us[k, "dma_map_page_attrs"]) / ios[k] : 0
+				u = ios[k] ? (us[k, "dma_unmap_sg_attrs"] + us[k, "dma_unmap_page_attrs"]) / ios[k] : 0
+				printf "%-6s %-5s %-5s %8s %-4s %5s %6g %6g %6g %6g %6g %7s %6s %6g %6g %6g %9.1f %9.1f\n",
+				    f[1], f[2], f[3], f[4], f[5],
+				    f[2] == "pt" ? "-" : req[k],
+				    per(k, "dma_map_sgtable"),
+				    per(k, "dma_map_page_attrs"),
 				    per(k, "alloc_iova_fast"), per(k, "alloc_iova"),
 				    per(k, "__iommu_map"), p4[k], p2[k],
 				    per(k, "__iommu_unmap"),
 				    per(k, "intel_iommu_tlb_sync"),
-				    per(k, "intel_flush_iotlb_all"), t
+				    per(k, "intel_flush_iotlb_all"), t, u
 			}
 		}'
 	done

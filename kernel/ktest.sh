@@ -10,7 +10,10 @@
 # the project's static tests (on virtio-blk and again on an emulated NVMe
 # namespace), the hugebuf CLI, a short fio run, kernel/probe's measurement
 # and the NVMe profile of the series in the guest, and print side-by-side
-# tables.
+# tables.  The kernels of KTEST_IOMMU_KERNELS boot a second time as IOMMU
+# guests (q35 with qemu's intel-iommu: kernel/kiommu.sh), where the DMA
+# mapping work of registered-buffer I/O is counted strict, lazy and
+# without translation and checked against lib's model.
 # No guest sets HUGEBUF_KERNEL: every one must be recognised by its release
 # string and by behaviour (hugebuf info).
 #

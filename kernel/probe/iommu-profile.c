@@ -71,6 +71,8 @@ static const struct {
 	{ "dma_map_page_attrs", HB_IOMMU_DMA_MAP_PAGE },
 	{ "iommu_dma_map_page", HB_IOMMU_MAP_PAGE },
 	{ "iommu_dma_map_sg", HB_IOMMU_MAP_SG },
+	{ "dma_unmap_sg_attrs", F_NONE },
+	{ "dma_unmap_page_attrs", F_NONE },
 	{ "iommu_dma_unmap_page", F_NONE },
 	{ "iommu_dma_unmap_sg", F_NONE },
 	{ "alloc_iova_fast", HB_IOMMU_IOVA_ALLOCS },
