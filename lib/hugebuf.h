@@ -817,9 +817,21 @@ enum hb_iommu_field {
 uint64_t hb_iommu_figure(const struct hb_iommu_pred *p,
 			 const struct hb_iommu_cfg *c, enum hb_iommu_field f);
 /*
+ * The range a counted figure may take: one value, except the IOVA
+ * allocations that reach the rbtree (alloc_iova()).  Those are exactly
+ * the uncached sizes, plus the cached allocations the per-CPU caches
+ * could not serve: a cache refills only from frees, and 6.8+ also trims
+ * its depot from a delayed work item (iova_depot_work_func()), so how
+ * many miss depends on timing, never more than all cached allocations.
+ */
+void hb_iommu_range(const struct hb_iommu_pred *p,
+		    const struct hb_iommu_cfg *c, enum hb_iommu_field f,
+		    uint64_t *lo, uint64_t *hi);
+/*
  * The verdict on one counted figure: @counted is the minimum over windows
- * of one I/O each (other work only adds), so it must be the prediction
- * exactly (lib/verdict.c).
+ * of one I/O each (other work only adds), so it must be within
+ * hb_iommu_range(), which is one value for every figure but one
+ * (lib/verdict.c).
  */
 bool hb_iommu_count_matches(const struct hb_iommu_pred *p,
 			    const struct hb_iommu_cfg *c,

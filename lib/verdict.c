@@ -227,9 +227,21 @@ bool hb_plain_count_matches(const struct hb_plain_pred *p,
 	return counted == hb_plain_figure(p, f);
 }
 
+void hb_iommu_range(const struct hb_iommu_pred *p,
+		    const struct hb_iommu_cfg *c, enum hb_iommu_field f,
+		    uint64_t *lo, uint64_t *hi)
+{
+	*lo = *hi = hb_iommu_figure(p, c, f);
+	if (f == HB_IOMMU_IOVA_UNCACHED)
+		*hi = hb_iommu_figure(p, c, HB_IOMMU_IOVA_ALLOCS);
+}
+
 bool hb_iommu_count_matches(const struct hb_iommu_pred *p,
 			    const struct hb_iommu_cfg *c,
 			    enum hb_iommu_field f, uint64_t counted)
 {
-	return counted == hb_iommu_figure(p, c, f);
+	uint64_t lo, hi;
+
+	hb_iommu_range(p, c, f, &lo, &hi);
+	return counted >= lo && counted <= hi;
 }

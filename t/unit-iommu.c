@@ -413,6 +413,36 @@ static int run_case(const struct icase *c)
 	return ret;
 }
 
+/*
+ * The verdict's range: rbtree allocations are the uncached sizes exactly,
+ * plus cache misses, never more than all allocations; every other figure
+ * is one value.
+ */
+static int check_verdict(void)
+{
+	struct hb_iommu_pred p = { .iova_allocs = 17, .iova_uncached = 16,
+				   .map_sg = 17, .ptes = { 2048, 0, 0 } };
+	struct hb_iommu_cfg c;
+	int ret = T_EXIT_PASS;
+
+	hb_iommu_cfg_default(&c, true);
+	if (!hb_iommu_count_matches(&p, &c, HB_IOMMU_IOVA_UNCACHED, 16) ||
+	    !hb_iommu_count_matches(&p, &c, HB_IOMMU_IOVA_UNCACHED, 17))
+		ret = t_fail("rbtree allocations within 16..17 refused");
+	if (hb_iommu_count_matches(&p, &c, HB_IOMMU_IOVA_UNCACHED, 15) ||
+	    hb_iommu_count_matches(&p, &c, HB_IOMMU_IOVA_UNCACHED, 18))
+		ret = t_fail("rbtree allocations outside 16..17 accepted");
+	if (hb_iommu_count_matches(&p, &c, HB_IOMMU_PTES_4K, 2049) ||
+	    !hb_iommu_count_matches(&p, &c, HB_IOMMU_PTES_4K, 2048))
+		ret = t_fail("the 4K PTE verdict is not exact");
+	c.translated = false;
+	if (hb_iommu_count_matches(&p, &c, HB_IOMMU_MAP_SG, 17) ||
+	    !hb_iommu_count_matches(&p, &c, HB_IOMMU_DMA_MAP_SG, 17))
+		ret = t_fail("direct: iommu_dma_map_sg must count 0, "
+			     "dma_map_sgtable the map_sg requests");
+	return ret;
+}
+
 /* What the model refuses to guess: bounce pages, 5.10's bio_add_page(). */
 static int check_unmodelled(void)
 {
@@ -462,6 +492,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < T_ARRAY_SIZE(cases); i++)
 		ret = t_worst(ret, t_sub(run_case(&cases[i])));
 	ret = t_worst(ret, t_sub(check_unmodelled()));
+	ret = t_worst(ret, t_sub(check_verdict()));
 	if (ret == T_EXIT_PASS)
 		t_info("%zu IOMMU cases, strict, lazy and direct, agree with the "
 		       "hand-worked kernel rules",

@@ -384,10 +384,17 @@ static int model_line(const struct label *l, const char *what,
 		      uint64_t counted)
 {
 	bool ok = hb_iommu_count_matches(pred, cfg, f, counted);
+	uint64_t lo, hi;
+	char range[48];
 
-	printf("IOMMUPROF model " LFMT " what=%s counted=%llu predicted=%llu result=%s\n",
-	       LARG(l), what, (unsigned long long)counted,
-	       (unsigned long long)hb_iommu_figure(pred, cfg, f),
+	hb_iommu_range(pred, cfg, f, &lo, &hi);
+	if (lo == hi)
+		snprintf(range, sizeof(range), "%llu", (unsigned long long)lo);
+	else
+		snprintf(range, sizeof(range), "%llu..%llu",
+			 (unsigned long long)lo, (unsigned long long)hi);
+	printf("IOMMUPROF model " LFMT " what=%s counted=%llu predicted=%s result=%s\n",
+	       LARG(l), what, (unsigned long long)counted, range,
 	       ok ? "ok" : "FAIL");
 	return !ok;
 }
