@@ -30,9 +30,9 @@
  * What the --iommu output says it assumed about the page frames: the plan
  * has none, so plan_pfns() makes them up this way.
  */
-#define IOMMU_ASSUMPTION	"synthetic PFNs: pages of one folio contiguous, " \
-				"folios never physically adjacent, each folio " \
-				"aligned to its size"
+#define IOMMU_ASSUMPTION                                                  \
+	"synthetic PFNs: pages of one folio contiguous, folios never "     \
+	"physically adjacent, each folio aligned to its size"
 
 /*
  * NVMe on PCIe, for the limits --queue-limits does not give: nvme-pci sets
