@@ -20,8 +20,19 @@
 #define EXIT_USAGE	2
 #define EXIT_SYSTEM	3
 
+/* plan --iommu: the DMA-mapping mode modelled (struct hb_iommu_cfg) */
+enum iommu_mode {
+	IOMMU_OFF = 0,
+	IOMMU_STRICT,	/* iommu.strict=1: IOTLB sync per unmap */
+	IOMMU_LAZY,	/* iommu.strict=0: IOVAs go to the flush queue */
+	IOMMU_DIRECT,	/* identity domain or no IOMMU: dma-direct */
+};
+
 struct opts {
 	bool json, bvecs, moved, plain;
+	/* plan --iommu[=MODE], --pt (NVMe passthrough instead of a bio) */
+	enum iommu_mode iommu;
+	bool pt;
 	bool have_backing, have_size, have_offset, have_kernel;
 	struct hb_backing backing;
 	uint64_t size, offset;

@@ -23,6 +23,8 @@ enum {
 	OPT_LIMITS,
 	OPT_MOVED,
 	OPT_PLAIN,
+	OPT_IOMMU,
+	OPT_PT,
 	OPT_HELP,
 };
 
@@ -38,6 +40,8 @@ static const struct option long_opts[] = {
 	{ "queue-limits", required_argument, NULL, OPT_LIMITS },
 	{ "moved", no_argument, NULL, OPT_MOVED },
 	{ "plain", no_argument, NULL, OPT_PLAIN },
+	{ "iommu", optional_argument, NULL, OPT_IOMMU },
+	{ "pt", no_argument, NULL, OPT_PT },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -51,7 +55,8 @@ static bool opt_allowed(const char *cmd, int opt)
 		return opt == OPT_BVECS || opt == OPT_BACKING ||
 		       opt == OPT_SIZE || opt == OPT_OFFSET ||
 		       opt == OPT_KERNEL || opt == OPT_DEV ||
-		       opt == OPT_LIMITS || opt == OPT_PLAIN;
+		       opt == OPT_LIMITS || opt == OPT_PLAIN ||
+		       opt == OPT_IOMMU || opt == OPT_PT;
 	if (!strcmp(cmd, "check"))
 		return opt == OPT_BACKING || opt == OPT_SIZE ||
 		       opt == OPT_OFFSET || opt == OPT_FILE ||
@@ -109,6 +114,33 @@ static int parse_limits(struct opts *o, const char *arg)
 	return 0;
 }
 
+/* --iommu[=strict|lazy|direct]: bare --iommu is strict (iommu.strict=1) */
+static int parse_iommu(struct opts *o, const char *arg)
+{
+	static const struct {
+		const char *name;
+		enum iommu_mode mode;
+	} modes[] = {
+		{ "strict", IOMMU_STRICT },
+		{ "lazy", IOMMU_LAZY },
+		{ "direct", IOMMU_DIRECT },
+	};
+	unsigned int i;
+
+	if (!arg) {
+		o->iommu = IOMMU_STRICT;
+		return 0;
+	}
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcmp(arg, modes[i].name)) {
+			o->iommu = modes[i].mode;
+			return 0;
+		}
+	}
+	return usage_error("--iommu=%s: unknown mode: use --iommu=strict, "
+			   "--iommu=lazy or --iommu=direct", arg);
+}
+
 static int parse_opt(struct opts *o, int opt, const char *arg)
 {
 	switch (opt) {
@@ -160,6 +192,11 @@ static int parse_opt(struct opts *o, int opt, const char *arg)
 		return 0;
 	case OPT_PLAIN:
 		o->plain = true;
+		return 0;
+	case OPT_IOMMU:
+		return parse_iommu(o, arg);
+	case OPT_PT:
+		o->pt = true;
 		return 0;
 	case OPT_DEV:
 		return parse_dev(o, arg);

@@ -179,11 +179,21 @@ if cli_json info '.SS "info \-\-json"' info --json; then
 	fi
 	same "info --json keys (hugebuf.1)" "$D/info.code" "$D/info.doc"
 fi
-# every optional key: --bvecs, --plain and the queue limits
-cli_json plan '.SS "plan \-\-json"' plan --backing=hugetlb:2M --size=8M \
-	--offset=4096 --bvecs --plain --queue-limits=1M,128,64K --json &&
-	same "plan --json keys, with --bvecs, --plain and --queue-limits (hugebuf.1)" \
+# every optional key: --bvecs, --plain, the queue limits and --iommu
+# (strict here; the keys of lazy, a refused --pt and a contrast that is
+# not modelled come from three more runs)
+if cli_json plan '.SS "plan \-\-json"' plan --backing=hugetlb:2M --size=8M \
+	--offset=4096 --bvecs --plain --queue-limits=1M,128,64K --iommu --json; then
+	for a in "--size=8M --iommu=lazy" "--size=8M --iommu --pt" \
+		"--size=4M --iommu --pt"; do
+		# shellcheck disable=SC2086 # $a is several flags
+		"$HUGEBUF_CLI" plan --backing=hugetlb:2M $a --kernel=6.12 \
+			--queue-limits=4M,127,4G --json | json_paths nested
+	done >>"$D/plan.code"
+	sort -u "$D/plan.code" -o "$D/plan.code"
+	same "plan --json keys, with --bvecs, --plain, --queue-limits and --iommu (hugebuf.1)" \
 		"$D/plan.code" "$D/plan.doc"
+fi
 
 # check allocates 8 MiB of 2M hugepages and reads a file through them
 free=$(t_free_hugepages)
