@@ -25,7 +25,8 @@
 #                  unpacked source tree, and stop
 #   --bisect       build the tree after each patch of the series and stop
 #   --profile RUNDIR  print the NVMe profile tables again from the console
-#                  logs of a kept run (KTEST_KEEP=1)
+#                  logs of a kept run (KTEST_KEEP=1), and the IOMMU
+#                  guests' table and plot (RUNDIR/iommu-calls.{png,svg,md})
 #
 # Environment (defaults in brackets):
 #   KTEST_CACHE         build cache, outside the clone [/var/tmp/hugebuf-kernel]
@@ -577,6 +578,7 @@ main() {
 		print_bioprof "$2" $KTEST_KERNELS
 		print_faultplain "$2" $KTEST_KERNELS
 		print_iommu "$2" $KTEST_IOMMU_KERNELS
+		"$KDIR/iommu-plot.py" "$2" "$2/iommu-calls" >&2
 		exit 0 ;;
 	-h | --help) sed -n '3,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	"") ;;
@@ -650,6 +652,10 @@ main() {
 	print_bioprof "$WORK" $KTEST_KERNELS
 	print_faultplain "$WORK" $KTEST_KERNELS
 	print_iommu "$WORK" $iommu_booted
+	# the plot of calls per I/O (kernel/iommu-plot.py), kept with the logs
+	[ -n "$iommu_booted" ] && [ "$KTEST_KEEP" != 0 ] &&
+		command -v python3 >/dev/null 2>&1 &&
+		"$KDIR/iommu-plot.py" "$WORK" "$WORK/iommu-calls" >&2
 	log "console logs: $WORK (total $(elapsed) s)"
 	if [ "$KTEST_KEEP" = 0 ] && [ $NFAIL = 0 ]; then
 		rm -rf "$WORK"
