@@ -73,6 +73,25 @@ run() {	# name, command...
 	echo "@@KTEST RESULT $name $rc $(($(date +%s) - s))"
 }
 
+# The tests of KTEST_NVME_SUITE ("all" or a comma list of names) with
+# their files on /nvme (mounted), each reported as $1:NAME
+nvme_suite() {	# $1 = prefix of the names
+	vda_dir=$HUGEBUF_TEST_DIR
+	export HUGEBUF_TEST_DIR=/nvme/hugebuf-test
+	mkdir -p "$HUGEBUF_TEST_DIR"
+	cd "$HUGEBUF_TEST_DIR"
+	for t in /hugebuf/tests/*; do
+		[ -f "$t" ] && [ -x "$t" ] || continue
+		case ",$KTEST_NVME_SUITE," in
+		,all,|*,"$(basename "$t")",*) ;;
+		*) continue ;;
+		esac
+		run "$1:$(basename "$t")" "$t"
+	done
+	export HUGEBUF_TEST_DIR=$vda_dir
+	cd "$HUGEBUF_TEST_DIR"
+}
+
 # An IOMMU guest (KTEST_IOMMU=1: q35 with qemu's intel-iommu, booted in
 # strict mode) runs only what concerns the NVMe namespace behind the
 # IOMMU: the folio-boundary data cases on it, a verify job of registered
@@ -98,17 +117,8 @@ iommu_guest() {
 	echo "@@KTEST INFO nvme0n1 max_sectors_kb set to $(cat $q/max_sectors_kb)"
 	mkdir -p /nvme
 	if mount -t ext4 -o noatime /dev/nvme0n1 /nvme; then
-		export HUGEBUF_TEST_DIR=/nvme/hugebuf-test
-		mkdir -p "$HUGEBUF_TEST_DIR" /nvme/fio
-		cd "$HUGEBUF_TEST_DIR"
-		for t in /hugebuf/tests/*; do
-			[ -f "$t" ] && [ -x "$t" ] || continue
-			case ",$KTEST_NVME_SUITE," in
-			,all,|*,"$(basename "$t")",*) ;;
-			*) continue ;;
-			esac
-			run "iommu:test:$(basename "$t")" "$t"
-		done
+		mkdir -p /nvme/fio
+		nvme_suite iommu:test
 		cd /
 		[ -x /usr/bin/fio ] && [ -f /hugebuf/engine/hugebuf.so ] &&
 			run iommu:fio-verify /usr/bin/fio /hugebuf/fio-iommu.job
@@ -196,20 +206,7 @@ if [ -b /dev/nvme0n1 ]; then
 	fi
 fi
 if [ "$KTEST_NVME_SUITE" != 0 ] && [ $nvme_fs = 1 ]; then
-	vda_dir=$HUGEBUF_TEST_DIR
-	export HUGEBUF_TEST_DIR=/nvme/hugebuf-test
-	mkdir -p "$HUGEBUF_TEST_DIR"
-	cd "$HUGEBUF_TEST_DIR"
-	for t in /hugebuf/tests/*; do
-		[ -f "$t" ] && [ -x "$t" ] || continue
-		case ",$KTEST_NVME_SUITE," in
-		,all,|*,"$(basename "$t")",*) ;;
-		*) continue ;;
-		esac
-		run "nvme:test:$(basename "$t")" "$t"
-	done
-	export HUGEBUF_TEST_DIR=$vda_dir
-	cd "$HUGEBUF_TEST_DIR"
+	nvme_suite nvme:test
 fi
 # a failing disk: fail_make_request on nvme0n1 for the writing task only
 [ $nvme_fs = 1 ] &&

@@ -114,64 +114,24 @@ static int traced[NSYMS];
 
 static int tr_write(const char *file, const char *s, bool append)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
-	return probe_write(path, s, append ? O_APPEND : O_TRUNC);
+	return probe_trace_write(tracefs, file, s, append);
 }
 
-/*
- * One symbol at a time (set_ftrace_filter refuses a name it cannot trace,
- * e.g. one the compiler inlined), "name.*" for the compiler's clones; a
- * glob that matches nothing is accepted silently, so what is traced is
- * what the filter file lists afterwards.
- */
+/* every symbol of prof[] into set_ftrace_filter (probe-util.c) */
 static int setup_filter(void)
 {
-	char clone[160], path[512], line[256], name[256];
 	size_t i;
-	FILE *f;
-	int n = 0;
 
-	if (tr_write("set_ftrace_filter", "\n", false))
-		return -1;
 	for (i = 0; i < NSYMS; i++)
 		syms[i] = prof[i].name;
-	for (i = 0; i < NSYMS; i++) {
-		tr_write("set_ftrace_filter", syms[i], true);
-		snprintf(clone, sizeof(clone), "%s.*", syms[i]);
-		tr_write("set_ftrace_filter", clone, true);
-	}
-	snprintf(path, sizeof(path), "%s/set_ftrace_filter", tracefs);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%255s", name) == 1)
-			for (i = 0; i < NSYMS; i++)
-				traced[i] |= probe_same_function(name, syms[i]);
-	fclose(f);
-	for (i = 0; i < NSYMS; i++) {
-		n += traced[i];
-		if (!traced[i])
-			printf("BIOPROF untraceable=%s\n", syms[i]);
-	}
-	return n ? 0 : -1;
+	return probe_ftrace_filter(tracefs, syms, NSYMS, traced,
+				   "BIOPROF") > 0 ? 0 : -1;
 }
 
 /* the profiler's per-I/O figures: summed over CPUs (probe-util.c) */
 static void read_profile(unsigned long *hits, double *usec)
 {
 	probe_ftrace_sum(tracefs, syms, NSYMS, hits, usec);
-}
-
-static long disk_ios(const char *disk, bool write)
-{
-	uint64_t r, w;
-
-	if (hb_blkdev_ios(disk, &r, &w))
-		return -1;
-	return (long)(write ? w : r);
 }
 
 /* the whole of @len at @off, or -1 */
@@ -300,9 +260,9 @@ static int profile_one(int fd, const char *disk, bool w, void *buf,
 
 	tr_write("function_profile_enabled", "0", false);
 	tr_write("function_profile_enabled", "1", false);
-	before = disk_ios(disk, w);
+	before = probe_disk_ios(disk, w);
 	ret = full_io(fd, w, buf, size, off);
-	after = disk_ios(disk, w);
+	after = probe_disk_ios(disk, w);
 	tr_write("function_profile_enabled", "0", false);
 	read_profile(hits, usec);
 	*req = after - before;

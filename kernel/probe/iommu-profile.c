@@ -106,46 +106,7 @@ static int iters = 3;
 
 static int tr_write(const char *file, const char *s, bool append)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
-	return probe_write(path, s, append ? O_APPEND : O_TRUNC);
-}
-
-/*
- * One symbol at a time, and "name.*" for the compiler's clones; what is
- * traced is what set_ftrace_filter lists afterwards.
- */
-static int setup_filter(void)
-{
-	char clone[160], path[512], line[256], name[256];
-	size_t i;
-	FILE *f;
-	int n = 0;
-
-	if (tr_write("set_ftrace_filter", "\n", false))
-		return -1;
-	for (i = 0; i < NSYMS; i++) {
-		syms[i] = prof[i].name;
-		tr_write("set_ftrace_filter", syms[i], true);
-		snprintf(clone, sizeof(clone), "%s.*", syms[i]);
-		tr_write("set_ftrace_filter", clone, true);
-	}
-	snprintf(path, sizeof(path), "%s/set_ftrace_filter", tracefs);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%255s", name) == 1)
-			for (i = 0; i < NSYMS; i++)
-				traced[i] |= probe_same_function(name, syms[i]);
-	fclose(f);
-	for (i = 0; i < NSYMS; i++) {
-		n += traced[i];
-		if (!traced[i])
-			printf("IOMMUPROF untraceable=%s\n", syms[i]);
-	}
-	return n ? 0 : -1;
+	return probe_trace_write(tracefs, file, s, append);
 }
 
 /*
@@ -174,21 +135,11 @@ static int kprobes_enable(bool on)
 /* kprobe_profile's misses of the map probe (a hit nested in another's) */
 static long kprobe_misses(void)
 {
-	char path[512], line[256], name[128];
 	unsigned long hits, misses;
-	long v = -1;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/kprobe_profile", tracefs);
-	f = fopen(path, "r");
-	if (!f)
+	if (probe_kprobe_profile(tracefs, KP_MAP, &hits, &misses))
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s %lu %lu", name, &hits, &misses) == 3 &&
-		    !strcmp(name, KP_MAP))
-			v = (long)misses;
-	fclose(f);
-	return v;
+	return (long)misses;
 }
 
 /* PTEs per size: [0] 4 KiB, [1] 2 MiB, [2] 1 GiB, [3] any other */
@@ -236,15 +187,6 @@ static int read_ptes(struct ptes *p)
 	}
 	fclose(f);
 	return 0;
-}
-
-static long disk_ios(const char *disk, bool write)
-{
-	uint64_t r, w;
-
-	if (hb_blkdev_ios(disk, &r, &w))
-		return -1;
-	return (long)(write ? w : r);
 }
 
 /* the device: block fd, passthrough fd, namespace id and block size */
@@ -439,9 +381,9 @@ static int profile_one(struct io_uring *ring, const struct nvdev *d, bool pt,
 
 	tr_write("function_profile_enabled", "0", false);
 	tr_write("function_profile_enabled", "1", false);
-	before = disk_ios(d->disk, w);
+	before = probe_disk_ios(d->disk, w);
 	ret = one_io(ring, d, pt, w, buf, size, off);
-	after = disk_ios(d->disk, w);
+	after = probe_disk_ios(d->disk, w);
 	tr_write("function_profile_enabled", "0", false);
 	probe_ftrace_sum(tracefs, syms, NSYMS, hits, usec);
 	*req = after - before;
@@ -747,6 +689,7 @@ int main(int argc, char **argv)
 	struct nvdev d;
 	char type[64];
 	int opt, fail = 0, bk;
+	size_t i;
 	off_t base;
 	uint64_t size = 0;
 
@@ -792,7 +735,10 @@ int main(int argc, char **argv)
 	hb_iommu_cfg_default(&cfg, !strcmp(mode, "strict"));
 	cfg.translated = strcmp(mode, "direct");
 	cfg.sgl = ctrl_sgls(d.fd);
-	if (setup_filter()) {
+	for (i = 0; i < NSYMS; i++)
+		syms[i] = prof[i].name;
+	if (probe_ftrace_filter(tracefs, syms, NSYMS, traced,
+				"IOMMUPROF") <= 0) {
 		printf("IOMMUPROF skip=no function profiler in %s\n", tracefs);
 		return 77;
 	}

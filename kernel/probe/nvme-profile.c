@@ -68,10 +68,7 @@ static int traced[NSYMS];
 /* write @s to a tracefs file: added to its list, or replacing it */
 static int write_str(const char *file, const char *s, bool append)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
-	return probe_write(path, s, append ? O_APPEND : O_TRUNC);
+	return probe_trace_write(tracefs, file, s, append);
 }
 
 /*
@@ -111,24 +108,14 @@ static int kprobe_setup(bool on)
 	return write_str("kprobe_events", "p:" KPROBE_EVENT " sg_next", true);
 }
 
-/* kprobe_profile: "event hits misses"; -1 when absent */
+/* kprobe_profile's hits of the sg_next probe; -1 when absent */
 static long kprobe_hits(void)
 {
-	char path[512], line[256], name[128];
-	unsigned long hits;
-	long v = -1;
-	FILE *f;
+	unsigned long hits, misses;
 
-	snprintf(path, sizeof(path), "%s/kprobe_profile", tracefs);
-	f = fopen(path, "r");
-	if (!f)
+	if (probe_kprobe_profile(tracefs, KPROBE_EVENT, &hits, &misses))
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s %lu", name, &hits) == 2 &&
-		    !strcmp(name, KPROBE_EVENT))
-			v = (long)hits;
-	fclose(f);
-	return v;
+	return (long)hits;
 }
 
 static int have_kprobe;
@@ -151,16 +138,6 @@ static int read_profile(struct stat_row *rows)
 		rows[j].usec = usec[j];
 	}
 	return ret;
-}
-
-/* completed reads or writes of the disk (lib: /sys/block/DISK/stat) */
-static long disk_ios(const char *disk, bool write)
-{
-	uint64_t r, w;
-
-	if (hb_blkdev_ios(disk, &r, &w))
-		return -1;
-	return (long)(write ? w : r);
 }
 
 /* each backing writes and reads back a pattern of its own */
@@ -210,7 +187,7 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 	write_str("function_profile_enabled", "0", false);
 	/* enabling resets the counters */
 	write_str("function_profile_enabled", "1", false);
-	before = disk_ios(disk, write);
+	before = probe_disk_ios(disk, write);
 	for (it = 0; it < iters; it++) {
 		if (!write)
 			memset(buf, 0, IO_SIZE);
@@ -223,7 +200,7 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 			break;
 		}
 	}
-	after = disk_ios(disk, write);
+	after = probe_disk_ios(disk, write);
 	write_str("function_profile_enabled", "0", false);
 	read_profile(rows);
 	/*

@@ -69,6 +69,92 @@ int probe_ftrace_sum(const char *tracefs, const char *const *syms, size_t n,
 	return 0;
 }
 
+int probe_trace_write(const char *tracefs, const char *file, const char *s,
+		      bool append)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
+	return probe_write(path, s, append ? O_APPEND : O_TRUNC);
+}
+
+/* mark in @traced every one of @syms the filter file lists */
+static int filter_listed(const char *tracefs, const char *const *syms,
+			 size_t n, int *traced)
+{
+	char path[512], line[256], name[256];
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", tracefs);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s", name) == 1)
+			for (i = 0; i < n; i++)
+				traced[i] |= probe_same_function(name, syms[i]);
+	fclose(f);
+	return 0;
+}
+
+int probe_ftrace_filter(const char *tracefs, const char *const *syms,
+			size_t n, int *traced, const char *tag)
+{
+	char clone[160];
+	size_t i;
+	int k = 0;
+
+	memset(traced, 0, n * sizeof(*traced));
+	if (probe_trace_write(tracefs, "set_ftrace_filter", "\n", false))
+		return -1;
+	for (i = 0; i < n; i++) {
+		probe_trace_write(tracefs, "set_ftrace_filter", syms[i], true);
+		snprintf(clone, sizeof(clone), "%s.*", syms[i]);
+		probe_trace_write(tracefs, "set_ftrace_filter", clone, true);
+	}
+	if (filter_listed(tracefs, syms, n, traced))
+		return -1;
+	for (i = 0; i < n; i++) {
+		k += traced[i];
+		if (!traced[i])
+			printf("%s untraceable=%s\n", tag, syms[i]);
+	}
+	return k;
+}
+
+int probe_kprobe_profile(const char *tracefs, const char *event,
+			 unsigned long *hits, unsigned long *misses)
+{
+	char path[512], line[256], name[128];
+	unsigned long h, m;
+	int ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kprobe_profile", tracefs);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %lu %lu", name, &h, &m) == 3 &&
+		    !strcmp(name, event)) {
+			*hits = h;
+			*misses = m;
+			ret = 0;
+		}
+	fclose(f);
+	return ret;
+}
+
+long probe_disk_ios(const char *disk, bool write)
+{
+	uint64_t r, w;
+
+	if (hb_blkdev_ios(disk, &r, &w))
+		return -1;
+	return (long)(write ? w : r);
+}
+
 int probe_put(const char *path, const char *val)
 {
 	return probe_write(path, val, 0);

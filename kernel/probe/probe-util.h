@@ -47,6 +47,26 @@ int probe_write(const char *path, const char *val, int flags);
 bool probe_same_function(const char *name, const char *sym);
 int probe_ftrace_sum(const char *tracefs, const char *const *syms, size_t n,
 		     unsigned long *hits, double *usec);
+/*
+ * tracefs (at @tracefs) helpers of the profiling programs.
+ * probe_trace_write(): @s into @file, added to what it holds (@append) or
+ * replacing it (O_TRUNC); 0 or -errno.
+ * probe_ftrace_filter(): set_ftrace_filter to @syms[0..@n) and their
+ * compiler clones ("name.*"), one at a time (a name it cannot trace, e.g.
+ * an inlined static one, is refused alone); @traced[i] says whether the
+ * filter lists @syms[i] afterwards, and each one that is not gets a line
+ * "@tag untraceable=NAME".  The number traced, or -1 without tracefs.
+ * probe_kprobe_profile(): kprobe_profile's hits and misses of @event
+ * (a miss: a hit while another kprobe ran, dropped); -1 when absent.
+ * probe_disk_ios(): completed reads or writes of block device @disk.
+ */
+int probe_trace_write(const char *tracefs, const char *file, const char *s,
+		      bool append);
+int probe_ftrace_filter(const char *tracefs, const char *const *syms,
+			size_t n, int *traced, const char *tag);
+int probe_kprobe_profile(const char *tracefs, const char *event,
+			 unsigned long *hits, unsigned long *misses);
+long probe_disk_ios(const char *disk, bool write);
 /* probe_write() without extra flags. */
 int probe_put(const char *path, const char *val);
 /* The number a one-value file holds, -1 when it cannot be read. */
