@@ -26,8 +26,8 @@
 
 #include "internal.h"
 
-#define IO_SECTOR		512ULL
-#define PTE_LEVELS		3	/* 4 KiB, 2 MiB, 1 GiB */
+#define IO_SECTOR 512ULL
+#define PTE_LEVELS 3 /* 4 KiB, 2 MiB, 1 GiB */
 
 void hb_iommu_cfg_default(struct hb_iommu_cfg *c, bool strict)
 {
@@ -94,7 +94,8 @@ static int bvec_phys(struct pfn_map *m, const struct hb_bvec *bv,
 		m->hint = j;
 		/* a folio's pages are physically contiguous */
 		*phys = ((m->pfn[j] - m->pages[j].idx + bv->page_idx)
-			 << HB_PAGE_SHIFT) + bv->offset;
+			 << HB_PAGE_SHIFT) +
+			bv->offset;
 		return 0;
 	}
 	return hb_seterr(EINVAL, "a bvec's folio is not among the pages");
@@ -138,7 +139,7 @@ static int io_bvecs(const struct hb_imu *imu, const struct hb_import *im,
 	}
 	if (left)
 		return hb_seterr(EINVAL, "the I/O runs past the registered "
-				 "buffer's bvecs");
+					 "buffer's bvecs");
 	io->nr_bvecs = n;
 	io->len = len;
 	return 0;
@@ -206,8 +207,7 @@ static int add_ent(struct iommu_run *r, uint64_t phys, uint64_t len)
  */
 static uint64_t seg_room(const struct hb_pt_limits *lim, uint64_t phys)
 {
-	uint64_t mask = lim->seg_boundary_mask ? lim->seg_boundary_mask :
-						 ~0ULL;
+	uint64_t mask = lim->seg_boundary_mask ? lim->seg_boundary_mask : ~0ULL;
 	uint64_t room = mask - (mask & phys) + 1;
 	uint64_t max = lim->max_segment_size ? lim->max_segment_size : ~0ULL;
 
@@ -311,7 +311,8 @@ static int iommu_map(struct iommu_run *r, uint64_t iova, uint64_t paddr,
 		pgsize = iommu_pgsize(r->cfg->pgsize_bitmap, iova, paddr, size,
 				      &count);
 		if (!pgsize || !count)
-			return hb_seterr(EINVAL, "no IOMMU page size fits a "
+			return hb_seterr(EINVAL,
+					 "no IOMMU page size fits a "
 					 "%llu-byte range",
 					 (unsigned long long)size);
 		ret = grow((void **)&r->ch, &r->ch_cap, r->nch + 1,
@@ -537,7 +538,7 @@ static int block_requests(struct iommu_run *r, const struct hb_imu *io,
 
 	if (hb_split_bio(io, &q, &sp))
 		return hb_seterr(EINVAL, "the queue limits cannot split the "
-				 "I/O");
+					 "I/O");
 	req = calloc(sp.requests, sizeof(*req));
 	if (!req)
 		return hb_seterr(ENOMEM, "out of memory for %u requests",
@@ -572,9 +573,11 @@ static int pt_request(struct iommu_run *r, const struct hb_kmodel *km,
 		return 0;
 	}
 	if (pm.path == HB_PT_COPY)
-		return hb_seterr(EOPNOTSUPP, "passthrough copies through "
+		return hb_seterr(EOPNOTSUPP,
+				 "passthrough copies through "
 				 "bounce pages (%s): their addresses are not "
-				 "known", pm.why);
+				 "known",
+				 pm.why);
 	return one_request(r, io, phys, 0, 0, len, pm.nr_phys_segments);
 }
 
@@ -588,15 +591,15 @@ static int check_args(const struct hb_kmodel *km, const struct hb_page *pages,
 		return hb_seterr(EINVAL, "hb_model_iommu_io: NULL argument");
 	if (!len || len % IO_SECTOR)
 		return hb_seterr(EINVAL, "the I/O's length must be a non-zero "
-				 "multiple of 512");
+					 "multiple of 512");
 	if (addr < base || addr + len > base + span || addr + len < addr)
 		return hb_seterr(EINVAL, "the I/O is not inside the buffer");
 	if (!(cfg->pgsize_bitmap & HB_PAGE_SIZE) || !cfg->rcache_max_order)
 		return hb_seterr(EINVAL, "the IOMMU needs 4 KiB pages and an "
-				 "rcache order");
+					 "rcache order");
 	if (lim->max_hw_bytes < IO_SECTOR || !lim->max_segments)
 		return hb_seterr(EINVAL, "queue limits need max_hw and "
-				 "max_segments");
+					 "max_segments");
 	return 0;
 }
 
@@ -624,7 +627,7 @@ int hb_model_iommu_io(const struct hb_kmodel *km, const struct hb_page *pages,
 	 */
 	if (km->fixed_bio_add_page && !pt)
 		return hb_seterr(EOPNOTSUPP, "fixed I/O through bio_add_page() "
-				 "(before 5.12) is not modelled");
+					     "(before 5.12) is not modelled");
 	/* what hb_imu_build() does, below the analysis layer */
 	bv = calloc(m.nr ? m.nr : 1, sizeof(*bv));
 	if (!bv)

@@ -21,10 +21,12 @@
 #define MAX_FOLIOS 16
 
 /* NVMe on PCIe: virt boundary 4095, 4 GiB segment boundary */
-#define NVME_LIMITS(hw, segs)                                              \
-	{ .max_hw_bytes = (hw), .max_segments = (segs),                    \
-	  .max_segment_size = 0xffffffffULL, .virt_boundary_mask = 4095,   \
-	  .seg_boundary_mask = 0xffffffffULL, .dma_align_mask = 3 }
+#define NVME_LIMITS(hw, segs)                                                  \
+	{                                                                      \
+		.max_hw_bytes = (hw), .max_segments = (segs),                  \
+		.max_segment_size = 0xffffffffULL, .virt_boundary_mask = 4095, \
+		.seg_boundary_mask = 0xffffffffULL, .dma_align_mask = 3        \
+	}
 
 static const struct hb_pt_limits q4m = NVME_LIMITS(4 * M, 127);
 static const struct hb_pt_limits q8m = NVME_LIMITS(8 * M, 127);
@@ -45,7 +47,10 @@ struct icase {
 };
 
 /* four 2M folios far apart, each 2M aligned (PFN multiple of 512) */
-#define FOUR_2M { 0x10000, 0x20000, 0x30000, 0x40000 }
+#define FOUR_2M                                    \
+	{                                          \
+		0x10000, 0x20000, 0x30000, 0x40000 \
+	}
 
 static const struct icase cases[] = {
 	/*
@@ -59,12 +64,31 @@ static const struct icase cases[] = {
 	 * per request.  Unmap 4M at a 4M-aligned IOVA: iommu_pgsize() ->
 	 * 2M x 2 (no bigger size): 1 unmap_pages each.  Strict: 2 syncs.
 	 */
-	{ "(a) 8M of 2M folios, coalesced", "6.12", 9, 4, FOUR_2M, 0, 8 * M,
-	  false, false, false, &q4m,
-	  { .requests = 2, .map_sg = 2, .sg_entries = 4, .iova_allocs = 2,
-	    .iova_uncached = 2, .iova_bytes = 8 * M, .iommu_maps = 4,
-	    .map_pages = 4, .ptes = { 0, 4, 0 }, .sync_map = 2, .unmaps = 2,
-	    .unmap_pages = 2, .iotlb_syncs = 2 }, 0 },
+	{ "(a) 8M of 2M folios, coalesced",
+	  "6.12",
+	  9,
+	  4,
+	  FOUR_2M,
+	  0,
+	  8 * M,
+	  false,
+	  false,
+	  false,
+	  &q4m,
+	  { .requests = 2,
+	    .map_sg = 2,
+	    .sg_entries = 4,
+	    .iova_allocs = 2,
+	    .iova_uncached = 2,
+	    .iova_bytes = 8 * M,
+	    .iommu_maps = 4,
+	    .map_pages = 4,
+	    .ptes = { 0, 4, 0 },
+	    .sync_map = 2,
+	    .unmaps = 2,
+	    .unmap_pages = 2,
+	    .iotlb_syncs = 2 },
+	  0 },
 	/*
 	 * (b) The same under 6.1: 2048 4K bvecs.  127 segments a request:
 	 * 16 requests of 127 pages and one of 16 (16 * 127 + 16 = 2048):
@@ -78,13 +102,31 @@ static const struct icase cases[] = {
 	 * PTEs.  Unmap: 127 pages at a 512K-aligned IOVA, or 16 pages: one
 	 * 4K x n piece each: 17.
 	 */
-	{ "(b) 8M of 2M folios, 6.1 4K bvecs", "6.1", 9, 4, FOUR_2M, 0, 8 * M,
-	  false, false, false, &q4m,
-	  { .requests = 17, .map_sg = 17, .sg_entries = 2048,
-	    .iova_allocs = 17, .iova_uncached = 16, .iova_bytes = 8 * M,
-	    .iommu_maps = 20, .map_pages = 20, .ptes = { 2048, 0, 0 },
-	    .sync_map = 17, .unmaps = 17, .unmap_pages = 17,
-	    .iotlb_syncs = 17 }, 0 },
+	{ "(b) 8M of 2M folios, 6.1 4K bvecs",
+	  "6.1",
+	  9,
+	  4,
+	  FOUR_2M,
+	  0,
+	  8 * M,
+	  false,
+	  false,
+	  false,
+	  &q4m,
+	  { .requests = 17,
+	    .map_sg = 17,
+	    .sg_entries = 2048,
+	    .iova_allocs = 17,
+	    .iova_uncached = 16,
+	    .iova_bytes = 8 * M,
+	    .iommu_maps = 20,
+	    .map_pages = 20,
+	    .ptes = { 2048, 0, 0 },
+	    .sync_map = 17,
+	    .unmaps = 17,
+	    .unmap_pages = 17,
+	    .iotlb_syncs = 17 },
+	  0 },
 	/*
 	 * (c) 128K at 64K inside one hugepage, 6.12: one trimmed bvec,
 	 * bv_offset 64K: (64K & 4095) + 128K > 8K, not PRP simple; SGLs:
@@ -92,80 +134,212 @@ static const struct icase cases[] = {
 	 * one __iommu_map of 128K, under 2M: map_pages(4K, 32).  Unmap 32
 	 * pages: one piece.
 	 */
-	{ "(c) 128K in a hugepage, SGL simple", "6.12", 9, 1, { 0x10000 },
-	  64 * K, 128 * K, false, false, false, &q4m,
-	  { .requests = 1, .map_page = 1, .iova_allocs = 1,
-	    .iova_bytes = 128 * K, .iommu_maps = 1, .map_pages = 1,
-	    .ptes = { 32, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	{ "(c) 128K in a hugepage, SGL simple",
+	  "6.12",
+	  9,
+	  1,
+	  { 0x10000 },
+	  64 * K,
+	  128 * K,
+	  false,
+	  false,
+	  false,
+	  &q4m,
+	  { .requests = 1,
+	    .map_page = 1,
+	    .iova_allocs = 1,
+	    .iova_bytes = 128 * K,
+	    .iommu_maps = 1,
+	    .map_pages = 1,
+	    .ptes = { 32, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/* (c) without SGLs: map_sg of one entry, the same IOMMU work */
-	{ "(c') 128K in a hugepage, no SGLs", "6.12", 9, 1, { 0x10000 },
-	  64 * K, 128 * K, false, true, false, &q4m,
-	  { .requests = 1, .map_sg = 1, .sg_entries = 1, .iova_allocs = 1,
-	    .iova_bytes = 128 * K, .iommu_maps = 1, .map_pages = 1,
-	    .ptes = { 32, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	{ "(c') 128K in a hugepage, no SGLs",
+	  "6.12",
+	  9,
+	  1,
+	  { 0x10000 },
+	  64 * K,
+	  128 * K,
+	  false,
+	  true,
+	  false,
+	  &q4m,
+	  { .requests = 1,
+	    .map_sg = 1,
+	    .sg_entries = 1,
+	    .iova_allocs = 1,
+	    .iova_bytes = 128 * K,
+	    .iommu_maps = 1,
+	    .map_pages = 1,
+	    .ptes = { 32, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/*
 	 * (c'') 4K at 2K (512-byte aligned), no SGLs: (2K & 4095) + 4K <= 8K:
 	 * PRP simple, map_page.  iova_align(2K + 4K) = 8K: 2 pages, rounded
 	 * (already 2), cached; the two pages are adjacent in the folio: one
 	 * __iommu_map, map_pages(4K, 2).
 	 */
-	{ "(c'') 4K at 2K, PRP simple", "6.12", 9, 1, { 0x10000 }, 2 * K,
-	  4 * K, false, true, false, &q4m,
-	  { .requests = 1, .map_page = 1, .iova_allocs = 1,
-	    .iova_bytes = 8 * K, .iommu_maps = 1, .map_pages = 1,
-	    .ptes = { 2, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	{ "(c'') 4K at 2K, PRP simple",
+	  "6.12",
+	  9,
+	  1,
+	  { 0x10000 },
+	  2 * K,
+	  4 * K,
+	  false,
+	  true,
+	  false,
+	  &q4m,
+	  { .requests = 1,
+	    .map_page = 1,
+	    .iova_allocs = 1,
+	    .iova_bytes = 8 * K,
+	    .iommu_maps = 1,
+	    .map_pages = 1,
+	    .ptes = { 2, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/*
 	 * (d) 16 4K pages, PFNs two apart: 16 bvecs, one request, 16
 	 * entries, 16 runs: 16 __iommu_map / map_pages(4K, 1).  16 pages:
 	 * order 4, cached, 64K.  Unmap 16 pages at a 64K-aligned IOVA: one.
 	 */
-	{ "(d) 4K pages apart", "6.12", 0, 16,
+	{ "(d) 4K pages apart",
+	  "6.12",
+	  0,
+	  16,
 	  { 0x1000, 0x1002, 0x1004, 0x1006, 0x1008, 0x100a, 0x100c, 0x100e,
 	    0x1010, 0x1012, 0x1014, 0x1016, 0x1018, 0x101a, 0x101c, 0x101e },
-	  0, 64 * K, false, false, false, &q4m,
-	  { .requests = 1, .map_sg = 1, .sg_entries = 16, .iova_allocs = 1,
-	    .iova_bytes = 64 * K, .iommu_maps = 16, .map_pages = 16,
-	    .ptes = { 16, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	  0,
+	  64 * K,
+	  false,
+	  false,
+	  false,
+	  &q4m,
+	  { .requests = 1,
+	    .map_sg = 1,
+	    .sg_entries = 16,
+	    .iova_allocs = 1,
+	    .iova_bytes = 64 * K,
+	    .iommu_maps = 16,
+	    .map_pages = 16,
+	    .ptes = { 16, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/*
 	 * (e) 16 4K pages: 0-3 and 4-7 each physically consecutive (the two
 	 * runs apart), 8-15 apart: still 16 entries (one bio), but
 	 * iommu_map_sg() joins 0-3 and 4-7: 1 + 1 + 8 = 10 __iommu_map,
 	 * 10 map_pages, 16 4K PTEs.
 	 */
-	{ "(e) 4K pages partly contiguous", "6.12", 0, 16,
+	{ "(e) 4K pages partly contiguous",
+	  "6.12",
+	  0,
+	  16,
 	  { 0x1000, 0x1001, 0x1002, 0x1003, 0x2000, 0x2001, 0x2002, 0x2003,
 	    0x3000, 0x3002, 0x3004, 0x3006, 0x3008, 0x300a, 0x300c, 0x300e },
-	  0, 64 * K, false, false, false, &q4m,
-	  { .requests = 1, .map_sg = 1, .sg_entries = 16, .iova_allocs = 1,
-	    .iova_bytes = 64 * K, .iommu_maps = 10, .map_pages = 10,
-	    .ptes = { 16, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	  0,
+	  64 * K,
+	  false,
+	  false,
+	  false,
+	  &q4m,
+	  { .requests = 1,
+	    .map_sg = 1,
+	    .sg_entries = 16,
+	    .iova_allocs = 1,
+	    .iova_bytes = 64 * K,
+	    .iommu_maps = 10,
+	    .map_pages = 10,
+	    .ptes = { 16, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/* (f) passthrough of 8M over max_hw 4M: -EINVAL, nothing mapped */
-	{ "(f) passthrough over max_hw", "6.12", 9, 4, FOUR_2M, 0, 8 * M, true,
-	  false, false, &q4m, { .error = -EINVAL }, 0 },
+	{ "(f) passthrough over max_hw",
+	  "6.12",
+	  9,
+	  4,
+	  FOUR_2M,
+	  0,
+	  8 * M,
+	  true,
+	  false,
+	  false,
+	  &q4m,
+	  { .error = -EINVAL },
+	  0 },
 	/* (f') passthrough, 6.12, the 128K of (c): one request, SGL simple */
-	{ "(f') passthrough 128K, 6.12", "6.12", 9, 1, { 0x10000 }, 64 * K,
-	  128 * K, true, false, false, &q4m,
-	  { .requests = 1, .map_page = 1, .iova_allocs = 1,
-	    .iova_bytes = 128 * K, .iommu_maps = 1, .map_pages = 1,
-	    .ptes = { 32, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	{ "(f') passthrough 128K, 6.12",
+	  "6.12",
+	  9,
+	  1,
+	  { 0x10000 },
+	  64 * K,
+	  128 * K,
+	  true,
+	  false,
+	  false,
+	  &q4m,
+	  { .requests = 1,
+	    .map_page = 1,
+	    .iova_allocs = 1,
+	    .iova_bytes = 128 * K,
+	    .iommu_maps = 1,
+	    .map_pages = 1,
+	    .ptes = { 32, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/*
 	 * (f'') passthrough, our 6.1 series: 128K at 0 of the 8M buffer.
 	 * 6.1's nr_segs counts the 4 bvecs to the table's end, and the
 	 * request keeps it as nr_phys_segments: 4 != 1, so map_sg, though
 	 * blk_rq_map_sg() builds 1 entry.  Same IOMMU work as (c).
 	 */
-	{ "(f'') passthrough 128K, 6.1 nr_segs", "6.1+hugebuf", 9, 4, FOUR_2M,
-	  0, 128 * K, true, false, false, &q4m,
-	  { .requests = 1, .map_sg = 1, .sg_entries = 1, .iova_allocs = 1,
-	    .iova_bytes = 128 * K, .iommu_maps = 1, .map_pages = 1,
-	    .ptes = { 32, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	{ "(f'') passthrough 128K, 6.1 nr_segs",
+	  "6.1+hugebuf",
+	  9,
+	  4,
+	  FOUR_2M,
+	  0,
+	  128 * K,
+	  true,
+	  false,
+	  false,
+	  &q4m,
+	  { .requests = 1,
+	    .map_sg = 1,
+	    .sg_entries = 1,
+	    .iova_allocs = 1,
+	    .iova_bytes = 128 * K,
+	    .iommu_maps = 1,
+	    .map_pages = 1,
+	    .ptes = { 32, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/*
 	 * (g) 3 x 2M folios, the 2nd and 3rd physically adjacent (PFN
 	 * 0x40000, 0x40200), queue 8M: one request of 6M, 3 entries.  IOVA
@@ -174,22 +348,60 @@ static const struct icase cases[] = {
 	 * aligned): 2 __iommu_map; map_pages(2M, 1) and map_pages(2M, 2):
 	 * 3 2M PTEs.  Unmap 6M at an 8M-aligned IOVA: 2M x 3, one piece.
 	 */
-	{ "(g) 4M run at IOVA offset 2M", "6.12", 9, 3,
-	  { 0x10000, 0x40000, 0x40200 }, 0, 6 * M, false, false, false, &q8m,
-	  { .requests = 1, .map_sg = 1, .sg_entries = 3, .iova_allocs = 1,
-	    .iova_uncached = 1, .iova_bytes = 6 * M, .iommu_maps = 2,
-	    .map_pages = 2, .ptes = { 0, 3, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	{ "(g) 4M run at IOVA offset 2M",
+	  "6.12",
+	  9,
+	  3,
+	  { 0x10000, 0x40000, 0x40200 },
+	  0,
+	  6 * M,
+	  false,
+	  false,
+	  false,
+	  &q8m,
+	  { .requests = 1,
+	    .map_sg = 1,
+	    .sg_entries = 3,
+	    .iova_allocs = 1,
+	    .iova_uncached = 1,
+	    .iova_bytes = 6 * M,
+	    .iommu_maps = 2,
+	    .map_pages = 2,
+	    .ptes = { 0, 3, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/*
 	 * (g') the same with 1G pages in the domain: the 4M run's IOVA and
 	 * PFN differ modulo 1G and 4M < 1G: still 2M pages, same figures.
 	 */
-	{ "(g') the same, 4K|2M|1G", "6.12", 9, 3,
-	  { 0x10000, 0x40000, 0x40200 }, 0, 6 * M, false, false, true, &q8m,
-	  { .requests = 1, .map_sg = 1, .sg_entries = 3, .iova_allocs = 1,
-	    .iova_uncached = 1, .iova_bytes = 6 * M, .iommu_maps = 2,
-	    .map_pages = 2, .ptes = { 0, 3, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	{ "(g') the same, 4K|2M|1G",
+	  "6.12",
+	  9,
+	  3,
+	  { 0x10000, 0x40000, 0x40200 },
+	  0,
+	  6 * M,
+	  false,
+	  false,
+	  true,
+	  &q8m,
+	  { .requests = 1,
+	    .map_sg = 1,
+	    .sg_entries = 3,
+	    .iova_allocs = 1,
+	    .iova_uncached = 1,
+	    .iova_bytes = 6 * M,
+	    .iommu_maps = 2,
+	    .map_pages = 2,
+	    .ptes = { 0, 3, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/*
 	 * (h) 4M from 4K into the first of 3 folios apart: entries 2M - 4K
 	 * (IOVA 0), 2M (IOVA 2M - 4K), 4K (IOVA 4M - 4K); 1024 pages, 4M
@@ -199,13 +411,31 @@ static const struct icase cases[] = {
 	 * IOVA: unmap_pages(2M, 2); the leaf there is 4K, nothing to widen:
 	 * one call.
 	 */
-	{ "(h) IOVA/PFN not congruent", "6.12", 9, 3,
-	  { 0x10000, 0x20000, 0x30000 }, 4 * K, 4 * M, false, false, false,
+	{ "(h) IOVA/PFN not congruent",
+	  "6.12",
+	  9,
+	  3,
+	  { 0x10000, 0x20000, 0x30000 },
+	  4 * K,
+	  4 * M,
+	  false,
+	  false,
+	  false,
 	  &q8m,
-	  { .requests = 1, .map_sg = 1, .sg_entries = 3, .iova_allocs = 1,
-	    .iova_uncached = 1, .iova_bytes = 4 * M, .iommu_maps = 3,
-	    .map_pages = 3, .ptes = { 1024, 0, 0 }, .sync_map = 1,
-	    .unmaps = 1, .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	  { .requests = 1,
+	    .map_sg = 1,
+	    .sg_entries = 3,
+	    .iova_allocs = 1,
+	    .iova_uncached = 1,
+	    .iova_bytes = 4 * M,
+	    .iommu_maps = 3,
+	    .map_pages = 3,
+	    .ptes = { 1024, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/*
 	 * (h') As (h) with a 4M run: 4K into folio 1 for 6M, folios 2 and 3
 	 * physically adjacent, folio 4 apart.  Entries 2M - 4K, 2M, 2M, 4K:
@@ -215,46 +445,117 @@ static const struct icase cases[] = {
 	 * map_pages(4K, 1024) in one call; the 4K of folio 4: map_pages(4K,
 	 * 1).  Unmap 6M at an 8M IOVA: unmap_pages(2M, 3), one call.
 	 */
-	{ "(h') a 4M run not congruent", "6.12", 9, 4,
-	  { 0x10000, 0x40000, 0x40200, 0x30000 }, 4 * K, 6 * M, false, false,
-	  false, &q8m,
-	  { .requests = 1, .map_sg = 1, .sg_entries = 4, .iova_allocs = 1,
-	    .iova_uncached = 1, .iova_bytes = 6 * M, .iommu_maps = 3,
-	    .map_pages = 3, .ptes = { 1536, 0, 0 }, .sync_map = 1,
-	    .unmaps = 1, .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	{ "(h') a 4M run not congruent",
+	  "6.12",
+	  9,
+	  4,
+	  { 0x10000, 0x40000, 0x40200, 0x30000 },
+	  4 * K,
+	  6 * M,
+	  false,
+	  false,
+	  false,
+	  &q8m,
+	  { .requests = 1,
+	    .map_sg = 1,
+	    .sg_entries = 4,
+	    .iova_allocs = 1,
+	    .iova_uncached = 1,
+	    .iova_bytes = 6 * M,
+	    .iommu_maps = 3,
+	    .map_pages = 3,
+	    .ptes = { 1536, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/*
 	 * (c3) 4K at 64K in a hugepage, no SGLs: bv_offset is 64K, but
 	 * nvme_map_data() masks it to the controller page (6.1 and 6.12):
 	 * 0 + 4K <= 8K, PRP simple.  1 page, cached.
 	 */
-	{ "(c3) 4K at 64K, PRP simple", "6.12", 9, 1, { 0x10000 }, 64 * K,
-	  4 * K, false, true, false, &q4m,
-	  { .requests = 1, .map_page = 1, .iova_allocs = 1,
-	    .iova_bytes = 4 * K, .iommu_maps = 1, .map_pages = 1,
-	    .ptes = { 1, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	{ "(c3) 4K at 64K, PRP simple",
+	  "6.12",
+	  9,
+	  1,
+	  { 0x10000 },
+	  64 * K,
+	  4 * K,
+	  false,
+	  true,
+	  false,
+	  &q4m,
+	  { .requests = 1,
+	    .map_page = 1,
+	    .iova_allocs = 1,
+	    .iova_bytes = 4 * K,
+	    .iommu_maps = 1,
+	    .map_pages = 1,
+	    .ptes = { 1, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/*
 	 * (c4) 12K at 0, no SGLs: 0 + 12K > 8K, map_sg of 1 entry.  3 pages
 	 * < 32: alloc_iova_fast() rounds up to 4 (16K of IOVA); the map and
 	 * unmap are of the 12K: map_pages(4K, 3), one unmap piece.
 	 */
-	{ "(c4) 12K: IOVA rounded to 16K", "6.12", 9, 1, { 0x10000 }, 0,
-	  12 * K, false, true, false, &q4m,
-	  { .requests = 1, .map_sg = 1, .sg_entries = 1, .iova_allocs = 1,
-	    .iova_bytes = 16 * K, .iommu_maps = 1, .map_pages = 1,
-	    .ptes = { 3, 0, 0 }, .sync_map = 1, .unmaps = 1,
-	    .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	{ "(c4) 12K: IOVA rounded to 16K",
+	  "6.12",
+	  9,
+	  1,
+	  { 0x10000 },
+	  0,
+	  12 * K,
+	  false,
+	  true,
+	  false,
+	  &q4m,
+	  { .requests = 1,
+	    .map_sg = 1,
+	    .sg_entries = 1,
+	    .iova_allocs = 1,
+	    .iova_bytes = 16 * K,
+	    .iommu_maps = 1,
+	    .map_pages = 1,
+	    .ptes = { 3, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/*
 	 * (c5) 256K at 0, SGLs: SGL simple, map_page.  64 pages: not
 	 * rounded (>= 32), order_base_2(64) = 6 >= 6: uncached.  The 128K of
 	 * (c) is order 5: cached.
 	 */
-	{ "(c5) 256K: first uncached size", "6.12", 9, 1, { 0x10000 }, 0,
-	  256 * K, false, false, false, &q4m,
-	  { .requests = 1, .map_page = 1, .iova_allocs = 1,
-	    .iova_uncached = 1, .iova_bytes = 256 * K, .iommu_maps = 1,
-	    .map_pages = 1, .ptes = { 64, 0, 0 }, .sync_map = 1,
-	    .unmaps = 1, .unmap_pages = 1, .iotlb_syncs = 1 }, 0 },
+	{ "(c5) 256K: first uncached size",
+	  "6.12",
+	  9,
+	  1,
+	  { 0x10000 },
+	  0,
+	  256 * K,
+	  false,
+	  false,
+	  false,
+	  &q4m,
+	  { .requests = 1,
+	    .map_page = 1,
+	    .iova_allocs = 1,
+	    .iova_uncached = 1,
+	    .iova_bytes = 256 * K,
+	    .iommu_maps = 1,
+	    .map_pages = 1,
+	    .ptes = { 64, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
+	  0 },
 	/*
 	 * (i) 1024 4K pages: page 0 apart, pages 1-1023 at PFN 0x40000 + j
 	 * (page 1 is 4K past a 2M boundary).  A queue of 2048 segments: one
@@ -266,17 +567,35 @@ static const struct icase cases[] = {
 	 * Unmap 4M at a 4M IOVA: unmap_pages(2M, 2), the leaf at its start
 	 * is 4K: one call.
 	 */
-	{ "(i) 4K pages, then a 2M page", "6.12", 0, 1024, { 0x10000 }, 0,
-	  4 * M, false, false, false, &q4m_wide,
-	  { .requests = 1, .map_sg = 1, .sg_entries = 1024,
-	    .iova_allocs = 1, .iova_uncached = 1, .iova_bytes = 4 * M,
-	    .iommu_maps = 2, .map_pages = 3, .ptes = { 512, 1, 0 },
-	    .sync_map = 1, .unmaps = 1, .unmap_pages = 1, .iotlb_syncs = 1 },
+	{ "(i) 4K pages, then a 2M page",
+	  "6.12",
+	  0,
+	  1024,
+	  { 0x10000 },
+	  0,
+	  4 * M,
+	  false,
+	  false,
+	  false,
+	  &q4m_wide,
+	  { .requests = 1,
+	    .map_sg = 1,
+	    .sg_entries = 1024,
+	    .iova_allocs = 1,
+	    .iova_uncached = 1,
+	    .iova_bytes = 4 * M,
+	    .iommu_maps = 2,
+	    .map_pages = 3,
+	    .ptes = { 512, 1, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
+	    .unmap_pages = 1,
+	    .iotlb_syncs = 1 },
 	  0x40000 },
 };
 
-static int setup(const struct icase *c, struct hb_page **pages,
-		 uint64_t **pfn, uint64_t *span)
+static int setup(const struct icase *c, struct hb_page **pages, uint64_t **pfn,
+		 uint64_t *span)
 {
 	uint64_t fp = 1ULL << c->order, n = c->nr_folios * fp, j;
 
@@ -297,13 +616,13 @@ static int setup(const struct icase *c, struct hb_page **pages,
 	return T_EXIT_PASS;
 }
 
-#define CMP(f)                                                             \
-	do {                                                               \
-		if (got->f != want->f)                                     \
+#define CMP(f)                                                              \
+	do {                                                                \
+		if (got->f != want->f)                                      \
 			ret = t_fail("%s (%s): " #f " %llu, expected %llu", \
-				     c->what, mode,                        \
-				     (unsigned long long)got->f,           \
-				     (unsigned long long)want->f);         \
+				     c->what, mode,                         \
+				     (unsigned long long)got->f,            \
+				     (unsigned long long)want->f);          \
 	} while (0)
 
 static int compare(const struct icase *c, const char *mode,
@@ -388,8 +707,8 @@ static int run_direct(const struct icase *c, const struct hb_kmodel *km,
 	if (hb_iommu_figure(&got, &cfg, HB_IOMMU_DMA_MAP_SG) != want.map_sg)
 		return t_fail("%s (direct): dma_map_sgtable() figure %llu",
 			      c->what,
-			      (unsigned long long)hb_iommu_figure(&got, &cfg,
-						HB_IOMMU_DMA_MAP_SG));
+			      (unsigned long long)hb_iommu_figure(
+				      &got, &cfg, HB_IOMMU_DMA_MAP_SG));
 	return compare(c, "direct", &got, &want);
 }
 
@@ -404,10 +723,10 @@ static int run_case(const struct icase *c)
 		return t_fail("cannot parse %s", c->kernel);
 	ret = setup(c, &pages, &pfn, &span);
 	if (ret == T_EXIT_PASS)
-		ret = t_worst(t_worst(run_mode(c, &km, pages, pfn, span, true),
-				      run_mode(c, &km, pages, pfn, span,
-					       false)),
-			      run_direct(c, &km, pages, pfn, span));
+		ret = t_worst(
+			t_worst(run_mode(c, &km, pages, pfn, span, true),
+				run_mode(c, &km, pages, pfn, span, false)),
+			run_direct(c, &km, pages, pfn, span));
 	free(pages);
 	free(pfn);
 	return ret;
@@ -420,8 +739,10 @@ static int run_case(const struct icase *c)
  */
 static int check_verdict(void)
 {
-	struct hb_iommu_pred p = { .iova_allocs = 17, .iova_uncached = 16,
-				   .map_sg = 17, .ptes = { 2048, 0, 0 } };
+	struct hb_iommu_pred p = { .iova_allocs = 17,
+				   .iova_uncached = 16,
+				   .map_sg = 17,
+				   .ptes = { 2048, 0, 0 } };
 	struct hb_iommu_cfg c;
 	int ret = T_EXIT_PASS;
 
@@ -446,8 +767,10 @@ static int check_verdict(void)
 /* What the model refuses to guess: bounce pages, 5.10's bio_add_page(). */
 static int check_unmodelled(void)
 {
-	static const struct icase c = { .what = "edges", .kernel = "6.12",
-					.order = 9, .nr_folios = 1,
+	static const struct icase c = { .what = "edges",
+					.kernel = "6.12",
+					.order = 9,
+					.nr_folios = 1,
 					.fpfn = { 0x10000 } };
 	struct hb_page *pages = NULL;
 	uint64_t *pfn = NULL, span;

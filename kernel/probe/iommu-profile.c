@@ -286,13 +286,14 @@ struct label {
 
 /*
  * lib's model of the case: the buffer's real pages, the kernel's model and
- * the namespace's limits; -1 with the reason in @why when a part is
- * missing.
+ * the namespace's limits.  With the reason in @why: -EOPNOTSUPP when lib
+ * does not model the case (a passthrough copied through bounce pages),
+ * -1 when a part is missing.
  */
 static int predict(const struct hb_kmodel *km, const struct nvdev *d,
-		   const struct hb_buf *hb, const void *buf, size_t size, bool pt,
-		   const struct hb_iommu_cfg *cfg, struct hb_iommu_pred *pred,
-		   char *why, size_t len)
+		   const struct hb_buf *hb, const void *buf, size_t size,
+		   bool pt, const struct hb_iommu_cfg *cfg,
+		   struct hb_iommu_pred *pred, char *why, size_t len)
 {
 	struct hb_probe p;
 	int ret;
