@@ -193,9 +193,21 @@ def classify(rc, err, out_json, args):
     if bad:
         return "exit %d with an I/O or verify error: %s" % (rc, bad[0])
     if not causes:
-        return "exit %d without a one-line cause: %s" % (
-            rc, lines[-1] if lines else "(no output)")
+        return "exit %d without a one-line cause: %s%s" % (
+            rc, lines[-1] if lines else "(no output)",
+            json_errors(out_json))
     return "refused"
+
+
+def json_errors(out_json):
+    """The jobs' error codes in fio's JSON, to name a silent failure."""
+    try:
+        j = json.loads(out_json[out_json.find("{"):])
+    except ValueError:
+        return "; no JSON on stdout"
+    errs = ["%s: error %d" % (job.get("jobname"), job.get("error", 0))
+            for job in j.get("jobs", []) if job.get("error")]
+    return "; JSON: " + (", ".join(errs) if errs else "no job error")
 
 
 def fio_own(args, workdir, timeout):
