@@ -7,8 +7,8 @@
 # iommu_args()); its console is console-<kernel>-iommu.log.  What it runs
 # is in guest-init.sh (iommu_guest()); what is checked and printed here:
 #   - every "IOMMUPROF model ... result=" line of kernel/probe/iommu-profile
-#     (counted = lib's prediction, strict and lazy) is one pass, fail or
-#     skip; a mode that printed no model line and no skip fails;
+#     (counted = lib's prediction, strict, lazy and direct) is one pass,
+#     fail or skip; a mode that printed no model line and no skip fails;
 #   - the table of calls per I/O (print_iommu()).
 # Needs from ktest.sh: WORK, KTEST_IOMMU_KERNELS, count, log.
 
@@ -32,11 +32,13 @@ check_iommu_model() {	# kernels that had an IOMMU guest...
 			*) count fail "$k iommu model: ${line#IOMMUPROF model }" ;;
 			esac
 		done < <(grep -a '^IOMMUPROF model mode=.*result=' "$log" 2>/dev/null)
-		for mode in strict lazy; do
+		for mode in strict lazy direct; do
 			n=$(grep -a -c "^IOMMUPROF model mode=$mode .*result=" "$log" 2>/dev/null)
-			if grep -aq '^IOMMUPROF skip=' "$log" 2>/dev/null; then
+			if [ "${n:-0}" != 0 ]; then
+				continue
+			elif grep -aq '^IOMMUPROF skip=' "$log" 2>/dev/null; then
 				count skip "$k iommu $mode: $(grep -a -m1 '^IOMMUPROF skip=' "$log")"
-			elif [ "${n:-0}" = 0 ]; then
+			else
 				count fail "$k iommu $mode: iommu-profile printed no model check"
 			fi
 		done
@@ -74,7 +76,6 @@ print_iommu() {	# dir with console-<kernel>-iommu.log.txt, kernels...
 			if (v["ios"] != "") { ios[k] = v["ios"]; req[k] = v["requests_min"] }
 			if ($0 ~ / ptes /) {
 				p4[k] = v["map_4k"]; p2[k] = v["map_2m"]
-				mc[k] = v["map_calls"]
 			}
 			if (v["sym"] != "") {
 				h[k, v["sym"]] = v["hits"]; us[k, v["sym"]] = v["usec"]
