@@ -629,9 +629,7 @@ static int plain_check(const struct opts *o)
 
 /*
  * --iommu: the namespace's limits for the path modelled.  --dev: sysfs
- * (hb_pt_queue_limits()); a bio is split at max_sectors_kb, a passthrough
- * request is held to max_hw_sectors_kb (kernel/probe/iommu-profile.c's
- * open_dev() does the same).  --queue-limits: its bytes for both, and
+ * (hb_nvme_path_limits()).  --queue-limits: its bytes for both, and
  * NVMe's boundaries and alignment.
  */
 static int iommu_limits(struct plan *p)
@@ -649,11 +647,9 @@ static int iommu_limits(struct plan *p)
 					   "namespace: use --dev=nvmeXnY, or "
 					   "--queue-limits=BYTES,SEGS,SEGSIZE",
 					   o->dev);
-		if (hb_pt_queue_limits(o->dev, l))
+		if (hb_nvme_path_limits(o->dev, o->pt, l))
 			return usage_error("--dev=%s: %s", o->dev,
 					   hb_errmsg());
-		if (!o->pt)
-			l->max_hw_bytes = o->max_bytes;
 		return 0;
 	}
 	l->max_hw_bytes = o->max_bytes;

@@ -589,6 +589,14 @@ int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim);
  * limits.  -EINVAL when the name is not ngXnY.
  */
 int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len);
+/*
+ * Not pure: the limits one I/O path of NVMe namespace @blkdev is held to,
+ * for hb_model_iommu_io(): hb_pt_queue_limits(), whose max_hw_bytes a
+ * passthrough request keeps (never split), and for the block path
+ * (@pt false) max_sectors_kb in its place, where a bio is split.
+ */
+int hb_nvme_path_limits(const char *blkdev, bool pt,
+			struct hb_pt_limits *lim);
 /* --- end of system-side additions --- */
 
 /* ------------------------------------------------------------------ */

@@ -427,3 +427,18 @@ int hb_measure_reg_kmem(struct io_uring *ring, void *addr, uint64_t len,
 	*delta_kb = after - before;
 	return 0;
 }
+
+int hb_nvme_path_limits(const char *blkdev, bool pt, struct hb_pt_limits *lim)
+{
+	uint64_t max_sectors, seg;
+	unsigned int segs;
+
+	if (hb_pt_queue_limits(blkdev, lim))
+		return -1;
+	if (pt)
+		return 0;
+	if (hb_blkdev_queue_limits(blkdev, &max_sectors, &segs, &seg))
+		return -1;
+	lim->max_hw_bytes = max_sectors;
+	return 0;
+}

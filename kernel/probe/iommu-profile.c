@@ -597,8 +597,8 @@ static bool ctrl_sgls(int fd)
 /* the namespace: both fds, its id and block size, its queue limits */
 static int open_dev(struct nvdev *d)
 {
-	uint64_t size = 0, max_sectors, seg;
-	unsigned int ssz = 0, segs;
+	uint64_t size = 0;
+	unsigned int ssz = 0;
 	int id;
 
 	d->disk = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
@@ -620,14 +620,11 @@ static int open_dev(struct nvdev *d)
 	}
 	d->nsid = id;
 	d->lba_shift = __builtin_ctz(ssz);
-	if (hb_pt_queue_limits(d->disk, &d->lim) ||
-	    hb_blkdev_queue_limits(d->disk, &max_sectors, &segs, &seg)) {
+	if (hb_nvme_path_limits(d->disk, true, &d->lim) ||
+	    hb_nvme_path_limits(d->disk, false, &d->blk)) {
 		printf("IOMMUPROF skip=no queue limits: %s\n", hb_errmsg());
 		return -1;
 	}
-	/* a bio is split by max_sectors_kb, a passthrough request by max_hw */
-	d->blk = d->lim;
-	d->blk.max_hw_bytes = max_sectors;
 	return 0;
 }
 
