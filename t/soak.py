@@ -161,6 +161,14 @@ def gen_job(rng, n, workdir):
     return args
 
 
+def fio_json(out):
+    """fio's JSON report on stdout (after any lines before it), or None."""
+    try:
+        return json.loads(out[out.find("{"):])
+    except ValueError:
+        return None
+
+
 def classify(rc, err, out_json, args):
     """'ok', 'refused' or a failure message."""
     if rc is None:
@@ -168,9 +176,8 @@ def classify(rc, err, out_json, args):
     if rc < 0 or rc > 128:
         return "crash: exit %d" % rc
     if rc == 0:
-        try:
-            j = json.loads(out_json[out_json.find("{"):])
-        except ValueError:
+        j = fio_json(out_json)
+        if j is None:
             return "exit 0 without fio's JSON"
         writeonly = any(a in args for a in ("--rw=write", "--rw=randwrite"))
         for job in j.get("jobs", []):
@@ -201,9 +208,8 @@ def classify(rc, err, out_json, args):
 
 def json_errors(out_json):
     """The jobs' error codes in fio's JSON, to name a silent failure."""
-    try:
-        j = json.loads(out_json[out_json.find("{"):])
-    except ValueError:
+    j = fio_json(out_json)
+    if j is None:
         return "; no JSON on stdout"
     errs = ["%s: error %d" % (job.get("jobname"), job.get("error", 0))
             for job in j.get("jobs", []) if job.get("error")]
