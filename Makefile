@@ -231,7 +231,7 @@ bench-full: all
 SECONDS ?= 150
 SEED ?= 1
 soak: all
-	t/soak.py --seed $(SEED) --seconds $(SECONDS)
+	t/_testenv.sh t/soak.py --seed $(SEED) --seconds $(SECONDS)
 
 deps:
 	tools/deps.sh

@@ -43,6 +43,46 @@ IMAGES=$KTEST_CACHE/images
 # release strings are the plain upstream versions
 HB_LOCALVERSION=$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "$FRAGMENT")
 
+# ---- source packages from the machine's own apt sources ----------------
+
+APT_UPDATED=0
+apt_updated() {
+	[ $APT_UPDATED = 1 ] && return 0
+	apt-get update -q >/dev/null 2>&1 || die "apt-get update failed"
+	APT_UPDATED=1
+}
+
+# tools/check.sh may run this beside other stages: wait for dpkg's lock
+apt_install() {
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		-o DPkg::Lock::Timeout=900 "$@" >"$KTEST_CACHE/apt.log" 2>&1
+}
+
+# A kernel source package from the machine's own apt sources, installed
+# when missing.  One the sources do not offer (a minimal root whose
+# sources hold only bookworm lacks bookworm-security's linux-source-6.12)
+# leaves WHY_SOURCE, the reason its kernels are a counted skip, naming
+# the package and the suite that serves it; empty when the tarball is
+# there.
+source_package() {	# $1 = package, $2 = its tarball, $3 = Debian's suite
+	WHY_SOURCE=
+	[ -f "$2" ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		WHY_SOURCE="$1 is not installed (run as root to install it)"
+		return 0
+	fi
+	apt_updated
+	if [ -z "$(apt-cache policy "$1" 2>/dev/null |
+		   sed -n 's/^ *Candidate: //p' | grep -v '(none)')" ]; then
+		WHY_SOURCE="$1 is not in this machine's apt sources (Debian serves it in $3: add that suite to /etc/apt/sources.list)"
+		return 0
+	fi
+	log "installing $1"
+	apt_install "$1" ||
+		die "apt-get install $1 failed, see $KTEST_CACHE/apt.log"
+	[ -f "$2" ] || WHY_SOURCE="$2 still missing after installing $1"
+}
+
 # ---- keys: image = (source package version, fragment, compiler [, series])
 
 sha() { sha256sum | cut -c1-16; }
@@ -332,6 +372,12 @@ check_kernel_names() {
 # 5.10 whose package cannot be had (a counted skip, the reason in
 # WHY_NO_IMAGE).
 build_kernel() {
+	case $1 in
+	unpatched | patched)
+		[ -z "$WHY_SRC_61" ] || { WHY_NO_IMAGE=$WHY_SRC_61; return 1; } ;;
+	6.12)
+		[ -z "$WHY_SRC_612" ] || { WHY_NO_IMAGE=$WHY_SRC_612; return 1; } ;;
+	esac
 	case $1 in
 	unpatched)
 		[ -f "$IMG_U" ] && return 0

@@ -139,21 +139,22 @@ ensure_packages() {
 	[ -f /usr/include/libelf.h ] || missing="$missing libelf-dev"
 	[ -f /usr/include/liburing.h ] || missing="$missing liburing-dev"
 	[ -f /usr/include/openssl/ssl.h ] || missing="$missing libssl-dev"
-	[ -f "$TARBALL" ] || missing="$missing linux-source-6.1"
-	case " $KTEST_KERNELS " in
-	*" 6.12 "*) [ -f "$TARBALL_612" ] || missing="$missing linux-source-6.12" ;;
-	esac
-	[ -z "$missing" ] && return 0
-	[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root or install them)"
-	log "installing:$missing"
-	apt-get update -q >/dev/null 2>&1 || die "apt-get update failed"
-	# tools/check.sh may run this beside other stages: wait for dpkg's lock
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		-o DPkg::Lock::Timeout=900 $missing >"$KTEST_CACHE/apt.log" 2>&1 ||
-		die "apt-get install failed, see $KTEST_CACHE/apt.log"
-	[ -f "$TARBALL" ] || die "$TARBALL still missing after installing linux-source-6.1"
+	if [ -n "$missing" ]; then
+		[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root or install them)"
+		log "installing:$missing"
+		apt_updated
+		apt_install $missing ||
+			die "apt-get install failed, see $KTEST_CACHE/apt.log"
+	fi
 	busybox --list 2>/dev/null | grep -qx timeout ||
 		die "busybox has no timeout applet"
+	source_package linux-source-6.1 "$TARBALL" bookworm
+	WHY_SRC_61=$WHY_SOURCE
+	case " $KTEST_KERNELS " in
+	*" 6.12 "*)
+		source_package linux-source-6.12 "$TARBALL_612" bookworm-security
+		WHY_SRC_612=$WHY_SOURCE ;;
+	esac
 }
 
 # the kernels: cache keys, sources, the series, configure, build
@@ -593,6 +594,7 @@ main() {
 	check_kernel_names
 	case $mode in
 	checkpatch | bisect)
+		[ -z "$WHY_SRC_61" ] || die "--$mode needs the 6.1 tree: $WHY_SRC_61"
 		flock -w 3600 9 || die "$KTEST_CACHE is locked by another ktest run"
 		[ $mode = checkpatch ] && { run_checkpatch; exit $?; }
 		run_bisect; exit $? ;;
@@ -635,7 +637,9 @@ main() {
 	# the series must stay checkpatch --strict clean, every run (in the
 	# 6.1 tree: after the guests, so no build of it is under way)
 	flock -w 3600 9 || die "$KTEST_CACHE is locked by another ktest run"
-	if run_checkpatch >"$WORK/checkpatch.log" 2>&1; then
+	if [ -n "$WHY_SRC_61" ]; then
+		count skip "checkpatch --strict: needs the 6.1 tree: $WHY_SRC_61"
+	elif run_checkpatch >"$WORK/checkpatch.log" 2>&1; then
 		count pass "checkpatch --strict: 0 errors, 0 warnings in every patch of kernel/patches"
 	else
 		count fail "checkpatch --strict: kernel/patches has findings ($WORK/checkpatch.log):"
