@@ -312,6 +312,15 @@ int hb_model_register(const struct hb_kmodel *km, const struct hb_page *pages,
 		      uint64_t uaddr, uint64_t len, struct hb_bvec *bvec,
 		      struct hb_imu *imu);
 
+/*
+ * hb_model_register() into a bvec table of its own (malloc'd, room for
+ * every pinned page): the one place that allocates and wires imu->bvec.
+ * hb_imu_free() releases it.
+ */
+int hb_imu_build(const struct hb_kmodel *km, const struct hb_page *pages,
+		 uint64_t uaddr, uint64_t len, struct hb_imu *imu);
+void hb_imu_free(struct hb_imu *imu);
+
 /* Result of io_import_fixed() for one I/O. */
 struct hb_import {
 	unsigned int bvec_idx;		/* first bvec the iter points at */
@@ -992,15 +1001,6 @@ int hb_check_dio_multiple(const char *what, uint64_t value,
 /* ------------------------------------------------------------------ */
 /* analysis: probe + model + statistics over a set of buffers          */
 /* ------------------------------------------------------------------ */
-
-/*
- * hb_model_register() into a bvec table of its own (malloc'd, room for
- * every pinned page): the one place that allocates and wires imu->bvec.
- * hb_imu_free() releases it.
- */
-int hb_imu_build(const struct hb_kmodel *km, const struct hb_page *pages,
-		 uint64_t uaddr, uint64_t len, struct hb_imu *imu);
-void hb_imu_free(struct hb_imu *imu);
 
 struct hb_bufstats {
 	unsigned int nr_bufs;
