@@ -530,7 +530,7 @@ int hb_probe(const void *addr, uint64_t len, const struct hb_backing *recipe,
 void hb_probe_free(struct hb_probe *p);
 
 /* ------------------------------------------------------------------ */
-/* measurement helpers                                                  */
+/* readers: /proc (lib/sysinfo.c) and block devices in /sys (blkdev.c) */
 /* ------------------------------------------------------------------ */
 
 /* VmPin of this process in KiB, or -errno. */
@@ -547,6 +547,33 @@ long hb_hugepages_free(uint64_t page_size);
 int hb_blkdev_of_path(const char *path, char *dev, size_t len);
 /* Reads completed (field 1) / writes completed (field 5) of @dev. */
 int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes);
+/* max_sectors_kb (as bytes), max_segments, max_segment_size of @dev. */
+int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
+			   unsigned int *max_segs, uint64_t *max_seg_size);
+/*
+ * Not pure: the passthrough limits of @blkdev (e.g. "nvme0n1") from
+ * /sys/block/<dev>/queue/: max_hw_sectors_kb (required), max_segments,
+ * max_segment_size, virt_boundary_mask, dma_alignment.  A missing optional
+ * attribute takes the kernel's default (128, 65536, 0, 511).  The segment
+ * boundary is not in sysfs: 0xffffffff, the default (NVMe keeps it), is
+ * assumed; dma_pad_mask neither: 0 (NVMe sets none).
+ */
+struct hb_pt_limits;
+int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim);
+/*
+ * The block device of an NVMe generic char device: /dev/ngXnY (or a link
+ * to it) -> "nvmeXnY", whose /sys/block/<dev>/queue has the namespace's
+ * limits.  -EINVAL when the name is not ngXnY.
+ */
+int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len);
+/*
+ * Not pure: the limits one I/O path of NVMe namespace @blkdev is held to,
+ * for hb_model_iommu_io(): hb_pt_queue_limits(), whose max_hw_bytes a
+ * passthrough request keeps (never split), and for the block path
+ * (@pt false) max_sectors_kb in its place, where a bio is split.
+ */
+int hb_nvme_path_limits(const char *blkdev, bool pt,
+			struct hb_pt_limits *lim);
 
 /* ------------------------------------------------------------------ */
 /* measurement: block requests and kernel memory of registrations      */
@@ -579,34 +606,6 @@ int hb_measure_reg_kmem(struct io_uring *ring, void *addr, uint64_t len,
  */
 unsigned int hb_predict_requests(const struct hb_imu *imu, uint64_t max_bytes,
 				 unsigned int max_segs, uint64_t max_seg_size);
-/* max_sectors_kb (as bytes), max_segments, max_segment_size of @dev. */
-int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
-			   unsigned int *max_segs, uint64_t *max_seg_size);
-/*
- * Not pure: the passthrough limits of @blkdev (e.g. "nvme0n1") from
- * /sys/block/<dev>/queue/: max_hw_sectors_kb (required), max_segments,
- * max_segment_size, virt_boundary_mask, dma_alignment.  A missing optional
- * attribute takes the kernel's default (128, 65536, 0, 511).  The segment
- * boundary is not in sysfs: 0xffffffff, the default (NVMe keeps it), is
- * assumed; dma_pad_mask neither: 0 (NVMe sets none).
- */
-struct hb_pt_limits;
-int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim);
-/*
- * The block device of an NVMe generic char device: /dev/ngXnY (or a link
- * to it) -> "nvmeXnY", whose /sys/block/<dev>/queue has the namespace's
- * limits.  -EINVAL when the name is not ngXnY.
- */
-int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len);
-/*
- * Not pure: the limits one I/O path of NVMe namespace @blkdev is held to,
- * for hb_model_iommu_io(): hb_pt_queue_limits(), whose max_hw_bytes a
- * passthrough request keeps (never split), and for the block path
- * (@pt false) max_sectors_kb in its place, where a bio is split.
- */
-int hb_nvme_path_limits(const char *blkdev, bool pt,
-			struct hb_pt_limits *lim);
-/* --- end of system-side additions --- */
 
 /* ------------------------------------------------------------------ */
 /* vectored import (pure): READV_FIXED / WRITEV_FIXED                   */
