@@ -117,7 +117,7 @@ t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 $(CLI): $(CLI_SRCS) $(CLI_HDRS) $(LIB_A) lib/hugebuf.h VERSION
 	$(CC) $(CLI_CFLAGS) -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
 
-ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/plan.c \
+ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/report.c \
 	engines/share.c engines/nvme.c
 
 $(ENGINE): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) lib/hugebuf.h \
