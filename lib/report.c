@@ -142,8 +142,8 @@ static void text_plain(struct hb_str *out, const char *prefix,
 		      "%u merge tests, %u bvecs (%u same-page merges), %u "
 		      "releases, %u requests\n", prefix, r->job,
 		      (unsigned long long)r->bs, r->plain_pfn, pp->bios,
-		      pp->batches, pp->adds,
-		      runs ? "folio runs" : "4 KiB pages", pp->merge_tests, pp->bvecs, pp->same_page, pp->releases,
+		      pp->batches, pp->adds, runs ? "folio runs" : "4 KiB pages",
+		      pp->merge_tests, pp->bvecs, pp->same_page, pp->releases,
 		      pp->requests);
 }
 
