@@ -62,6 +62,7 @@ T_SRCS := $(sort $(wildcard t/*.c))
 T_PROGS := $(T_SRCS:.c=.t)
 CLI := cli/hugebuf
 CLI_SRCS := $(sort $(wildcard cli/*.c))
+CLI_HDRS := $(wildcard cli/*.h)
 CLI_CFLAGS := $(HB_CFLAGS) -DHB_VERSION='"$(HB_VERSION)"'
 BASHCOMP := contrib/bash-completion/hugebuf
 STATIC_PROGS := $(patsubst t/%.c,t/static/%,$(T_SRCS)) t/static/hugebuf
@@ -110,12 +111,13 @@ t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) lib/hugebuf.h config-host.h
 t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 	$(CC) $(HB_CFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
-# cli/: one file per command (info.c, plan.c, check.c), the options
-# (opts.c) and the usage, dispatch and output (main.c), built in one go
-$(CLI): $(CLI_SRCS) cli/cli.h $(LIB_A) lib/hugebuf.h VERSION
+# cli/: one file per command (info.c, plan.c with plan-output.c, check.c),
+# the options (opts.c), the usage, messages and JSON output (output.c) and
+# the dispatch (main.c), built in one go
+$(CLI): $(CLI_SRCS) $(CLI_HDRS) $(LIB_A) lib/hugebuf.h VERSION
 	$(CC) $(CLI_CFLAGS) -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
 
-ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/plan.c \
+ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/report.c \
 	engines/share.c engines/nvme.c
 
 $(ENGINE): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) lib/hugebuf.h \
@@ -193,7 +195,7 @@ t/static/%: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 	@mkdir -p t/static
 	$(CC) $(HB_CFLAGS) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
-t/static/hugebuf: $(CLI_SRCS) cli/cli.h $(LIB_A) lib/hugebuf.h VERSION
+t/static/hugebuf: $(CLI_SRCS) $(CLI_HDRS) $(LIB_A) lib/hugebuf.h VERSION
 	@mkdir -p t/static
 	$(CC) $(CLI_CFLAGS) -static -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
 

@@ -258,8 +258,6 @@ struct hbe_data {
 	struct hbe_job *job;
 };
 
-/* Bytes fio's own carving writes to before post_init moves the buffers */
-uint64_t hbe_fio_len(struct thread_data *td);
 /*
  * vec_iovecs (init refused a kernel without READV_FIXED): the model's
  * bvecs for one vectored I/O go in the report.
@@ -283,6 +281,7 @@ int hbe_nvme_prep(struct hbe_data *hd, struct io_uring_sqe *sqe, int fd,
 		  struct hbe_piece *pc, bool fixed, unsigned int buf_index);
 int hbe_nvme_result(struct hbe_data *hd, struct hbe_piece *pc, int res);
 
+/* engines/report.c: the notes and the job-end report */
 /* What the kernel is (version and behaviour), said once per process. */
 void hbe_note_kernel(void);
 /* One line at init when experimental_verify cannot verify this job. */

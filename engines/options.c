@@ -386,6 +386,26 @@ static void hbe_mem_words(struct thread_data *td, struct hb_jobplan *p,
 		p->mem_refused = w->mem_refused;
 }
 
+/*
+ * Bytes fio's own carving writes to, through the iomem_alloc hook, before
+ * post_init moves the buffers to the plan's layout: iodepth * max_bs,
+ * plus a page and iomem_align of alignment slack, rounded up to
+ * hugepage-size for mem=shmhuge/mmaphuge (init_io_u_buffers()), plus
+ * another page and iomem_align (allocate_io_mem()).  The plan maps at
+ * least this much.
+ */
+static uint64_t hbe_fio_len(struct thread_data *td)
+{
+	uint64_t slack = HB_PAGE_SIZE + td->o.mem_align;
+	uint64_t fios = (uint64_t)td->o.iodepth * td_max_bs(td) + slack;
+	uint64_t hps = td->o.hugepage_size;
+
+	if ((td->o.mem_type == MEM_SHMHUGE ||
+	     td->o.mem_type == MEM_MMAPHUGE) && hps)
+		fios = (fios + hps - 1) / hps * hps;
+	return fios + slack;
+}
+
 int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
 		     struct hb_jobplan *p, struct hbe_words *w)
 {

@@ -312,6 +312,15 @@ int hb_model_register(const struct hb_kmodel *km, const struct hb_page *pages,
 		      uint64_t uaddr, uint64_t len, struct hb_bvec *bvec,
 		      struct hb_imu *imu);
 
+/*
+ * hb_model_register() into a bvec table of its own (malloc'd, room for
+ * every pinned page): the one place that allocates and wires imu->bvec.
+ * hb_imu_free() releases it.
+ */
+int hb_imu_build(const struct hb_kmodel *km, const struct hb_page *pages,
+		 uint64_t uaddr, uint64_t len, struct hb_imu *imu);
+void hb_imu_free(struct hb_imu *imu);
+
 /* Result of io_import_fixed() for one I/O. */
 struct hb_import {
 	unsigned int bvec_idx;		/* first bvec the iter points at */
@@ -521,7 +530,7 @@ int hb_probe(const void *addr, uint64_t len, const struct hb_backing *recipe,
 void hb_probe_free(struct hb_probe *p);
 
 /* ------------------------------------------------------------------ */
-/* measurement helpers                                                  */
+/* readers: /proc (lib/sysinfo.c) and block devices in /sys (blkdev.c) */
 /* ------------------------------------------------------------------ */
 
 /* VmPin of this process in KiB, or -errno. */
@@ -538,6 +547,33 @@ long hb_hugepages_free(uint64_t page_size);
 int hb_blkdev_of_path(const char *path, char *dev, size_t len);
 /* Reads completed (field 1) / writes completed (field 5) of @dev. */
 int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes);
+/* max_sectors_kb (as bytes), max_segments, max_segment_size of @dev. */
+int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
+			   unsigned int *max_segs, uint64_t *max_seg_size);
+/*
+ * Not pure: the passthrough limits of @blkdev (e.g. "nvme0n1") from
+ * /sys/block/<dev>/queue/: max_hw_sectors_kb (required), max_segments,
+ * max_segment_size, virt_boundary_mask, dma_alignment.  A missing optional
+ * attribute takes the kernel's default (128, 65536, 0, 511).  The segment
+ * boundary is not in sysfs: 0xffffffff, the default (NVMe keeps it), is
+ * assumed; dma_pad_mask neither: 0 (NVMe sets none).
+ */
+struct hb_pt_limits;
+int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim);
+/*
+ * The block device of an NVMe generic char device: /dev/ngXnY (or a link
+ * to it) -> "nvmeXnY", whose /sys/block/<dev>/queue has the namespace's
+ * limits.  -EINVAL when the name is not ngXnY.
+ */
+int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len);
+/*
+ * Not pure: the limits one I/O path of NVMe namespace @blkdev is held to,
+ * for hb_model_iommu_io(): hb_pt_queue_limits(), whose max_hw_bytes a
+ * passthrough request keeps (never split), and for the block path
+ * (@pt false) max_sectors_kb in its place, where a bio is split.
+ */
+int hb_nvme_path_limits(const char *blkdev, bool pt,
+			struct hb_pt_limits *lim);
 
 /* ------------------------------------------------------------------ */
 /* measurement: block requests and kernel memory of registrations      */
@@ -570,34 +606,6 @@ int hb_measure_reg_kmem(struct io_uring *ring, void *addr, uint64_t len,
  */
 unsigned int hb_predict_requests(const struct hb_imu *imu, uint64_t max_bytes,
 				 unsigned int max_segs, uint64_t max_seg_size);
-/* max_sectors_kb (as bytes), max_segments, max_segment_size of @dev. */
-int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
-			   unsigned int *max_segs, uint64_t *max_seg_size);
-/*
- * Not pure: the passthrough limits of @blkdev (e.g. "nvme0n1") from
- * /sys/block/<dev>/queue/: max_hw_sectors_kb (required), max_segments,
- * max_segment_size, virt_boundary_mask, dma_alignment.  A missing optional
- * attribute takes the kernel's default (128, 65536, 0, 511).  The segment
- * boundary is not in sysfs: 0xffffffff, the default (NVMe keeps it), is
- * assumed; dma_pad_mask neither: 0 (NVMe sets none).
- */
-struct hb_pt_limits;
-int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim);
-/*
- * The block device of an NVMe generic char device: /dev/ngXnY (or a link
- * to it) -> "nvmeXnY", whose /sys/block/<dev>/queue has the namespace's
- * limits.  -EINVAL when the name is not ngXnY.
- */
-int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len);
-/*
- * Not pure: the limits one I/O path of NVMe namespace @blkdev is held to,
- * for hb_model_iommu_io(): hb_pt_queue_limits(), whose max_hw_bytes a
- * passthrough request keeps (never split), and for the block path
- * (@pt false) max_sectors_kb in its place, where a bio is split.
- */
-int hb_nvme_path_limits(const char *blkdev, bool pt,
-			struct hb_pt_limits *lim);
-/* --- end of system-side additions --- */
 
 /* ------------------------------------------------------------------ */
 /* vectored import (pure): READV_FIXED / WRITEV_FIXED                   */
@@ -993,15 +1001,6 @@ int hb_check_dio_multiple(const char *what, uint64_t value,
 /* analysis: probe + model + statistics over a set of buffers          */
 /* ------------------------------------------------------------------ */
 
-/*
- * hb_model_register() into a bvec table of its own (malloc'd, room for
- * every pinned page): the one place that allocates and wires imu->bvec.
- * hb_imu_free() releases it.
- */
-int hb_imu_build(const struct hb_kmodel *km, const struct hb_page *pages,
-		 uint64_t uaddr, uint64_t len, struct hb_imu *imu);
-void hb_imu_free(struct hb_imu *imu);
-
 struct hb_bufstats {
 	unsigned int nr_bufs;
 	unsigned int min_folios, max_folios;	/* folios per buffer */
@@ -1230,7 +1229,7 @@ const char *hb_coalesce_advice(const struct hb_kmodel *km,
 			       uint64_t buffer_len);
 
 /* ------------------------------------------------------------------ */
-/* report: one writer for text and JSON                                 */
+/* json: a growing string and the JSON writer over it (lib/json.c)      */
 /* ------------------------------------------------------------------ */
 
 /* A growing string (malloc'd); on allocation failure it stays short. */
@@ -1246,15 +1245,13 @@ void hb_str_printf(struct hb_str *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A JSON string literal for @s: quotes, escapes, UTF-8 kept as is. */
 void hb_str_json(struct hb_str *b, const char *s);
-/* ,"key":"value" (comma unless @first) */
-void hb_str_json_kv(struct hb_str *b, const char *key, const char *val,
-		    bool first);
 
 /*
  * A JSON document member by member into an hb_str: commas and closing
  * brackets are tracked per level.  @key is the member's name inside an
  * object and NULL at the top or inside an array; strings go through
- * hb_str_json().  Members are separated by ", " and keys by ": ".  A
+ * hb_str_json().  Members are separated by ", " and keys by ": " (by ","
+ * and ":" after hb_json_init_compact(), the report_json lines).  A
  * misuse (a key where none belongs, an unbalanced end, nesting deeper than
  * HB_JSON_MAX_DEPTH, a second top-level value) stops the output:
  * hb_json_ok() is false then, and also after an allocation failure.
@@ -1268,9 +1265,11 @@ struct hb_json {
 	bool more[HB_JSON_MAX_DEPTH];	/* the level has a member: comma */
 	bool done;			/* the top-level value was begun */
 	bool bad;
+	bool compact;			/* "," and ":" without spaces */
 };
 
 void hb_json_init(struct hb_json *j, struct hb_str *out);
+void hb_json_init_compact(struct hb_json *j, struct hb_str *out);
 void hb_json_obj(struct hb_json *j, const char *key);
 void hb_json_arr(struct hb_json *j, const char *key);
 /* Close the innermost object or array. */
@@ -1278,12 +1277,19 @@ void hb_json_end(struct hb_json *j);
 void hb_json_str(struct hb_json *j, const char *key, const char *val);
 void hb_json_u64(struct hb_json *j, const char *key, uint64_t val);
 void hb_json_i64(struct hb_json *j, const char *key, int64_t val);
+/* @val with @decimals digits after the point; null when not finite */
+void hb_json_fixed(struct hb_json *j, const char *key, double val,
+		   unsigned int decimals);
 void hb_json_bool(struct hb_json *j, const char *key, bool val);
 /* null, false, true for @val < 0, 0, > 0 (a tristate) */
 void hb_json_tri(struct hb_json *j, const char *key, int val);
 void hb_json_null(struct hb_json *j, const char *key);
 /* One complete, balanced value was written and nothing was lost. */
 bool hb_json_ok(const struct hb_json *j);
+
+/* ------------------------------------------------------------------ */
+/* report: one writer for text and JSON, the JSON through hb_json      */
+/* ------------------------------------------------------------------ */
 
 /* What a job (engine) or a check (CLI) learnt about its buffers. */
 /*
