@@ -1058,7 +1058,8 @@ static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
  * only submits (as fio's io_uring); just before it when the same entry
  * also waits for a completion, whose wait belongs to clat.
  */
-static void hbe_mark_issued(struct thread_data *td, struct hbe_data *hd)
+static inline __attribute__((always_inline)) void
+hbe_mark_issued(struct thread_data *td, struct hbe_data *hd)
 {
 	struct timespec now;
 	unsigned int i;
@@ -1130,14 +1131,12 @@ static int hbe_submit_all(struct hbe_data *hd, unsigned int wait)
 	}
 }
 
-static int hbe_commit(struct thread_data *td)
+static __attribute__((noinline)) int hbe_commit_submit(struct thread_data *td,
+							struct hbe_data *hd)
 {
-	struct hbe_data *hd = td->io_ops_data;
 	unsigned int wait;
 	int ret;
 
-	if (!hd->nr_queued && !hd->sqes_pending)
-		return 0;
 	wait = hbe_commit_wait(td, hd);
 	if (wait)
 		hbe_mark_issued(td, hd);
@@ -1149,6 +1148,16 @@ static int hbe_commit(struct thread_data *td)
 	if (!wait)
 		hbe_mark_issued(td, hd);
 	return 0;
+}
+
+/* fio's td_io_getevents() commits before it reaps: mostly nothing to do */
+static int hbe_commit(struct thread_data *td)
+{
+	struct hbe_data *hd = td->io_ops_data;
+
+	if (!hd->nr_queued && !hd->sqes_pending)
+		return 0;
+	return hbe_commit_submit(td, hd);
 }
 
 static void hbe_slot_done(struct hbe_data *hd, struct hbe_slot *s)
@@ -1258,8 +1267,8 @@ hbe_reap_pieces(struct thread_data *td, struct hbe_data *hd, unsigned int max)
  * done here without a call; the first other CQE hands the rest of the
  * batch to hbe_reap_pieces().
  */
-static void hbe_reap(struct thread_data *td, struct hbe_data *hd,
-		     unsigned int max)
+static inline __attribute__((always_inline)) void
+hbe_reap(struct thread_data *td, struct hbe_data *hd, unsigned int max)
 {
 	struct io_uring_cq *cq = &hd->ring.cq;
 	unsigned int head = *cq->khead;
