@@ -1031,7 +1031,8 @@ static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
 	struct fio_file *f = io_u->file;
 	struct io_uring_sqe *sqe;
 
-	if (!hd->fast || !ddir_rw(io_u->ddir))
+	/* a read or a write: fio's ddir_rw() counts DDIR_TRIM too */
+	if (!hd->fast || io_u->ddir > DDIR_WRITE)
 		return hbe_queue_slow(td, hd, io_u);
 	fio_ro_check(td, io_u);
 	sqe = io_uring_get_sqe(&hd->ring);
