@@ -75,7 +75,8 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 	$(EXTRA_CFLAGS)
 
 .PHONY: all lib shlib engine cli tests static test check install uninstall \
-	clean distclean deps kernel-test bench bench-full soak check-asan fuzz \
+	clean distclean deps kernel-test bench bench-full bench-instr soak \
+	check-asan fuzz \
 	need-config format unit deb
 
 all: need-config lib shlib engine cli tests
@@ -227,6 +228,11 @@ fuzz:
 
 bench-full: all
 	bench/bench.sh --full
+
+# Instructions per I/O of fio's hooks around the engine (callgrind),
+# hugebuf against fio's io_uring: bench/instr.py, bench/README.md
+bench-instr: all
+	bench/instr.py
 
 # Randomized job soak: seeded fio jobs from the engine's and fio's
 # options, each verified, pool/pins/SysV back to baseline after each

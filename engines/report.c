@@ -113,9 +113,14 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		.st = j->st,
 		.register_usec = j->register_usec,
 		.vmpin_kb = j->vmpin_kb,
-		.ios = hd->ios[0] + hd->ios[1],
-		/* the counters are per device: other jobs' I/O lands there */
-		.requests_approximate = thread_number > 1,
+		/* fio's count of whole reads and writes done */
+		.ios = td->io_blocks[DDIR_READ] + td->io_blocks[DDIR_WRITE],
+		/*
+		 * The counters are per device: other jobs' I/O lands there.
+		 * ramp_time: fio zeroes io_blocks when the ramp ends
+		 * (reset_all_stats()), the device counts from open.
+		 */
+		.requests_approximate = thread_number > 1 || td->o.ramp_time,
 		.limits = j->limits_ok ? &j->limits : NULL,
 		.vec_iovecs = hd->vec_n,
 		.shared = !j->share ? "" : j->share_idx ? "clone" : "source",
@@ -138,7 +143,7 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		r.device = j->dev;
 		r.dev_reads = r1 - j->dev_r0;
 		r.dev_writes = w1 - j->dev_w0;
-		r.write_ios = hd->ios[1];
+		r.write_ios = td->io_blocks[DDIR_WRITE];
 		if (!hbe_predict_requests(j, &pred, &plain)) {
 			r.pred = &pred;
 			if (!p->fixedbufs) {
