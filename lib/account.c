@@ -209,7 +209,8 @@ struct acct_state {
 	/* up to 7.1: the heads met in each buffer of a call (buffer serial) */
 	struct count_map own;
 	uint64_t serial;
-	uint64_t charged;		/* pages */
+	/* pages; 7.2 can un-charge more than it charged (see unmap_slot) */
+	int64_t charged;
 	struct acct_imu **imus;		/* every imu made, freed at the end */
 	unsigned int nr_imus, cap_imus;
 };
@@ -303,7 +304,7 @@ static int charge_acct_pages(struct acct_state *st, struct acct_ring *r,
 			return ret;
 		st->own.val[slot] = serial;
 	}
-	st->charged += imu->acct_pages;
+	st->charged += (int64_t)imu->acct_pages;
 	return 0;
 }
 
@@ -353,7 +354,7 @@ static int charge_buffer(struct acct_state *st, struct acct_ring *r,
 	if (!st->km->acct_per_ring)
 		return charge_acct_pages(st, r, imu, have_last, last);
 	ret = hpage_walk(r, imu, 1, true, &imu->acct_pages);
-	st->charged += imu->acct_pages;
+	st->charged += (int64_t)imu->acct_pages;
 	return ret;
 }
 
@@ -377,16 +378,28 @@ static int unmap_slot(struct acct_state *st, struct acct_ring *r,
 		return ret;
 	if (--imu->refs)
 		return 0;
-	if (pages > st->charged)
-		return hb_seterr(EINVAL, "accounting model: un-charging %llu "
-				 "pages of %llu charged",
-				 (unsigned long long)pages,
-				 (unsigned long long)st->charged);
-	st->charged -= pages;
+	/*
+	 * 7.2 un-charges a head from this ring's count alone: a buffer that
+	 * was registered free beside a clone (the clone's reference made it
+	 * old) un-charges it again when the clone's source already did, so
+	 * the total can fall below zero as locked_vm and pinned_vm would.
+	 */
+	st->charged -= (int64_t)pages;
 	return 0;
 }
 
-/* Buffers @n of @op, one after the other, from its page array. */
+/* The pages of all of @op's buffers. */
+static uint64_t op_pages(const struct hb_acct_op *op)
+{
+	uint64_t total = 0;
+	unsigned int b;
+
+	for (b = 0; b < op->nr_bufs; b++)
+		total += op->buf_pages[b];
+	return total;
+}
+
+/* Buffer @n of @op, one after the other, from its page array. */
 static const struct hb_page *op_buf(const struct hb_acct_op *op,
 				    unsigned int n, const struct hb_page **p)
 {
@@ -409,14 +422,12 @@ static int do_register(struct acct_state *st, const struct hb_acct_op *op,
 	struct acct_ring *r = &st->ring[op->ring];
 	bool in_loop = update || st->km->acct_batch_dedup;
 	const struct hb_page *p = op->pages;
-	uint64_t last = 0, total = 0;
+	uint64_t last = 0;
 	bool have_last = false;
 	unsigned int b;
 	int ret;
 
-	for (b = 0; b < op->nr_bufs; b++)
-		total += op->buf_pages[b];
-	ret = check_pages(op->pages, total);
+	ret = check_pages(op->pages, op_pages(op));
 	if (ret)
 		return ret;
 	if (!update) {
@@ -535,9 +546,12 @@ static int check_op(const struct acct_state *st, const struct hb_acct_op *op,
 					 "unregister them first", n, op->ring);
 		/* fall through */
 	case HB_ACCT_UPDATE:
-		if (!op->nr_bufs || !op->pages || !op->buf_pages)
+		if (!op->nr_bufs || !op->buf_pages)
 			return hb_seterr(EINVAL, "accounting op %u: no "
 					 "buffers given", n);
+		if (!op->pages && op_pages(op))
+			return hb_seterr(EINVAL, "accounting op %u: no page "
+					 "map for its buffers", n);
 		if (op->kind == HB_ACCT_UPDATE &&
 		    (!r->slot || op->slot > r->nr_slots ||
 		     op->nr_bufs > r->nr_slots - op->slot))
@@ -598,7 +612,7 @@ static void state_free(struct acct_state *st)
 
 int hb_model_account_ops(const struct hb_kmodel *km,
 			 const struct hb_acct_op *ops, unsigned int nr_ops,
-			 uint64_t *charged_bytes)
+			 int64_t *charged_bytes)
 {
 	struct acct_state st;
 	unsigned int i;
@@ -614,7 +628,7 @@ int hb_model_account_ops(const struct hb_kmodel *km,
 		if (!ret)
 			ret = do_op(&st, &ops[i]);
 		if (!ret)
-			charged_bytes[i] = st.charged << HB_PAGE_SHIFT;
+			charged_bytes[i] = st.charged * (int64_t)HB_PAGE_SIZE;
 	}
 	state_free(&st);
 	return ret;
@@ -630,13 +644,19 @@ int hb_model_account(const struct hb_kmodel *km, const struct hb_page *pages,
 		.pages = pages,
 		.buf_pages = buf_pages,
 	};
+	int64_t charged = 0;
+	int ret;
 
 	*charged_bytes = 0;
 	if (!nr_bufs)
 		return 0;
 	if (!pages || !buf_pages)
 		return hb_seterr(EINVAL, "no page map for the accounting");
-	return hb_model_account_ops(km, &op, 1, charged_bytes);
+	/* one registration into an empty ring charges >= 0 */
+	ret = hb_model_account_ops(km, &op, 1, &charged);
+	if (!ret)
+		*charged_bytes = (uint64_t)charged;
+	return ret;
 }
 
 bool hb_model_memlock_checked(bool cap_ipc_lock)

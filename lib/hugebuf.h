@@ -387,12 +387,13 @@ struct hb_acct_op {
 /*
  * The bytes charged (to locked_vm, and to VmPin where
  * hb_model_vmpin_charged()) after each of @nr_ops operations:
- * @charged_bytes[i] is the total after ops[0..i].  The pages of a
+ * @charged_bytes[i] is the total after ops[0..i], below zero where the
+ * modelled kernel un-charges more than it charged.  The pages of a
  * buffer must stay valid until the last op.  Pure.
  */
 int hb_model_account_ops(const struct hb_kmodel *km,
 			 const struct hb_acct_op *ops, unsigned int nr_ops,
-			 uint64_t *charged_bytes);
+			 int64_t *charged_bytes);
 /*
  * Whether that charge is checked against RLIMIT_MEMLOCK: only for a ring
  * created without CAP_IPC_LOCK (io_uring_create() sets ctx->user then).
