@@ -255,6 +255,10 @@ struct hb_kdetect {
 	int coalesce_single;		/* buffer inside one hugepage: 1 bvec */
 	int coalesce_multi;		/* two hugepages: one bvec each */
 	int batch_dedup;		/* a hugepage charged once per batch */
+	/* a slot cleared while another still pins its hugepage: charged */
+	int hole_closed;
+	/* VmPin not charged to a ring created with CAP_IPC_LOCK */
+	int vmpin_needs_user;
 	bool agreed;			/* version and behaviour give one model */
 	struct hb_kmodel chosen;	/* what hb_kmodel_running() returns */
 	const char *source;		/* "HUGEBUF_KERNEL", "behaviour", "version" */
