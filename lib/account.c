@@ -388,6 +388,17 @@ static int unmap_slot(struct acct_state *st, struct acct_ring *r,
 	return 0;
 }
 
+/* An empty table of @nr slots for @r. */
+static int table_alloc(struct acct_ring *r, unsigned int nr)
+{
+	r->slot = calloc(nr, sizeof(*r->slot));
+	if (!r->slot)
+		return hb_seterr(ENOMEM, "out of memory for a table of %u "
+				 "buffers", nr);
+	r->nr_slots = nr;
+	return 0;
+}
+
 /* The pages of all of @op's buffers. */
 static uint64_t op_pages(const struct hb_acct_op *op)
 {
@@ -431,11 +442,9 @@ static int do_register(struct acct_state *st, const struct hb_acct_op *op,
 	if (ret)
 		return ret;
 	if (!update) {
-		r->slot = calloc(op->nr_bufs, sizeof(*r->slot));
-		if (!r->slot)
-			return hb_seterr(ENOMEM, "out of memory for a table "
-					 "of %u buffers", op->nr_bufs);
-		r->nr_slots = op->nr_bufs;
+		ret = table_alloc(r, op->nr_bufs);
+		if (ret)
+			return ret;
 	}
 	for (b = 0; b < op->nr_bufs; b++) {
 		unsigned int n = op->buf_pages[b], i = op->slot + b;
@@ -486,11 +495,9 @@ static int do_clone(struct acct_state *st, const struct hb_acct_op *op)
 	unsigned int i;
 	int ret;
 
-	r->slot = calloc(s->nr_slots, sizeof(*r->slot));
-	if (!r->slot)
-		return hb_seterr(ENOMEM, "out of memory for a table of %u "
-				 "buffers", s->nr_slots);
-	r->nr_slots = s->nr_slots;
+	ret = table_alloc(r, s->nr_slots);
+	if (ret)
+		return ret;
 	for (i = 0; i < s->nr_slots; i++) {
 		struct acct_imu *imu = s->slot[i];
 

@@ -143,30 +143,27 @@ static int test_last_hpage(void)
  */
 static int test_batch_dedup(void)
 {
+	/* 7.2: H1's second buffer finds H1 in ctx->hpage_acct */
+	static const struct {
+		const char *kernel;
+		unsigned int hugepages;
+	} aba[] = {
+		{ "6.1", 2 }, { "6.1+hugebuf", 2 }, { "6.12", 2 },
+		{ "6.13", 3 }, { "6.18", 3 }, { "7.1", 3 },
+		{ "7.2", 2 }, { "7.3", 2 },
+	};
 	static struct batch b;
 	int ret = T_EXIT_PASS;
+	unsigned int i;
 
 	memset(&b, 0, sizeof(b));
 	add_buf(&b, T_SZ_2M, 0, 1 << 20, 5);
 	add_buf(&b, T_SZ_2M, 0, 4096, 9);
 	add_buf(&b, T_SZ_2M, 1 << 20, 1 << 20, 5);
-	ret = t_worst(ret, expect_charge("A, B, A again", "6.1", &b,
-					 2 * T_SZ_2M));
-	ret = t_worst(ret, expect_charge("A, B, A again", "6.1+hugebuf", &b,
-					 2 * T_SZ_2M));
-	ret = t_worst(ret, expect_charge("A, B, A again", "6.12", &b,
-					 2 * T_SZ_2M));
-	ret = t_worst(ret, expect_charge("A, B, A again", "6.13", &b,
-					 3 * T_SZ_2M));
-	ret = t_worst(ret, expect_charge("A, B, A again", "6.18", &b,
-					 3 * T_SZ_2M));
-	ret = t_worst(ret, expect_charge("A, B, A again", "7.1", &b,
-					 3 * T_SZ_2M));
-	/* 7.2: H1's second buffer finds H1 in ctx->hpage_acct */
-	ret = t_worst(ret, expect_charge("A, B, A again", "7.2", &b,
-					 2 * T_SZ_2M));
-	ret = t_worst(ret, expect_charge("A, B, A again", "7.3", &b,
-					 2 * T_SZ_2M));
+	for (i = 0; i < T_ARRAY_SIZE(aba); i++)
+		ret = t_worst(ret, expect_charge("A, B, A again", aba[i].kernel,
+						 &b, aba[i].hugepages *
+						     T_SZ_2M));
 
 	/* one 8 MiB region registered twice in one call */
 	memset(&b, 0, sizeof(b));
@@ -512,6 +509,44 @@ static int test_vmpin_charged(void)
 	return T_EXIT_PASS;
 }
 
+/*
+ * The generation's flags, by release: the per-ring accounting and its
+ * VmPin rule from 7.2 (not in 7.1.13's BTF, in 7.2.12's), the imu header
+ * 56 bytes up to 7.1 and 48 from 7.2 (acct_pages gone, len a size_t).
+ */
+static int test_generation_flags(void)
+{
+	static const struct {
+		const char *kernel;
+		bool per_ring;
+		unsigned int header;
+	} rows[] = {
+		{ "6.18", false, 56 }, { "7.1.13", false, 56 },
+		{ "7.2", true, 48 }, { "7.2.12", true, 48 },
+		{ "7.3.4", true, 48 }, { "6.1+hugebuf", false, 32 },
+	};
+	struct hb_kmodel km;
+	int ret = T_EXIT_PASS;
+	unsigned int i;
+
+	for (i = 0; i < T_ARRAY_SIZE(rows); i++) {
+		if (hb_kmodel_parse(rows[i].kernel, &km)) {
+			ret = t_fail("%s: %s", rows[i].kernel, hb_errmsg());
+			continue;
+		}
+		if (km.acct_per_ring != rows[i].per_ring ||
+		    km.vmpin_needs_user != rows[i].per_ring ||
+		    km.imu_header != rows[i].header)
+			ret = t_fail("%s: per-ring %d, VmPin needs ctx->user %d, "
+				     "imu header %u; expected %d, %d, %u",
+				     rows[i].kernel, km.acct_per_ring,
+				     km.vmpin_needs_user, km.imu_header,
+				     rows[i].per_ring, rows[i].per_ring,
+				     rows[i].header);
+	}
+	return ret;
+}
+
 int main(void)
 {
 	int ret = T_EXIT_PASS;
@@ -530,5 +565,6 @@ int main(void)
 	ret = t_worst(ret, t_sub(test_clone()));
 	ret = t_worst(ret, t_sub(test_clone_replaced()));
 	ret = t_worst(ret, t_sub(test_bad_ops()));
+	ret = t_worst(ret, t_sub(test_generation_flags()));
 	return t_done(ret);
 }
