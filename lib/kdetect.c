@@ -534,7 +534,7 @@ static void probe_accounting(struct hb_kdetect *d, struct io_uring *ring,
 {
 	const struct hb_kmodel *v = &d->version_km;
 	struct io_uring acct;
-	int r, charged;
+	int r, charged = -1;
 	bool checked;
 
 	if (hb_sys_cap_ipc_lock()) {
@@ -552,10 +552,11 @@ static void probe_accounting(struct hb_kdetect *d, struct io_uring *ring,
 	if (d->batch_dedup < 0)
 		d->batch_dedup = probe_batch_dedup(d, &acct, checked, h,
 						   &charged);
-	if (d->batch_dedup < 0)
+	if (d->batch_dedup < 0 && charged == 0)
 		note(d, "VmPin is not charged to this ring: accounting not "
 		     "measured");
-	if (v->kmajor > 6 || (v->kmajor == 6 && v->kminor >= 13))
+	/* the 6.13 table rework (no batch dedup) puts a cleared node at once */
+	if (!v->acct_batch_dedup)
 		d->hole_closed = probe_hole(d, &acct, checked, h);
 	io_uring_queue_exit(&acct);
 }
