@@ -240,7 +240,8 @@ unsigned int hb_kmodel_known(const char *const **names);
  * (the distribution's upstream version from /proc/version where it puts
  * one; a "-hugebuf" release is our series), the model its behaviour gives
  * (experiments of a few ms: where a READ_FIXED lands in an mremap'd THP,
- * kernel memory of coalesced registrations, VmPin of one batch), and the
+ * kernel memory of coalesced registrations, VmPin of one batch and of a
+ * cleared slot, on a ring made without CAP_IPC_LOCK), and the
  * one to use: HUGEBUF_KERNEL when set, else the behaviour when it ran,
  * else the version.
  */
