@@ -127,10 +127,22 @@ struct hb_kmodel {
 	 */
 	bool acct_batch_dedup;
 	/*
+	 * 7.2's per-ring hugepage accounting ("io_uring/rsrc: add huge page
+	 * accounting for registered buffers"): the ring counts references to
+	 * each compound head in ctx->hpage_acct (hpage_acct_ref(),
+	 * hpage_acct_unref()), so a hugepage is charged once per ring however
+	 * many buffers, calls or clones hold it, and un-charged with its last
+	 * reference; imu->acct_pages, headpage_already_acct() and last_hpage
+	 * are gone.  Read in 7.2.13's io_uring/rsrc.c; absent from the BTF of
+	 * Debian's 7.1.13 image, present in 7.2.12's.
+	 */
+	bool acct_per_ring;
+	/*
 	 * VmPin (mm->pinned_vm) is charged only to a ring that has ctx->user,
 	 * i.e. one created without CAP_IPC_LOCK (io_buffer_account_pin()
 	 * returns early otherwise): seen in 7.2.13's io_uring/rsrc.c and its
-	 * guest; the 6.18 host charges every ring.
+	 * guest, part of the same change as acct_per_ring; the 6.18 host
+	 * charges every ring.
 	 */
 	bool vmpin_needs_user;
 	/* IORING_OP_READV_FIXED / WRITEV_FIXED exist (6.15, 9ef4cbbcb4ac) */
@@ -228,7 +240,8 @@ unsigned int hb_kmodel_known(const char *const **names);
  * (the distribution's upstream version from /proc/version where it puts
  * one; a "-hugebuf" release is our series), the model its behaviour gives
  * (experiments of a few ms: where a READ_FIXED lands in an mremap'd THP,
- * kernel memory of coalesced registrations, VmPin of one batch), and the
+ * kernel memory of coalesced registrations, VmPin of one batch and of a
+ * cleared slot, on a ring made without CAP_IPC_LOCK), and the
  * one to use: HUGEBUF_KERNEL when set, else the behaviour when it ran,
  * else the version.
  */
@@ -243,6 +256,10 @@ struct hb_kdetect {
 	int coalesce_single;		/* buffer inside one hugepage: 1 bvec */
 	int coalesce_multi;		/* two hugepages: one bvec each */
 	int batch_dedup;		/* a hugepage charged once per batch */
+	/* a slot cleared while another still pins its hugepage: charged */
+	int hole_closed;
+	/* VmPin not charged to a ring created with CAP_IPC_LOCK */
+	int vmpin_needs_user;
 	bool agreed;			/* version and behaviour give one model */
 	struct hb_kmodel chosen;	/* what hb_kmodel_running() returns */
 	const char *source;		/* "HUGEBUF_KERNEL", "behaviour", "version" */
@@ -341,19 +358,64 @@ int hb_model_import(const struct hb_kmodel *km, const struct hb_imu *imu,
  * charges to user->locked_vm (bytes).  @pages holds every buffer's pinned
  * pages back to back, @buf_pages[i] pages for buffer i, in registration
  * order.  Pure.  (io_buffer_account_pin(): a compound page whole, once per
- * head; see lib/account.c for the per-generation dedup.)
+ * head; see lib/account.c for the per-generation dedup.)  The same as one
+ * HB_ACCT_REGISTER of hb_model_account_ops().
  */
 int hb_model_account(const struct hb_kmodel *km, const struct hb_page *pages,
 		     const unsigned int *buf_pages, unsigned int nr_bufs,
 		     uint64_t *charged_bytes);
+/*
+ * One process's registrations over time, ring by ring (a pure model of
+ * io_sqe_buffers_register(), io_sqe_buffers_update(), io_clone_buffers()
+ * and io_buffer_unmap(); lib/account.c).  Every ring is created by the
+ * same task without CAP_IPC_LOCK, so all charge one user->locked_vm and
+ * one mm->pinned_vm.
+ */
+enum hb_acct_kind {
+	/* IORING_REGISTER_BUFFERS: slots 0 .. nr_bufs - 1 of an empty table */
+	HB_ACCT_REGISTER,
+	/*
+	 * IORING_REGISTER_BUFFERS_UPDATE from @slot: each buffer replaces the
+	 * slot's old one; a buffer of 0 pages ({NULL, 0}) only clears it
+	 */
+	HB_ACCT_UPDATE,
+	/* IORING_REGISTER_CLONE_BUFFERS: every slot of ring @src (6.12+) */
+	HB_ACCT_CLONE,
+	/* IORING_UNREGISTER_BUFFERS, or the ring's close: every slot */
+	HB_ACCT_UNREGISTER,
+};
+
+#define HB_ACCT_RINGS		4
+
+struct hb_acct_op {
+	enum hb_acct_kind kind;
+	unsigned int ring;		/* < HB_ACCT_RINGS */
+	unsigned int src;		/* HB_ACCT_CLONE: the source ring */
+	unsigned int slot;		/* HB_ACCT_UPDATE: the first slot */
+	unsigned int nr_bufs;		/* REGISTER, UPDATE: the iovecs */
+	/* REGISTER, UPDATE: every buffer's pages back to back */
+	const struct hb_page *pages;
+	const unsigned int *buf_pages;	/* pages of each buffer */
+};
+
+/*
+ * The bytes charged (to locked_vm, and to VmPin where
+ * hb_model_vmpin_charged()) after each of @nr_ops operations:
+ * @charged_bytes[i] is the total after ops[0..i], below zero where the
+ * modelled kernel un-charges more than it charged.  The pages of a
+ * buffer must stay valid until the last op.  Pure.
+ */
+int hb_model_account_ops(const struct hb_kmodel *km,
+			 const struct hb_acct_op *ops, unsigned int nr_ops,
+			 int64_t *charged_bytes);
 /*
  * Whether that charge is checked against RLIMIT_MEMLOCK: only for a ring
  * created without CAP_IPC_LOCK (io_uring_create() sets ctx->user then).
  */
 bool hb_model_memlock_checked(bool cap_ipc_lock);
 /*
- * Whether that charge shows in VmPin: always up to 6.x, only without
- * CAP_IPC_LOCK on kernels with @km->vmpin_needs_user.
+ * Whether that charge shows in VmPin: always up to 7.1, only without
+ * CAP_IPC_LOCK on kernels with @km->vmpin_needs_user (7.2+).
  */
 bool hb_model_vmpin_charged(const struct hb_kmodel *km, bool cap_ipc_lock);
 
