@@ -14,7 +14,9 @@
  *   - device requests: /sys/block/<disk>/stat, after minus before;
  *   - calls of the add, merge and release functions of every kernel
  *     generation (a symbol a kernel lacks, or inlined, is reported as
- *     untraceable), from ftrace's function profiler summed over CPUs;
+ *     untraceable), from kprobe events' hit counts (probe_count_open());
+ *   - the wall time per I/O seen from user space, in a pass of its own
+ *     with no counter armed (a kprobe hit traps);
  *   - for reads: the data, compared byte for byte with what the write of
  *     the same case left;
  *   - lib's model of the plain path (hb_model_plain()) for the buffer's
@@ -25,9 +27,10 @@
  * other block I/O in a window (the guest is idle, but ext4 on vda may
  * write) can only add to it, so the figure compared is the minimum over
  * the windows, the rule lib/verdict.c applies to request counts
- * (hb_plain_count_matches()).  Time is inclusive and, under TCG, a ratio.
+ * (hb_plain_count_matches()); a window in which a kprobe hit was
+ * dropped (a miss) is left out.  Time is, under TCG, a ratio only.
  *
- * Then the data and leak checks of the plain path, with no profiler:
+ * Then the data and leak checks of the plain path, with no counter:
  * buffers that start inside a page and inside a folio, a read that ends
  * in the next hugepage, and a preadv() whose two iovecs share a page (the
  * second add merges into a page that is already held), each verified, and
@@ -39,7 +42,7 @@
  * and some while it holds them.
  *
  * Output: "BIOPROF key=value ..." lines; exit 0 on success, 1 on a
- * failure, 77 when there is no device or no function profiler.
+ * failure, 77 when there is no device or no kprobe events.
  *
  * Usage: bio-profile [-d /dev/nvme0n1] [-n ITER] [-t TRACEFS]
  */
@@ -110,29 +113,7 @@ static const char *syms[NSYMS];
 static const char *tracefs = "/sys/kernel/tracing";
 static const char *dev = "/dev/nvme0n1";
 static int iters = 4;
-static int traced[NSYMS];
-
-static int tr_write(const char *file, const char *s, bool append)
-{
-	return probe_trace_write(tracefs, file, s, append);
-}
-
-/* every symbol of prof[] into set_ftrace_filter (probe-util.c) */
-static int setup_filter(void)
-{
-	size_t i;
-
-	for (i = 0; i < NSYMS; i++)
-		syms[i] = prof[i].name;
-	return probe_ftrace_filter(tracefs, syms, NSYMS, traced,
-				   "BIOPROF") > 0 ? 0 : -1;
-}
-
-/* the profiler's per-I/O figures: summed over CPUs (probe-util.c) */
-static void read_profile(unsigned long *hits, double *usec)
-{
-	probe_ftrace_sum(tracefs, syms, NSYMS, hits, usec);
-}
+static int counted[NSYMS];
 
 /* the whole of @len at @off, or -1 */
 static int full_io(int fd, bool write, void *buf, size_t len, off_t off)
@@ -151,27 +132,35 @@ static uint64_t seed_of(int bk, size_t size)
 static const char *const backings[] = { "hugetlb:2M", "thp", "4k" };
 #define NBK (sizeof(backings) / sizeof(backings[0]))
 
-/* one case's figures over its windows: per symbol the sum and minimum */
+/*
+ * One case's figures over its windows: per symbol the sum and minimum,
+ * over the windows with no kprobe miss (@clean of them, @missed left out).
+ */
 struct windows {
 	unsigned long sum[NSYMS], min[NSYMS];
-	double usec[NSYMS];
 	long req_sum, req_min;
+	int clean, missed;
+	double wall_usec;
 };
 
-static void window_add(struct windows *w, int it, const unsigned long *hits,
-		       const double *usec, long req)
+static void window_add(struct windows *w, const unsigned long *hits,
+		       long misses, long req)
 {
 	size_t i;
 
+	if (misses) {
+		w->missed++;
+		return;
+	}
 	for (i = 0; i < NSYMS; i++) {
 		w->sum[i] += hits[i];
-		w->usec[i] += usec[i];
-		if (!it || hits[i] < w->min[i])
+		if (!w->clean || hits[i] < w->min[i])
 			w->min[i] = hits[i];
 	}
 	w->req_sum += req;
-	if (!it || req < w->req_min)
+	if (!w->clean || req < w->req_min)
 		w->req_min = req;
+	w->clean++;
 }
 
 /*
@@ -238,7 +227,7 @@ static int compare_model(const char *op, int bk, size_t size,
 	size_t i;
 
 	for (i = 0; i < NSYMS; i++)
-		if (traced[i] && on_path(i, km))
+		if (counted[i] && on_path(i, km))
 			fail |= model_line(op, bk, size, prof[i].name, pred,
 					   prof[i].field, w->min[i]);
 	return fail | model_line(op, bk, size, "requests", pred,
@@ -247,26 +236,36 @@ static int compare_model(const char *op, int bk, size_t size,
 }
 
 /*
- * One I/O of the case in a profiler window of its own (enabling the
- * profiler clears its tables): the hits and time of each symbol, and the
- * device requests.
+ * One I/O of the case in a counter window of its own: the hits of each
+ * symbol, the device requests, and the window's kprobe misses (-1 when
+ * the counters cannot be read).
  */
 static int profile_one(int fd, const char *disk, bool w, void *buf,
 		       size_t size, off_t off, unsigned long *hits,
-		       double *usec, long *req)
+		       long *misses, long *req)
 {
 	long before, after;
 	int ret;
 
-	tr_write("function_profile_enabled", "0", false);
-	tr_write("function_profile_enabled", "1", false);
 	before = probe_disk_ios(disk, w);
+	probe_count_begin();
 	ret = full_io(fd, w, buf, size, off);
+	*misses = probe_count_end(hits);
 	after = probe_disk_ios(disk, w);
-	tr_write("function_profile_enabled", "0", false);
-	read_profile(hits, usec);
 	*req = after - before;
 	return ret;
+}
+
+/* the mean wall time of ITER I/Os of the case, no counter armed */
+static double time_ios(int fd, bool w, void *buf, size_t size, off_t base)
+{
+	double t0 = probe_now_usec();
+	int it;
+
+	for (it = 0; it < iters; it++)
+		if (full_io(fd, w, buf, size, base + (off_t)it * size))
+			return -1;
+	return (probe_now_usec() - t0) / iters;
 }
 
 /* ITER I/Os of @size from backing @bk: the write, then the read back */
@@ -274,12 +273,11 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 			size_t size, const struct hb_kmodel *km)
 {
 	unsigned long hits[NSYMS];
-	double usec[NSYMS];
 	struct hb_plain_pred pred;
 	struct windows win;
 	struct hb_buf hb;
 	char why[200];
-	long bad, req;
+	long bad, req, misses;
 	int w, it, fail = 0, have_pred = -1;
 	bool thp = false;
 	size_t i;
@@ -308,19 +306,22 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 			break;
 		}
 		memset(&win, 0, sizeof(win));
+		win.wall_usec = time_ios(fd, w, hb.addr, size, base);
+		probe_count_enable(true);
 		for (it = 0; it < iters && !fail; it++) {
 			if (!w)
 				memset(hb.addr, 0, size);
 			if (profile_one(fd, disk, w, hb.addr, size,
-					base + (off_t)it * size, hits, usec,
+					base + (off_t)it * size, hits, &misses,
 					&req)) {
 				printf("BIOPROF op=%s backing=%s size=%zu error=io:%s\n",
 				       op, backings[bk], size,
 				       strerror(errno));
 				fail = 1;
 			}
-			window_add(&win, it, hits, usec, req);
+			window_add(&win, hits, misses, req);
 		}
+		probe_count_enable(false);
 		if (!w && !fail) {
 			bad = probe_pat_check(hb.addr, size,
 					      seed_of(bk, size), 0);
@@ -330,18 +331,22 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 				fail = 1;
 			}
 		}
-		printf("BIOPROF op=%s backing=%s size=%zu ios=%d requests=%ld requests_min=%ld thp=%s data=%s\n",
-		       op, backings[bk], size, iters, win.req_sum, win.req_min,
-		       bk == 1 ? (thp ? "yes" : "no") : "-",
-		       w ? "written" : (fail ? "BAD" : "verified"));
+		printf("BIOPROF op=%s backing=%s size=%zu ios=%d requests=%ld requests_min=%ld thp=%s data=%s wall_usec=%.1f missed_windows=%d\n",
+		       op, backings[bk], size, win.clean, win.req_sum,
+		       win.req_min, bk == 1 ? (thp ? "yes" : "no") : "-",
+		       w ? "written" : (fail ? "BAD" : "verified"),
+		       win.wall_usec, win.missed);
 		for (i = 0; i < NSYMS; i++)
-			if (traced[i])
-				printf("BIOPROF op=%s backing=%s size=%zu sym=%s hits=%lu min=%lu usec=%.3f\n",
+			if (counted[i])
+				printf("BIOPROF op=%s backing=%s size=%zu sym=%s hits=%lu min=%lu\n",
 				       op, backings[bk], size, syms[i],
-				       win.sum[i], win.min[i], win.usec[i]);
+				       win.sum[i], win.min[i]);
 		if (fail)
 			continue;
-		if (have_pred)
+		if (!win.clean)
+			printf("BIOPROF model op=%s backing=%s size=%zu result=skip reason=every window missed kprobe hits\n",
+			       op, backings[bk], size);
+		else if (have_pred)
 			printf("BIOPROF model op=%s backing=%s size=%zu result=skip reason=%s\n",
 			       op, backings[bk], size, why);
 		else
@@ -598,8 +603,12 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	base = (off_t)(size - REGION);
-	if (setup_filter()) {
-		printf("BIOPROF skip=no function profiler in %s\n", tracefs);
+	for (b = 0; b < NSYMS; b++)
+		syms[b] = prof[b].name;
+	opt = probe_count_open(tracefs, syms, NSYMS, counted, "BIOPROF");
+	if (opt <= 0) {
+		printf("BIOPROF skip=%s in %s\n", opt ? "no kprobe events (needs CONFIG_KPROBE_EVENTS)" :
+		       "none of the functions can be counted", tracefs);
 		return 77;
 	}
 	/* the running kernel's model, asked for outside the profile */
@@ -613,7 +622,7 @@ int main(int argc, char **argv)
 		for (b = 0; b < NBK; b++)
 			fail |= profile_case(fd, disk, base, b, sizes[s],
 					     km.name[0] ? &km : NULL);
-	tr_write("set_ftrace_filter", "\n", false);
+	probe_count_close();
 
 	/* inside a page, inside a folio, across a hugepage, a shared page */
 	fail |= check_case(fd, base, "hugetlb:2M", 512, 128 * KiB, 0);
