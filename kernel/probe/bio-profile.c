@@ -11,7 +11,9 @@
  * namespace (the region past the end of the guest's ext4, which
  * nvme-profile uses too), from 2 MiB hugetlb pages, THP and 4 KiB pages,
  * it reports per case:
- *   - device requests: /sys/block/<disk>/stat, after minus before;
+ *   - device requests: calls of nvme_setup_cmd(), one per request, and
+ *     beside them /sys/block/<disk>/stat, after minus before, which may
+ *     lag (probe-util.h: PROBE_REQ_SYM);
  *   - calls of the add, merge and release functions of every kernel
  *     generation (a symbol a kernel lacks, or inlined, is reported as
  *     untraceable), from kprobe events' hit counts (probe_count_open());
@@ -93,7 +95,9 @@ static const struct {
 	{ "__folio_put", -1, ANY },
 	{ "bio_alloc_bioset", -1, ANY },	/* not on the simple path */
 	{ "submit_bio", HB_PLAIN_BIOS, ANY },
+	{ PROBE_REQ_SYM, -1, ANY },	/* the requests: see probe-util.h */
 };
+#define REQ_SYM (sizeof(prof) / sizeof(prof[0]) - 1)
 
 /* whether @i's calls stand for its figure on the kernel of @km */
 static bool on_path(size_t i, const struct hb_kmodel *km)
@@ -139,7 +143,7 @@ static const char *const backings[] = { "hugetlb:2M", "thp", "4k" };
 struct windows {
 	unsigned long sum[NSYMS], min[NSYMS];
 	long req_sum, req_min;
-	int clean, missed;
+	int clean, missed, stat_short;
 	double wall_usec;
 };
 
@@ -160,6 +164,8 @@ static void window_add(struct windows *w, const unsigned long *hits,
 	w->req_sum += req;
 	if (!w->clean || req < w->req_min)
 		w->req_min = req;
+	/* the disk's count lagging the requests made (probe-util.h) */
+	w->stat_short += counted[REQ_SYM] && req < (long)hits[REQ_SYM];
 	w->clean++;
 }
 
@@ -206,14 +212,14 @@ static int predict(const struct hb_kmodel *km, const struct hb_buf *hb,
 
 static int model_line(const char *op, int bk, size_t size, const char *what,
 		      const struct hb_plain_pred *pred, int field,
-		      unsigned long counted)
+		      unsigned long counted, const char *from)
 {
 	bool ok = hb_plain_count_matches(pred, field, counted);
 
-	printf("BIOPROF model op=%s backing=%s size=%zu sym=%s counted=%lu predicted=%llu result=%s\n",
+	printf("BIOPROF model op=%s backing=%s size=%zu sym=%s counted=%lu predicted=%llu result=%s%s%s\n",
 	       op, backings[bk], size, what, counted,
 	       (unsigned long long)hb_plain_figure(pred, field),
-	       ok ? "ok" : "FAIL");
+	       ok ? "ok" : "FAIL", from ? " from=" : "", from ? from : "");
 	return !ok;
 }
 
@@ -229,10 +235,14 @@ static int compare_model(const char *op, int bk, size_t size,
 	for (i = 0; i < NSYMS; i++)
 		if (counted[i] && on_path(i, km))
 			fail |= model_line(op, bk, size, prof[i].name, pred,
-					   prof[i].field, w->min[i]);
+					   prof[i].field, w->min[i], NULL);
+	if (counted[REQ_SYM])
+		return fail | model_line(op, bk, size, "requests", pred,
+					 HB_PLAIN_REQUESTS, w->min[REQ_SYM],
+					 PROBE_REQ_SYM);
 	return fail | model_line(op, bk, size, "requests", pred,
 				 HB_PLAIN_REQUESTS,
-				 w->req_min < 0 ? 0 : w->req_min);
+				 w->req_min < 0 ? 0 : w->req_min, "diskstats");
 }
 
 /*
@@ -331,11 +341,11 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 				fail = 1;
 			}
 		}
-		printf("BIOPROF op=%s backing=%s size=%zu ios=%d requests=%ld requests_min=%ld thp=%s data=%s wall_usec=%.1f missed_windows=%d\n",
+		printf("BIOPROF op=%s backing=%s size=%zu ios=%d requests=%ld requests_min=%ld thp=%s data=%s wall_usec=%.1f missed_windows=%d stat_short_windows=%d\n",
 		       op, backings[bk], size, win.clean, win.req_sum,
 		       win.req_min, bk == 1 ? (thp ? "yes" : "no") : "-",
 		       w ? "written" : (fail ? "BAD" : "verified"),
-		       win.wall_usec, win.missed);
+		       win.wall_usec, win.missed, win.stat_short);
 		for (i = 0; i < NSYMS; i++)
 			if (counted[i])
 				printf("BIOPROF op=%s backing=%s size=%zu sym=%s hits=%lu min=%lu\n",

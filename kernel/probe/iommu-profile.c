@@ -8,7 +8,8 @@
  * (IORING_OP_URING_CMD with IORING_URING_CMD_FIXED on the generic char
  * device), 128 KiB and 8 MiB, from 2 MiB hugetlb pages, THP and 4 KiB
  * pages, it counts per I/O:
- *   - device requests (/sys/block/<disk>/stat);
+ *   - device requests: nvme_setup_cmd() calls (probe-util.h:
+ *     PROBE_REQ_SYM), and /sys/block/<disk>/stat beside them;
  *   - the calls of the DMA API, dma-iommu, the IOVA allocator, the IOMMU
  *     core and the Intel driver (kprobe events' hit counts,
  *     probe_count_open(), one window per I/O; a symbol a kernel lacks or
@@ -94,7 +95,9 @@ static const struct {
 	{ "intel_flush_iotlb_all", F_NONE },	/* lazy: the flush queue */
 	{ "fq_flush_timeout", F_NONE },
 	{ "clflush_cache_range", F_NONE },
+	{ PROBE_REQ_SYM, F_NONE },	/* the requests: see probe-util.h */
 };
+#define REQ_SYM (sizeof(prof) / sizeof(prof[0]) - 1)
 #define NSYMS (sizeof(prof) / sizeof(prof[0]))
 
 static const char *syms[NSYMS];
@@ -363,11 +366,15 @@ static int compare_model(const struct label *l,
 		if (counted[i] && prof[i].fig != F_NONE)
 			fail |= model_line(l, prof[i].name, pred, cfg,
 					   prof[i].fig, w->min[i]);
-	/* passthrough requests are not in the disk's statistics */
+	/*
+	 * passthrough requests are not in the disk's statistics; the block
+	 * path's are counted where they are made when they can be
+	 */
 	if (strcmp(l->path, "pt"))
 		fail |= model_line(l, "requests", pred, cfg,
 				   HB_IOMMU_REQUESTS,
-				   w->req_min < 0 ? 0 : w->req_min);
+				   counted[REQ_SYM] ? (long)w->min[REQ_SYM] :
+				   (w->req_min < 0 ? 0 : w->req_min));
 	if (!have_ptes)
 		return fail;
 	if (w->pmin.missed) {

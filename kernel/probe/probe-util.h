@@ -63,6 +63,19 @@ int probe_count_enable(bool on);
 void probe_count_begin(void);
 long probe_count_end(unsigned long *hits);
 void probe_count_close(void);
+/*
+ * The requests an I/O made, counted where the kernel makes them: the NVMe
+ * driver sets up each request's command once (nvme_setup_cmd(), from
+ * nvme_prep_rq(), through nvme_queue_rq() and nvme_queue_rqs(), 6.1 to
+ * 7.x; again only for a requeued request, which can only add).  The disk's
+ * statistics (/sys/block/<disk>/stat) are not an exact count of one I/O:
+ * blk_mq_end_request() ends the request's bios (blk_update_request()),
+ * which completes the I/O and wakes its reader, before it counts the
+ * request (__blk_mq_end_request_acct(), blk_account_io_done(); 6.1 and
+ * 6.12 block/blk-mq.c, and blk_mq_end_request_batch() likewise), so a
+ * reader that reads the counter at once may miss the I/O's last request.
+ */
+#define PROBE_REQ_SYM "nvme_setup_cmd"
 /* CLOCK_MONOTONIC in microseconds: the user-space wall time of an I/O */
 double probe_now_usec(void);
 /*
