@@ -265,7 +265,15 @@ static int kprofile_line(const char *line, char *ev, size_t len,
 	return 0;
 }
 
-/* the hits of every kprobe counter, summed per symbol, and the misses */
+/*
+ * The calls of every kprobe counter, summed per symbol, and the misses
+ * among them.  A miss is a call whose hit was dropped because another
+ * kprobe's handler was running on the CPU (an interrupt during an
+ * ftrace-based kprobe's handler, which runs with interrupts on:
+ * kprobe_ftrace_handler(), arch/x86/kernel/kprobes/ftrace.c); the kernel
+ * counts it on the probe that was hit (kprobes_inc_nmissed_count()), so
+ * hits + misses is the number of calls.
+ */
 static int kprobe_profile_add(unsigned long *hits, unsigned long *misses)
 {
 	char path[512], line[256], ev[128];
@@ -283,7 +291,7 @@ static int kprobe_profile_add(unsigned long *hits, unsigned long *misses)
 		for (i = 0; i < pc.n; i++)
 			if (pc.c[i].kind == CTR_KPROBE &&
 			    !strcmp(ev, pc.c[i].ev)) {
-				hits[pc.c[i].sym] += h;
+				hits[pc.c[i].sym] += h + m;
 				*misses += m;
 			}
 	}

@@ -52,9 +52,10 @@ int probe_write(const char *path, const char *val, int flags);
  * kprobe_events.
  * probe_count_enable(): arm or disarm them all (0 or -errno).
  * probe_count_begin() / probe_count_end(): one window; end puts each
- * symbol's hits since begin in @hits[0..@n) and returns the kprobe misses
- * of the window (hits dropped because another kprobe's handler ran on the
- * CPU: a window with misses undercounts), -1 when they cannot be read.
+ * symbol's calls since begin in @hits[0..@n) (kprobe_profile's hits plus
+ * misses: a hit that nests in another kprobe's handler skips the handler
+ * but is counted as missed on its own probe) and returns the misses
+ * among them, -1 when the counters cannot be read.
  * probe_count_close(): disarm and remove every counter.
  */
 int probe_count_open(const char *tracefs, const char *const *syms, size_t n,
