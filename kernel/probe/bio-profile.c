@@ -639,12 +639,8 @@ int main(int argc, char **argv)
 	base = (off_t)(size - REGION);
 	for (b = 0; b < NSYMS; b++)
 		syms[b] = prof[b].name;
-	opt = probe_count_open(tracefs, syms, NSYMS, counted, "BIOPROF");
-	if (opt <= 0) {
-		printf("BIOPROF skip=%s in %s\n", opt ? "no kprobe events (needs CONFIG_KPROBE_EVENTS)" :
-		       "none of the functions can be counted", tracefs);
+	if (probe_count_open(tracefs, syms, NSYMS, counted, "BIOPROF") <= 0)
 		return 77;
-	}
 	/* the running kernel's model, asked for outside the profile */
 	if (hb_kmodel_running(&km))
 		printf("BIOPROF model result=skip reason=%s\n", hb_errmsg());

@@ -713,7 +713,7 @@ int main(int argc, char **argv)
 	struct io_uring ring;
 	struct nvdev d;
 	char type[64];
-	int opt, fail = 0, bk, ret;
+	int opt, fail = 0, bk;
 	size_t i;
 	off_t base;
 	uint64_t size = 0;
@@ -762,12 +762,8 @@ int main(int argc, char **argv)
 	cfg.sgl = ctrl_sgls(d.fd);
 	for (i = 0; i < NSYMS; i++)
 		syms[i] = prof[i].name;
-	ret = probe_count_open(tracefs, syms, NSYMS, counted, "IOMMUPROF");
-	if (ret <= 0) {
-		printf("IOMMUPROF skip=%s in %s\n", ret ? "no kprobe events (needs CONFIG_KPROBE_EVENTS)" :
-		       "none of the functions can be counted", tracefs);
+	if (probe_count_open(tracefs, syms, NSYMS, counted, "IOMMUPROF") <= 0)
 		return 77;
-	}
 	have_kprobes = !kprobes_setup(true);
 	if (!have_kprobes)
 		printf("IOMMUPROF nokprobe=intel_iommu_map_pages\n");

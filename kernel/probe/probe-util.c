@@ -203,8 +203,11 @@ int probe_count_open(const char *tracefs, const char *const *syms, size_t n,
 	pc.tracefs = tracefs;
 	pc.nsyms = n;
 	if (access(tracefs, F_OK) ||
-	    probe_trace_write(tracefs, "kprobe_events", "", true))
+	    probe_trace_write(tracefs, "kprobe_events", "", true)) {
+		printf("%s skip=no kprobe events in %s (needs CONFIG_KPROBE_EVENTS and tracefs mounted)\n",
+		       tag, tracefs);
 		return -1;
+	}
 	for (i = 0; i < n; i++) {
 		counted[i] = 0;
 		err = ksyms_of(syms[i], &l);
@@ -227,6 +230,9 @@ int probe_count_open(const char *tracefs, const char *const *syms, size_t n,
 		else if (pc.c[pc.n - 1].kind == CTR_HWBP)
 			printf("%s counter=%s how=breakpoint\n", tag, syms[i]);
 	}
+	if (!nc)
+		printf("%s skip=none of the functions can be counted in %s\n",
+		       tag, tracefs);
 	return nc;
 }
 

@@ -49,7 +49,7 @@ int probe_write(const char *path, const char *val, int flags);
  * of @syms[i], 0 when it has none, each of those with a line
  * "@tag untraceable=SYM why=not-in-kallsyms|ERRNO" (inlined, renamed, or
  * refused).  Returns the number of symbols counted, -1 without
- * kprobe_events.
+ * kprobe_events; when it is not > 0, after one line "@tag skip=REASON".
  * probe_count_enable(): arm or disarm them all (0 or -errno).
  * probe_count_begin() / probe_count_end(): one window; end puts each
  * symbol's calls since begin in @hits[0..@n) (kprobe_profile's hits plus
