@@ -8,7 +8,7 @@
 # space with no probe armed (microseconds under TCG: a ratio, not a
 # figure), then lib's model against the counts and the data and leak
 # checks.  Counts are the minimum over the one-I/O windows (other block I/O
-# only adds); time is the mean.
+# only adds); the time is the fastest I/O's, for the same reason.
 # Variables: k = the kernel's label.
 
 function kv(line, i, n, a, p) {

@@ -6,8 +6,8 @@
 # Usage: awk -v op=read|write -v fa=LOG_A -v ba=4k|2M -v fb=LOG_B -v bb=4k|2M \
 #            -f profile-diff.awk LOG_A LOG_B
 # Calls and device requests are exact counts (kprobe events); the wall time
-# is microseconds per I/O seen from user space with no probe armed, under
-# TCG a ratio only.
+# is microseconds of the fastest I/O seen from user space with no probe
+# armed, under TCG a ratio only.
 function kv(s, k,	a, i) {
 	for (i = 1; i <= split(s, a, " "); i++)
 		if (index(a[i], k "=") == 1)

@@ -17,8 +17,8 @@
  *   - calls of the add, merge and release functions of every kernel
  *     generation (a symbol a kernel lacks, or inlined, is reported as
  *     untraceable), from kprobe events' hit counts (probe_count_open());
- *   - the wall time per I/O seen from user space, in a pass of its own
- *     with no counter armed (a kprobe hit traps);
+ *   - the wall time per I/O seen from user space: the fastest of a pass
+ *     of its own with no counter armed (a kprobe hit traps);
  *   - for reads: the data, compared byte for byte with what the write of
  *     the same case left;
  *   - lib's model of the plain path (hb_model_plain()) for the buffer's
@@ -293,16 +293,24 @@ static int profile_one(int fd, const char *disk, bool w, void *buf,
 	return ret;
 }
 
-/* the mean wall time of ITER I/Os of the case, no counter armed */
+/*
+ * The wall time of the fastest of ITER I/Os of the case, no counter
+ * armed (other work on the machine only adds time).
+ */
 static double time_ios(int fd, bool w, void *buf, size_t size, off_t base)
 {
-	double t0 = probe_now_usec();
+	double t, best = -1;
 	int it;
 
-	for (it = 0; it < iters; it++)
+	for (it = 0; it < iters; it++) {
+		t = probe_now_usec();
 		if (full_io(fd, w, buf, size, base + (off_t)it * size))
 			return -1;
-	return (probe_now_usec() - t0) / iters;
+		t = probe_now_usec() - t;
+		if (best < 0 || t < best)
+			best = t;
+	}
+	return best;
 }
 
 /* ITER I/Os of @size from backing @bk: the write, then the read back */
