@@ -210,7 +210,8 @@ static int check_plain_requests_exact(void)
 	for (i = 0; i < T_ARRAY_SIZE(c); i++)
 		if (hb_plain_count_matches(&p, HB_PLAIN_REQUESTS,
 					   c[i].counted) != c[i].ok)
-			return t_fail("%llu requests against 17: %s, expected %s",
+			return t_fail("%llu requests against 17: %s, "
+				      "expected %s",
 				      (unsigned long long)c[i].counted,
 				      c[i].ok ? "refused" : "accepted",
 				      c[i].ok ? "accepted" : "refused");

@@ -42,7 +42,8 @@ static struct {
 	const char *tracefs;
 	size_t nsyms, n;
 	struct ctr c[PROBE_MAX_CTRS];
-	unsigned long t0[PROBE_MAX_CTRS], m0;	/* at probe_count_begin() */
+	/* the calls and misses at probe_count_begin() */
+	unsigned long t0[PROBE_MAX_CTRS], m0;
 } pc;
 
 /* whether kallsyms name @name is @sym or one of its clones */
