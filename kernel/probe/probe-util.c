@@ -26,16 +26,16 @@ int probe_write(const char *path, const char *val, int flags)
  * "sym.part.0"; not "sym.cold", a moved-out block with no entry) and
  * static functions of that name in other files.  Each entry is one counter.
  */
-#define PROBE_MAX_CTRS	192
-#define PROBE_MAX_CPUS	16
+#define PROBE_MAX_CTRS 192
+#define PROBE_MAX_CPUS 16
 
 enum ctr_kind { CTR_KPROBE, CTR_HWBP };
 
 struct ctr {
-	size_t sym;		/* index into the caller's list */
+	size_t sym; /* index into the caller's list */
 	enum ctr_kind kind;
-	char ev[64];		/* the kprobe event's name */
-	int fd[PROBE_MAX_CPUS];	/* CTR_HWBP: one perf event per CPU */
+	char ev[64]; /* the kprobe event's name */
+	int fd[PROBE_MAX_CPUS]; /* CTR_HWBP: one perf event per CPU */
 };
 
 static struct {
@@ -90,11 +90,11 @@ static int hwbp_open(struct ctr *c, unsigned long addr)
 		c->fd[cpu] = -1;
 		if (cpu >= ncpu)
 			continue;
-		c->fd[cpu] = (int)syscall(SYS_perf_event_open, &a, -1, cpu,
-					  -1, 0);
+		c->fd[cpu] =
+			(int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, 0);
 		if (c->fd[cpu] >= 0)
 			ret = 0;
-		else if (errno != ENODEV)	/* an offline CPU */
+		else if (errno != ENODEV) /* an offline CPU */
 			return -errno;
 	}
 	return ret;
@@ -114,8 +114,8 @@ static void hwbp_close(struct ctr *c)
  * @pc.nsyms's symbol @i, by name when @unique, by address otherwise.
  * 0, or -errno of the refusal.
  */
-static int ctr_add(size_t i, const char *name, unsigned long addr,
-		   bool unique, int k)
+static int ctr_add(size_t i, const char *name, unsigned long addr, bool unique,
+		   int k)
 {
 	struct ctr *c = &pc.c[pc.n];
 	char def[256];
@@ -250,7 +250,8 @@ int probe_count_enable(bool on)
 				if (pc.c[i].fd[cpu] >= 0)
 					ioctl(pc.c[i].fd[cpu],
 					      on ? PERF_EVENT_IOC_ENABLE :
-						   PERF_EVENT_IOC_DISABLE, 0);
+						   PERF_EVENT_IOC_DISABLE,
+					      0);
 	return ret;
 }
 
