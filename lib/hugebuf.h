@@ -1163,7 +1163,10 @@ uint64_t hb_plain_figure(const struct hb_plain_pred *p, enum hb_plain_field f);
 /*
  * The verdict on one counted figure of a plain I/O: @counted is the
  * minimum over windows of one I/O each (other I/O only adds), so it must
- * be the prediction exactly (lib/verdict.c).
+ * be the prediction exactly (lib/verdict.c).  A count that can lag its
+ * I/O breaks that premise: the disk's statistics count a request after
+ * its bios complete the I/O, so kernel/probe/ counts requests where they
+ * are made (nvme_setup_cmd()) instead.
  */
 bool hb_plain_count_matches(const struct hb_plain_pred *p,
 			    enum hb_plain_field f, uint64_t counted);
