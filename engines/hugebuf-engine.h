@@ -256,7 +256,24 @@ struct hbe_data {
 	struct hbe_pt_stats *pt;	/* NULL: not passthrough */
 	struct hbe_setup *setup;	/* NULL once registered */
 	struct hbe_job *job;
+	struct hbe_options *o;	/* td->eo, which a forked job hides */
+	bool eo_hidden;		/* hbe_options_hide() cleared td->eo */
 };
+
+/* The job's options, wherever they are (hbe_options_hide()). */
+static inline struct hbe_options *hbe_opts(struct thread_data *td)
+{
+	struct hbe_data *hd = td->io_ops_data;
+
+	return hd ? hd->o : td->eo;
+}
+
+/*
+ * A forked job's td->eo is NULL from the end of init to the start of
+ * cleanup, hd->o holding it: why in engines/options.c.
+ */
+void hbe_options_hide(struct thread_data *td, struct hbe_data *hd);
+void hbe_options_restore(struct thread_data *td, struct hbe_data *hd);
 
 /* Bytes fio's own carving writes to before post_init moves the buffers */
 uint64_t hbe_fio_len(struct thread_data *td);

@@ -121,7 +121,7 @@ static int hbe_check_plan(struct thread_data *td, struct hb_jobplan *p)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	ret = hbe_options_plan(td, td->eo, p, w);
+	ret = hbe_options_plan(td, hbe_opts(td), p, w);
 	if (!ret) {
 		ret = hb_jobplan_check(p);
 		/* as before the error, which may be a later option's */
@@ -216,6 +216,7 @@ static int hbe_init(struct thread_data *td)
 	if (!hd)
 		return 1;
 	td->io_ops_data = hd;
+	hd->o = o;
 	hd->setup = calloc(1, sizeof(*hd->setup));
 	hd->job = calloc(1, sizeof(*hd->job));
 	if (!hd->setup || !hd->job)
@@ -247,6 +248,7 @@ static int hbe_init(struct thread_data *td)
 		goto fail;
 	hbe_warn_replay(td);
 	hbe_note_kernel();
+	hbe_options_hide(td, hd);
 	return 0;
 nomem:
 	ret = -ENOMEM;
@@ -580,7 +582,7 @@ static void hbe_mark_ready(struct hbe_data *hd)
 static int hbe_post_init(struct thread_data *td)
 {
 	struct hbe_data *hd = td->io_ops_data;
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hbe_opts(td);
 	const struct hb_jobplan *p;
 	const struct hb_bufstats *st;
 	char bk[HB_BACKING_STR_MAX];
@@ -672,7 +674,7 @@ static void hbe_dev_start(struct hbe_job *j, struct fio_file *f)
 static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 {
 	struct hbe_data *hd = td->io_ops_data;
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hbe_opts(td);
 	int ret;
 
 	if (hd && hd->pt)
@@ -717,7 +719,7 @@ static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 static int hbe_close_file(struct thread_data *td, struct fio_file *f)
 {
 	struct hbe_data *hd = td->io_ops_data;
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hbe_opts(td);
 
 	if (hd && o->registerfiles && hd->ring_ok) {
 		int none = -1;
@@ -781,7 +783,7 @@ static void hbe_prep_rw(struct hbe_data *hd, struct io_uring_sqe *sqe,
 static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
 			  struct io_uring_sqe *sqe, struct hbe_piece *pc)
 {
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hbe_opts(td);
 	struct io_u *io_u = pc->slot->io_u;
 	struct fio_file *f = io_u->file;
 	int fd = o->registerfiles ? f->fileno : f->fd;
@@ -860,7 +862,7 @@ static int hbe_submit_piece(struct thread_data *td, struct hbe_data *hd,
 static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct hbe_data *hd = td->io_ops_data;
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hd->o;
 	struct hbe_slot *s = hbe_slot_of(hd, io_u);
 	unsigned long long left, chunk, off;
 	char *addr;
@@ -1181,6 +1183,7 @@ static void hbe_cleanup(struct thread_data *td)
 	hbe_nvme_free_files(td);
 	if (!hd)
 		return;
+	hbe_options_restore(td, hd);
 	if (hd->ring_ok && !td->error && !hd->job->reported) {
 		hd->job->reported = true;
 		hbe_report(td, hd);
@@ -1193,7 +1196,7 @@ static void hbe_cleanup(struct thread_data *td)
 /* a namespace's size comes from Identify Namespace, not from stat */
 static int hbe_get_file_size(struct thread_data *td, struct fio_file *f)
 {
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hbe_opts(td);
 	const char *c = o->cmd_type;
 
 	if (f->filetype == FIO_TYPE_CHAR &&
