@@ -7,12 +7,18 @@
  * gethugepagesize), and every thread gets a buffer of the library's pages
  * or the same error.  Each round is a fresh child process (the load
  * happens once per process), whose NR_THREADS threads are released by a
- * barrier into their first hb_alloc() together.  A round fails when the
- * child dies of a signal or a thread got no buffer; a machine without
+ * barrier into their first hb_alloc(), STAGGER_US apart, and the load's
+ * window is widened: lib's dlsym() of gethugepagesize, the last of the
+ * three, waits WIDEN_US first, so the later threads arrive while the
+ * first is inside (before pthread_once they found get_huge_pages set and
+ * called the NULL gethugepagesize).  A round fails when the child dies
+ * of a signal or a thread got no buffer; a machine without
  * libhugetlbfs.so.0 is a skip.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,15 +28,45 @@
 
 #include "helpers.h"
 
-#define NR_THREADS	8
-#define NR_ROUNDS	200
-#define EXIT_NO_LIB	T_EXIT_SKIP
+#define NR_THREADS 8
+#define NR_ROUNDS 200
+#define EXIT_NO_LIB T_EXIT_SKIP
+#define STAGGER_US 200
+#define WIDEN_US (NR_THREADS * STAGGER_US)
+
+/*
+ * lib's own dlsym() calls (libhugebuf.a is linked into this program)
+ * come here: the program's definition comes before libc's.  Statically
+ * linked there is no next dlsym to find, and no widening.
+ */
+static void *(*next_dlsym)(void *, const char *);
+
+static bool find_next_dlsym(void)
+{
+	if (!next_dlsym)
+		*(void **)&next_dlsym =
+			dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+	if (!next_dlsym)
+		*(void **)&next_dlsym =
+			dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+	return next_dlsym;
+}
+
+void *dlsym(void *handle, const char *name)
+{
+	if (!find_next_dlsym())
+		return NULL;
+	if (!strcmp(name, "gethugepagesize"))
+		usleep(WIDEN_US);
+	return next_dlsym(handle, name);
+}
 
 struct worker {
 	pthread_t thread;
 	pthread_barrier_t *start;
 	const struct hb_backing *b;
 	struct hb_buf buf;
+	unsigned int nr;
 	int ret;
 	char why[256];
 };
@@ -40,6 +76,7 @@ static void *worker_alloc(void *arg)
 	struct worker *w = arg;
 
 	pthread_barrier_wait(w->start);
+	usleep(w->nr * STAGGER_US);
 	w->ret = hb_alloc(w->b, T_SZ_2M, 0, &w->buf);
 	if (w->ret)
 		snprintf(w->why, sizeof(w->why), "%s", hb_errmsg());
@@ -60,8 +97,10 @@ static int one_round(const struct hb_backing *b, unsigned int round)
 	for (i = 0; i < NR_THREADS; i++) {
 		w[i].start = &start;
 		w[i].b = b;
+		w[i].nr = i;
 		if (pthread_create(&w[i].thread, NULL, worker_alloc, &w[i])) {
-			printf("FAIL: round %u: pthread_create failed\n", round);
+			printf("FAIL: round %u: pthread_create failed\n",
+			       round);
 			_exit(T_EXIT_FAIL);
 		}
 	}
@@ -84,7 +123,8 @@ static int one_round(const struct hb_backing *b, unsigned int round)
 	}
 	if (nolib && !failed)
 		printf("FAIL: round %u: %u of %u threads found no "
-		       "libhugetlbfs\n", round, nolib, NR_THREADS);
+		       "libhugetlbfs\n",
+		       round, nolib, NR_THREADS);
 	return failed || nolib ? T_EXIT_FAIL : T_EXIT_PASS;
 }
 
@@ -98,6 +138,10 @@ int main(void)
 	ret = t_need_hugepages(T_SZ_2M, NR_THREADS);
 	if (ret)
 		return t_done(ret);
+	if (!find_next_dlsym())
+		return t_done(t_skip("no dlsym() to wrap (statically linked): "
+				     "run the dynamically linked t/%s.t",
+				     "libhugetlbfs-threads"));
 	if (hb_backing_parse("libhugetlbfs", &b))
 		return t_done(t_fail("libhugetlbfs: %s", hb_errmsg()));
 	for (round = 0; round < NR_ROUNDS && bad < 3; round++) {
@@ -123,7 +167,8 @@ int main(void)
 	if (bad)
 		return t_done(t_fail("%u of %u rounds failed", bad, round));
 	t_info("%u rounds of %u threads, each with its own 2 MiB buffer from "
-	       "get_huge_pages()", round, NR_THREADS);
+	       "get_huge_pages()",
+	       round, NR_THREADS);
 	t_pass();
 	return t_done(T_EXIT_PASS);
 }
