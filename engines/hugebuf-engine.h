@@ -227,6 +227,7 @@ struct hbe_job {
 struct hbe_data {
 	struct io_uring ring;
 	bool ring_ok;
+	bool ring_fd_registered;	/* in this thread's table (share.c) */
 	unsigned char uf[HB_UF_NR];	/* hbe_options_features() */
 	bool defer_taskrun;
 	bool taskrun_flag;	/* IORING_SQ_TASKRUN says work is waiting */

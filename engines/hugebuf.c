@@ -520,6 +520,7 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	 */
 	if (hd->uf[HB_UF_RING_FD] == HB_UF_USE) {
 		ret = io_uring_register_ring_fd(&hd->ring);
+		hd->ring_fd_registered = ret == 1;
 		if (ret != 1)
 			hbe_note(HBE_LOG_PREFIX "registering the ring's fd "
 				 "failed (%s): io_uring_enter() takes the "
