@@ -454,8 +454,9 @@ static void libhugetlbfs_load_once(void)
 	h = dlopen("libhugetlbfs.so.0", RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		hb_lhf_err = ENOENT;
-		snprintf(hb_lhf_why, sizeof(hb_lhf_why), "libhugetlbfs not "
-			 "available: apt-get install libhugetlbfs0");
+		snprintf(hb_lhf_why, sizeof(hb_lhf_why),
+			 "libhugetlbfs not available: apt-get install "
+			 "libhugetlbfs0");
 		return;
 	}
 	*(void **)&f.get_huge_pages = dlsym(h, "get_huge_pages");
@@ -464,8 +465,9 @@ static void libhugetlbfs_load_once(void)
 	if (!f.get_huge_pages || !f.free_huge_pages || !f.gethugepagesize) {
 		dlclose(h);
 		hb_lhf_err = ENOENT;
-		snprintf(hb_lhf_why, sizeof(hb_lhf_why), "libhugetlbfs.so.0 "
-			 "lacks get_huge_pages: apt-get install libhugetlbfs0");
+		snprintf(hb_lhf_why, sizeof(hb_lhf_why),
+			 "libhugetlbfs.so.0 lacks get_huge_pages: apt-get "
+			 "install libhugetlbfs0");
 		return;
 	}
 	hb_lhf = f;
