@@ -270,7 +270,7 @@ static inline struct hbe_options *hbe_opts(struct thread_data *td)
 }
 
 /*
- * A forked job's td->eo is NULL from the end of init to the start of
+ * A forked job's td->eo is NULL from the start of init to the start of
  * cleanup, hd->o holding it: why in engines/options.c.
  */
 void hbe_options_hide(struct thread_data *td, struct hbe_data *hd);

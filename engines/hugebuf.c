@@ -217,6 +217,8 @@ static int hbe_init(struct thread_data *td)
 		return 1;
 	td->io_ops_data = hd;
 	hd->o = o;
+	/* before anything slow: the kernel probe below takes its time */
+	hbe_options_hide(td, hd);
 	hd->setup = calloc(1, sizeof(*hd->setup));
 	hd->job = calloc(1, sizeof(*hd->job));
 	if (!hd->setup || !hd->job)
@@ -248,13 +250,13 @@ static int hbe_init(struct thread_data *td)
 		goto fail;
 	hbe_warn_replay(td);
 	hbe_note_kernel();
-	hbe_options_hide(td, hd);
 	return 0;
 nomem:
 	ret = -ENOMEM;
 	log_err(HBE_LOG_PREFIX "out of memory for the engine's tables\n");
 fail:
 	td_verror(td, ret < 0 ? -ret : ENOMEM, "hugebuf init");
+	hbe_options_restore(td, hd);
 	hbe_free_data(hd);
 	td->io_ops_data = NULL;
 	return 1;

@@ -478,10 +478,12 @@ void hbe_options_took_mem(struct thread_data *td)
  * freed chunk (SIGSEGV in free()); fio's own io_uring engine, with no
  * string there, gets glibc's "double free detected" (SIGABRT).
  *
- * So a forked job keeps its options in hd->o from the end of init to the
- * start of cleanup and td->eo is NULL meanwhile (fio reads td->eo only to
- * parse, copy and free options): the parent of a job killed in between
- * has nothing to free.  Threads share fio's heap, nothing is freed twice
+ * So a forked job keeps its options in hd->o from the start of init (its
+ * kernel probe takes a while) to the start of cleanup, or init's failure,
+ * and td->eo is NULL meanwhile (fio reads td->eo only to parse, copy and
+ * free options): the parent of a job killed in between has nothing to
+ * free.  What is left is fio's: fork() to our init, and cleanup to
+ * free_ioengine().  Threads share fio's heap, nothing is freed twice
  * there; io_submit_mode=offload copies td->eo into its workers after init
  * (rate-submit.c), so it keeps td->eo.
  */

@@ -54,7 +54,14 @@ kill_one() {
 		wait $fio_pid
 		return
 	}
-	# into the run: the job has queued I/O on its registered buffers
+	# into the run: its 16 x 8 MiB registered (init's kernel probe pins
+	# a little before), then I/O on them
+	t_i=0
+	while [ "$(t_vmpin "$job")" -lt 131072 ] 2>/dev/null &&
+		[ $t_i -lt 200 ]; do
+		sleep 0.1
+		t_i=$((t_i + 1))
+	done
 	sleep 1
 	t_info "$b: job $job of fio $main, VmPin $(t_vmpin "$job") kB: SIGKILL"
 	kill -KILL "$job"
