@@ -44,7 +44,7 @@ HB_WARN := -Wall -Wextra -Werror
 HB_CPPFLAGS := -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib \
 	-include $(CURDIR)/config-host.h $(LIBURING_CFLAGS)
 HB_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) $(HB_CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
-HB_LDLIBS := $(LIBURING_LIBS) -ldl $(EXTRA_LDLIBS)
+HB_LDLIBS := $(LIBURING_LIBS) -ldl -pthread $(EXTRA_LDLIBS)
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:.c=.o)
@@ -140,7 +140,7 @@ $(ENGINE_ABITEST): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) \
 UNIT_DIR := build-unit
 UNIT_CFLAGS := -std=gnu11 $(HB_WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-Ilib $(LIBURING_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
-UNIT_LDLIBS := $(if $(LIBURING_LIBS),$(LIBURING_LIBS),-luring) -ldl \
+UNIT_LDLIBS := $(if $(LIBURING_LIBS),$(LIBURING_LIBS),-luring) -ldl -pthread \
 	$(EXTRA_LDLIBS)
 UNIT_PROGS := $(patsubst t/%.c,$(UNIT_DIR)/t/%.t,$(sort $(wildcard t/unit-*.c)))
 UNIT_LIB_OBJS := $(patsubst %.c,$(UNIT_DIR)/%.o,$(LIB_SRCS))

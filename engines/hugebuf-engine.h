@@ -251,6 +251,7 @@ struct hbe_job {
 struct hbe_data {
 	struct io_uring ring;
 	bool ring_ok;
+	bool ring_fd_registered;	/* in this thread's table (share.c) */
 	unsigned char uf[HB_UF_NR];	/* hbe_options_features() */
 	bool defer_taskrun;
 	bool taskrun_flag;	/* IORING_SQ_TASKRUN says work is waiting */
@@ -285,8 +286,24 @@ struct hbe_data {
 	struct hbe_pt_stats *pt;	/* NULL: not passthrough */
 	struct hbe_setup *setup;	/* NULL once registered */
 	struct hbe_job *job;
+	struct hbe_options *o;	/* td->eo, which a forked job hides */
+	bool eo_hidden;		/* hbe_options_hide() cleared td->eo */
 };
 
+/* The job's options, wherever they are (hbe_options_hide()). */
+static inline struct hbe_options *hbe_opts(struct thread_data *td)
+{
+	struct hbe_data *hd = td->io_ops_data;
+
+	return hd ? hd->o : td->eo;
+}
+
+/*
+ * A forked job's td->eo is NULL from the start of init to the start of
+ * cleanup, hd->o holding it: why in engines/options.c.
+ */
+void hbe_options_hide(struct thread_data *td, struct hbe_data *hd);
+void hbe_options_restore(struct thread_data *td, struct hbe_data *hd);
 /*
  * vec_iovecs (init refused a kernel without READV_FIXED): the model's
  * bvecs for one vectored I/O go in the report.

@@ -121,7 +121,7 @@ static int hbe_check_plan(struct thread_data *td, struct hb_jobplan *p)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	ret = hbe_options_plan(td, td->eo, p, w);
+	ret = hbe_options_plan(td, hbe_opts(td), p, w);
 	if (!ret) {
 		ret = hb_jobplan_check(p);
 		/* as before the error, which may be a later option's */
@@ -216,6 +216,9 @@ static int hbe_init(struct thread_data *td)
 	if (!hd)
 		return 1;
 	td->io_ops_data = hd;
+	hd->o = o;
+	/* before anything slow: the kernel probe below takes its time */
+	hbe_options_hide(td, hd);
 	hd->setup = calloc(1, sizeof(*hd->setup));
 	hd->job = calloc(1, sizeof(*hd->job));
 	if (!hd->setup || !hd->job)
@@ -254,6 +257,7 @@ nomem:
 	log_err(HBE_LOG_PREFIX "out of memory for the engine's tables\n");
 fail:
 	td_verror(td, ret < 0 ? -ret : ENOMEM, "hugebuf init");
+	hbe_options_restore(td, hd);
 	hbe_free_data(hd);
 	td->io_ops_data = NULL;
 	return 1;
@@ -514,6 +518,7 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	 */
 	if (hd->uf[HB_UF_RING_FD] == HB_UF_USE) {
 		ret = io_uring_register_ring_fd(&hd->ring);
+		hd->ring_fd_registered = ret == 1;
 		if (ret != 1)
 			hbe_note(HBE_LOG_PREFIX "registering the ring's fd "
 				 "failed (%s): io_uring_enter() takes the "
@@ -579,9 +584,9 @@ static void hbe_mark_ready(struct hbe_data *hd)
  * an NVMe command, not READV of one iovec (nonvectored=0 without
  * fixedbufs) and without force_async's every-Nth flag.
  */
-static bool hbe_fast_ok(struct thread_data *td, struct hbe_data *hd)
+static bool hbe_fast_ok(const struct hbe_data *hd)
 {
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hd->o;
 
 	return !hd->pt && !hd->vec_n && !o->chunk_size &&
 	       !(hd->u.vectored && !o->fixedbufs) && !hd->u.force_async;
@@ -594,12 +599,12 @@ static bool hbe_fast_ok(struct thread_data *td, struct hbe_data *hd)
  * templates hold what hbe_prep_rw() would write for a whole read or write
  * that does not change from one I/O to the next.
  */
-static void hbe_make_templates(struct thread_data *td, struct hbe_data *hd)
+static void hbe_make_templates(struct hbe_data *hd)
 {
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hd->o;
 	unsigned int i, d;
 
-	hd->fast = hbe_fast_ok(td, hd) &&
+	hd->fast = hbe_fast_ok(hd) &&
 		   hd->cmdprio.mode == CMDPRIO_MODE_NONE;
 	hd->fixed_files = o->registerfiles;
 	for (i = 0; i < hd->depth; i++) {
@@ -632,7 +637,7 @@ static void hbe_make_templates(struct thread_data *td, struct hbe_data *hd)
 static int hbe_post_init(struct thread_data *td)
 {
 	struct hbe_data *hd = td->io_ops_data;
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hbe_opts(td);
 	const struct hb_jobplan *p;
 	const struct hb_bufstats *st;
 	char bk[HB_BACKING_STR_MAX];
@@ -697,7 +702,7 @@ static int hbe_post_init(struct thread_data *td)
 		hbe_model_vectored(hd);
 	if (o->fixedbufs && hbe_register(td, hd))
 		return 1;
-	hbe_make_templates(td, hd);
+	hbe_make_templates(hd);
 	hbe_mark_ready(hd);
 	/* registered: what only set-up needed goes */
 	hbe_free_setup(hd);
@@ -725,7 +730,7 @@ static void hbe_dev_start(struct hbe_job *j, struct fio_file *f)
 static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 {
 	struct hbe_data *hd = td->io_ops_data;
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hbe_opts(td);
 	int ret;
 
 	if (hd && hd->pt)
@@ -770,7 +775,7 @@ static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 static int hbe_close_file(struct thread_data *td, struct fio_file *f)
 {
 	struct hbe_data *hd = td->io_ops_data;
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hbe_opts(td);
 
 	if (hd && o->registerfiles && hd->ring_ok) {
 		int none = -1;
@@ -832,7 +837,7 @@ static void hbe_prep_rw(struct hbe_data *hd, struct io_uring_sqe *sqe,
 static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
 			  struct io_uring_sqe *sqe, struct hbe_piece *pc)
 {
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hbe_opts(td);
 	struct io_u *io_u = pc->slot->io_u;
 	struct fio_file *f = io_u->file;
 	int fd = o->registerfiles ? f->fileno : f->fd;
@@ -954,7 +959,7 @@ static __attribute__((noinline)) enum fio_q_status
 hbe_queue_pieces(struct thread_data *td, struct hbe_data *hd,
 		 struct io_u *io_u)
 {
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hd->o;
 	struct hbe_slot *s = hbe_slot_of(hd, io_u);
 	unsigned long long left, chunk, off;
 	char *addr;
@@ -1372,6 +1377,7 @@ static void hbe_cleanup(struct thread_data *td)
 	hbe_nvme_free_files(td);
 	if (!hd)
 		return;
+	hbe_options_restore(td, hd);
 	if (hd->ring_ok && !td->error && !hd->job->reported) {
 		hd->job->reported = true;
 		hbe_report(td, hd);
@@ -1384,7 +1390,7 @@ static void hbe_cleanup(struct thread_data *td)
 /* a namespace's size comes from Identify Namespace, not from stat */
 static int hbe_get_file_size(struct thread_data *td, struct fio_file *f)
 {
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hbe_opts(td);
 	const char *c = o->cmd_type;
 
 	if (f->filetype == FIO_TYPE_CHAR &&

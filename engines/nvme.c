@@ -287,7 +287,7 @@ static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
 int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 		  struct fio_file *f)
 {
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hbe_opts(td);
 	unsigned int odirect = td->o.odirect;
 	struct hbe_ns *ns;
 	int ret;

@@ -95,7 +95,7 @@ static int hbe_predict_requests(const struct hbe_job *j,
 
 void hbe_report(struct thread_data *td, struct hbe_data *hd)
 {
-	struct hbe_options *o = td->eo;
+	struct hbe_options *o = hbe_opts(td);
 	struct hbe_job *j = hd->job;
 	const struct hb_jobplan *p = &j->plan;
 	struct hb_report r = {

@@ -253,7 +253,18 @@ void hbe_share_detach(struct hbe_data *hd)
 		return;
 	pthread_mutex_lock(&hbe_share_lock);
 	if (j->share_idx == 0 && hd->ring_ok) {
-		/* keep the source ring for clones still to clone */
+		/*
+		 * Keep the source ring for clones still to clone; the last
+		 * of them closes it.  A registered ring fd is an index into
+		 * the table of the task that registered it (5.18,
+		 * e7a6c00dc77a), and liburing's io_uring_queue_exit() drops
+		 * that index from the calling task's table: closed by a
+		 * clone's thread, it dropped the clone's own ring, whose
+		 * next io_uring_enter() failed with EBADF (t/soak.py's
+		 * silent exit 1).  So this thread unregisters it first.
+		 */
+		if (hd->ring_fd_registered)
+			io_uring_unregister_ring_fd(&hd->ring);
 		s->src = hd->ring;
 		s->src_kept = true;
 		hd->ring_ok = false;

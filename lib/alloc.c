@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,29 +434,50 @@ struct hb_libhugetlbfs {
 	long (*gethugepagesize)(void);
 };
 
+/*
+ * Loaded once per process, under pthread_once: fio's thread=1 jobs call
+ * hb_alloc() from their own threads at once, and a job that found the
+ * pointers half set used to call a NULL gethugepagesize.  Every pointer
+ * is set, or none; the outcome (0 or an errno and its line) is kept for
+ * every later caller, whose thread has its own hb_errmsg().
+ */
 static struct hb_libhugetlbfs hb_lhf;
+static pthread_once_t hb_lhf_once = PTHREAD_ONCE_INIT;
+static int hb_lhf_err;
+static char hb_lhf_why[128];
+
+static void libhugetlbfs_load_once(void)
+{
+	struct hb_libhugetlbfs f;
+	void *h;
+
+	h = dlopen("libhugetlbfs.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		hb_lhf_err = ENOENT;
+		snprintf(hb_lhf_why, sizeof(hb_lhf_why),
+			 "libhugetlbfs not available: apt-get install "
+			 "libhugetlbfs0");
+		return;
+	}
+	*(void **)&f.get_huge_pages = dlsym(h, "get_huge_pages");
+	*(void **)&f.free_huge_pages = dlsym(h, "free_huge_pages");
+	*(void **)&f.gethugepagesize = dlsym(h, "gethugepagesize");
+	if (!f.get_huge_pages || !f.free_huge_pages || !f.gethugepagesize) {
+		dlclose(h);
+		hb_lhf_err = ENOENT;
+		snprintf(hb_lhf_why, sizeof(hb_lhf_why),
+			 "libhugetlbfs.so.0 lacks get_huge_pages: apt-get "
+			 "install libhugetlbfs0");
+		return;
+	}
+	hb_lhf = f;
+}
 
 static int libhugetlbfs_load(void)
 {
-	void *h;
-
-	if (hb_lhf.get_huge_pages)
-		return 0;
-	h = dlopen("libhugetlbfs.so.0", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return hb_seterr(ENOENT, "libhugetlbfs not available: apt-get "
-				 "install libhugetlbfs0");
-	*(void **)&hb_lhf.get_huge_pages = dlsym(h, "get_huge_pages");
-	*(void **)&hb_lhf.free_huge_pages = dlsym(h, "free_huge_pages");
-	*(void **)&hb_lhf.gethugepagesize = dlsym(h, "gethugepagesize");
-	if (!hb_lhf.get_huge_pages || !hb_lhf.free_huge_pages ||
-	    !hb_lhf.gethugepagesize) {
-		memset(&hb_lhf, 0, sizeof(hb_lhf));
-		dlclose(h);
-		return hb_seterr(ENOENT, "libhugetlbfs.so.0 lacks "
-				 "get_huge_pages: apt-get install "
-				 "libhugetlbfs0");
-	}
+	pthread_once(&hb_lhf_once, libhugetlbfs_load_once);
+	if (hb_lhf_err)
+		return hb_seterr(hb_lhf_err, "%s", hb_lhf_why);
 	return 0;
 }
 
@@ -489,7 +511,8 @@ static int alloc_libhugetlbfs(struct hb_buf *buf)
 
 static void free_libhugetlbfs(struct hb_buf *buf)
 {
-	if (hb_lhf.free_huge_pages)
+	/* only a buffer get_huge_pages() gave comes here: loaded */
+	if (!libhugetlbfs_load())
 		hb_lhf.free_huge_pages(buf->map);
 }
 #else
