@@ -22,6 +22,20 @@ mount -t hugetlbfs hugetlbfs /dev/hugepages
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 . /hugebuf/env
+# a Debian image's modules for the disks (kernel/kdeb.sh), in load order;
+# then the disks may take a moment to appear
+if [ -f /lib/modules/ktest/order ]; then
+	for m in $(cat /lib/modules/ktest/order); do
+		insmod /lib/modules/ktest/$m.ko ||
+			echo "@@KTEST INFO insmod $m failed"
+	done
+	n=0
+	while ! [ -b /dev/vda ] || ! [ -b /dev/nvme0n1 ]; do
+		n=$((n + 1))
+		[ $n -gt 50 ] && break
+		sleep 0.2
+	done
+fi
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 [ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$KTEST_HUGEPAGES" ] ||
 	echo "$KTEST_HUGEPAGES" >/proc/sys/vm/nr_hugepages
