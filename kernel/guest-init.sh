@@ -87,6 +87,23 @@ run() {	# name, command...
 	echo "@@KTEST RESULT $name $rc $(($(date +%s) - s))"
 }
 
+# A probe that counts with the ftrace function profiler (its binary names
+# function_profile_enabled) on a kernel that has none (no
+# CONFIG_FUNCTION_PROFILER: Debian's configs) would count zeros: it is
+# one skip instead, with the probe's own skip line (TAG skip=...)
+run_profiled() {	# tag, name, program, args...
+	tag=$1
+	shift
+	if ! [ -e /sys/kernel/tracing/function_profile_enabled ] &&
+	   grep -q function_profile_enabled "$2"; then
+		echo "@@KTEST RUN $1"
+		echo "$tag skip=no function profiler: ${2##*/} counts with it and this kernel has no function_profile_enabled (CONFIG_FUNCTION_PROFILER)"
+		echo "@@KTEST RESULT $1 77 0"
+		return
+	fi
+	run "$@"
+}
+
 # The tests of KTEST_NVME_SUITE ("all" or a comma list of names) with
 # their files on /nvme (mounted), each reported as $1:NAME
 nvme_suite() {	# $1 = prefix of the names
@@ -141,9 +158,9 @@ iommu_guest() {
 		echo "@@KTEST RESULT iommu:mount 1 0"
 	fi
 	/hugebuf/bin/passthrough.sh /dev/ng0n1 /hugebuf/engine/hugebuf.so
-	run iommu-profile:strict /hugebuf/bin/iommu-profile -m strict
+	run_profiled IOMMUPROF iommu-profile:strict /hugebuf/bin/iommu-profile -m strict
 	if echo DMA-FQ >/sys/kernel/iommu_groups/$grp/type; then
-		run iommu-profile:lazy /hugebuf/bin/iommu-profile -m lazy
+		run_profiled IOMMUPROF iommu-profile:lazy /hugebuf/bin/iommu-profile -m lazy
 	else
 		echo "@@KTEST RESULT iommu:switch-to-lazy 1 0"
 	fi
@@ -162,7 +179,7 @@ iommu_guest() {
 			sleep 1
 		done
 		cat $q/max_hw_sectors_kb >$q/max_sectors_kb 2>/dev/null
-		run iommu-profile:direct /hugebuf/bin/iommu-profile -m direct
+		run_profiled IOMMUPROF iommu-profile:direct /hugebuf/bin/iommu-profile -m direct
 	else
 		echo "@@KTEST RESULT iommu:switch-to-identity 1 0"
 	fi
@@ -259,10 +276,10 @@ umount /nvme 2>/dev/null
 [ -b /dev/nvme0n1 ] && /hugebuf/bin/passthrough.sh /dev/ng0n1 \
 	/hugebuf/engine/hugebuf.so
 if [ -b /dev/nvme0n1 ]; then
-	run nvme-profile /hugebuf/bin/nvme-profile -d /dev/nvme0n1 -n 8
+	run_profiled NVPROF nvme-profile /hugebuf/bin/nvme-profile -d /dev/nvme0n1 -n 8
 	# plain O_DIRECT (no registered buffers) on the same raw region: the
 	# block layer's page or folio adds, per I/O (our second 6.1 series)
-	run bio-profile /hugebuf/bin/bio-profile
+	run_profiled BIOPROF bio-profile /hugebuf/bin/bio-profile
 	# every allocation of one plain O_DIRECT I/O failing in turn (fault
 	# injection): an error or the full I/O with the right data, and no
 	# pin or page reference left behind

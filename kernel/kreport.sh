@@ -4,8 +4,9 @@
 # kernel/kreport.sh: the per-guest tables of kernel/ktest.sh from the
 # console logs (also for ktest.sh --profile RUNDIR), sourced by it: the
 # NVMe profile of the series (profile-diff.awk), bio-profile's plain
-# O_DIRECT counts (bioprof.awk) and fault-plain's case summaries.
-# Needs from ktest.sh: KDIR.
+# O_DIRECT counts (bioprof.awk), fault-plain's case summaries, and the
+# per-kernel table of kernel/README.md.
+# Needs from ktest.sh: KDIR, KTEST_KERNELS, R; kdeb.sh's DEB_PKGVER.
 
 # ---- the series' profile on NVMe ---------------------------------------------
 
@@ -86,6 +87,26 @@ print_faultplain() {	# dir with console-<kernel>.log.txt, kernels...
 				v["held_after_close"], v["result"]
 			next }
 		/ skip=| error=/ { printf "  %-10s %s\n", k, $0 }'
+	done
+	printf '\n'
+}
+
+# One Markdown row per guest, all measured in that guest: hugebuf check's
+# bvecs (the model whose requests and kernel memory the measurement
+# matched, so "?" when it matched none), regbuf-probe's requests per 8 MiB
+# READ_FIXED and kernel memory per 512 MiB registration, and the verdict
+print_kernels_md() {
+	local k b
+	printf '\n| kernel | uname -r | package | bvecs / 8 MiB hugetlb buffer | requests / 8 MiB, 2M / 4K | kernel kB / 512 MiB | hugebuf check: coalesced, matches model |\n'
+	printf '|---|---|---|---:|---:|---:|---|\n'
+	for k in $KTEST_KERNELS; do
+		b=${R[$k,nbvec]:-n/a}
+		[ "${R[$k,match]:-}" = true ] || b="? (model ${b} not matched)"
+		printf '| %s | `%s` | %s | %s | %s / %s | %s | %s |\n' "$k" \
+			"${R[$k,release]:-n/a}" \
+			"${DEB_PKGVER[$k]:-built here}" "$b" "${R[$k,reqs]:-n/a}" \
+			"${R[$k,reqs4k]:-n/a}" "${R[$k,kmem]:-n/a}" \
+			"${R[$k,coal]:-n/a}, ${R[$k,match]:-n/a}"
 	done
 	printf '\n'
 }

@@ -213,7 +213,7 @@ collect() {	# $1 = label, $2 = qemu exit status
 		case $rc in
 		0) ok=p; count pass "$k $name" ;;
 		77) ok=s; count skip "$k $name$(run_output "$log" "$name" |
-			grep -a -m1 -o ' skip=.*')" ;;
+			grep -a -m1 -o ' skip=.*')" ;;	# the probe's reason
 		*) ok=f; count fail "$k $name (exit $rc)" ;;
 		esac
 		case $name:$ok in
@@ -279,6 +279,7 @@ collect() {	# $1 = label, $2 = qemu exit status
 	R[$k,match]=$(echo "$json" | grep -a -o '"matches_model": *[a-z]*' |
 		tail -1 | sed 's/.*: *//')
 	R[$k,verdict]="${R[$k,coal]:-n/a}/${R[$k,match]:-n/a}"
+	R[$k,nbvec]=$(echo "$json" | grep -a -o '"nr_bvecs": *[0-9]*' | tail -1 | sed 's/.*: *//')
 	for fld in reqs:reqs_hugetlb reqs4k:reqs_4k kmem:kmem_per_512m_kb \
 		   kver:kdetect_version kbeh:kdetect_behaviour \
 		   kagreed:kdetect_agreed kchosen:kdetect_chosen kms:kdetect_usec; do
@@ -303,13 +304,18 @@ collect() {	# $1 = label, $2 = qemu exit status
 }
 
 print_table() {
-	local k
+	local k w=18 r
+	# a column as wide as the longest release string (Debian's are long)
+	for k in $KTEST_KERNELS; do
+		r=${R[$k,release]:-}
+		[ ${#r} -lt $((w - 2)) ] || w=$((${#r} + 2))
+	done
 	printf '\n%-44s' ""
-	for k in $KTEST_KERNELS; do printf '%18s' "$k"; done
+	for k in $KTEST_KERNELS; do printf '%*s' $w "$k"; done
 	printf '\n'
 	row() {	# title, field
 		printf '%-44s' "$1"
-		for k in $KTEST_KERNELS; do printf '%18s' "${R[$k,$2]:-n/a}"; done
+		for k in $KTEST_KERNELS; do printf '%*s' $w "${R[$k,$2]:-n/a}"; done
 		printf '\n'
 	}
 	row "uname -r" release
@@ -569,6 +575,7 @@ main() {
 	check_plain_model
 	check_iommu_model $iommu_booted
 	print_table
+	print_kernels_md
 	print_profile "$WORK" $KTEST_KERNELS
 	print_bioprof "$WORK" $KTEST_KERNELS
 	print_faultplain "$WORK" $KTEST_KERNELS
