@@ -169,49 +169,62 @@ deb_modules() {	# $1 = root, $2 = modules dir, $3 = destination
 	for m in $GUEST_MODULES; do add_module "$m"; done
 }
 
-# Kernel $1's image in the cache, fetched and unpacked when it is not:
+# Download kernel $1's packages (deb_pick's) into $2 and keep what a guest
+# needs: vmlinuz, config, release and modules/ (deb_modules)
+deb_unpack() {	# $1 = kernel, $2 = cache dir
+	local k=$1 dir=$2 p rel mdir deb
+	rm -rf "$dir"
+	mkdir -p "$dir/dl"
+	log "fetching $DEB_PKG $DEB_VER$DEB_ALSO (apt-get download)"
+	# shellcheck disable=SC2086
+	if ! (cd "$dir/dl" && apt_state_run "$APT_KERNELS" download \
+		"$DEB_PKG=$DEB_VER" $DEB_ALSO) >"$dir/fetch.log" 2>&1; then
+		DEB_WHY="$DEB_PKG $DEB_VER cannot be downloaded: $(apt_reason "$dir/fetch.log") (see $dir/fetch.log)"
+		return 1
+	fi
+	for deb in "$dir"/dl/*.deb; do
+		dpkg -x "$deb" "$dir/root" ||
+			{ DEB_WHY="$deb does not unpack with dpkg -x"; return 1; }
+	done
+	# /boot/vmlinuz-V (linux-image-*) or /usr/lib/modules/V/vmlinuz
+	for p in "$dir"/root/boot/vmlinuz-* "$dir"/root/usr/lib/modules/*/vmlinuz; do
+		[ -f "$p" ] && break
+	done
+	[ -f "$p" ] || { DEB_WHY="$DEB_PKG $DEB_VER holds no vmlinuz"; return 1; }
+	case $p in
+	*/boot/vmlinuz-*) rel=${p##*/vmlinuz-} ;;
+	*) rel=${p%/vmlinuz}; rel=${rel##*/} ;;
+	esac
+	mv "$p" "$dir/vmlinuz"
+	for p in "$dir/root/boot/config-$rel" "$dir/root/usr/lib/modules/$rel/config"; do
+		[ -f "$p" ] && cp "$p" "$dir/config"
+	done
+	[ -f "$dir/config" ] || { DEB_WHY="$DEB_PKG $DEB_VER holds no config of $rel"; return 1; }
+	for mdir in "$dir/root/lib/modules/$rel" "$dir/root/usr/lib/modules/$rel"; do
+		[ -d "$mdir" ] && break
+	done
+	deb_modules "$dir/root" "$mdir" "$dir/modules"
+	rm -rf "$dir/root" "$dir/dl"
+	echo "$rel" >"$dir/release"
+	log "$k: $DEB_PKG $DEB_VER, release $rel, modules: $(echo $(cat "$dir/modules/order"))"
+}
+
+# Kernel $1's image in the cache, fetched and unpacked when it is not
+# (under $KTEST_CACHE/apt.lock: a build ahead may fetch the same one):
 # sets DEB_IMG, DEB_CONFIG, DEB_MODS and DEB_PKGVER for it; 1 with
 # DEB_WHY when it cannot be had
 deb_ready() {
-	local k=$1 dir p rel mdir deb
+	local k=$1 dir rc=0
 	[ -n "${DEB_IMG[$k]:-}" ] && return 0
 	deb_pick "$k" || return 1
 	dir=$DEBS/${DEB_PKG}_$DEB_VER
 	if ! [ -s "$dir/release" ]; then
-		rm -rf "$dir"
-		mkdir -p "$dir/dl"
-		log "fetching $DEB_PKG $DEB_VER$DEB_ALSO (apt-get download)"
-		# shellcheck disable=SC2086
-		if ! (cd "$dir/dl" && apt_state_run "$APT_KERNELS" download \
-			"$DEB_PKG=$DEB_VER" $DEB_ALSO) >"$dir/fetch.log" 2>&1; then
-			DEB_WHY="$DEB_PKG $DEB_VER cannot be downloaded: $(apt_reason "$dir/fetch.log") (see $dir/fetch.log)"
-			return 1
-		fi
-		for deb in "$dir"/dl/*.deb; do
-			dpkg -x "$deb" "$dir/root" ||
-				{ DEB_WHY="$deb does not unpack with dpkg -x"; return 1; }
-		done
-		# /boot/vmlinuz-V (linux-image-*) or /usr/lib/modules/V/vmlinuz
-		for p in "$dir"/root/boot/vmlinuz-* "$dir"/root/usr/lib/modules/*/vmlinuz; do
-			[ -f "$p" ] && break
-		done
-		[ -f "$p" ] || { DEB_WHY="$DEB_PKG $DEB_VER holds no vmlinuz"; return 1; }
-		case $p in
-		*/boot/vmlinuz-*) rel=${p##*/vmlinuz-} ;;
-		*) rel=${p%/vmlinuz}; rel=${rel##*/} ;;
-		esac
-		mv "$p" "$dir/vmlinuz"
-		for p in "$dir/root/boot/config-$rel" "$dir/root/usr/lib/modules/$rel/config"; do
-			[ -f "$p" ] && cp "$p" "$dir/config"
-		done
-		[ -f "$dir/config" ] || { DEB_WHY="$DEB_PKG $DEB_VER holds no config of $rel"; return 1; }
-		for mdir in "$dir/root/lib/modules/$rel" "$dir/root/usr/lib/modules/$rel"; do
-			[ -d "$mdir" ] && break
-		done
-		deb_modules "$dir/root" "$mdir" "$dir/modules"
-		rm -rf "$dir/root" "$dir/dl"
-		echo "$rel" >"$dir/release"
-		log "$k: $DEB_PKG $DEB_VER, release $rel, modules: $(echo $(cat "$dir/modules/order"))"
+		exec 8>"$KTEST_CACHE/apt.lock"
+		flock -w 900 8 ||
+			{ DEB_WHY="$KTEST_CACHE/apt.lock held for 15 minutes"; return 1; }
+		[ -s "$dir/release" ] || deb_unpack "$k" "$dir" || rc=1
+		flock -u 8
+		[ $rc = 0 ] || return 1
 	fi
 	DEB_IMG[$k]=$dir/vmlinuz
 	DEB_CONFIG[$k]=$dir/config
