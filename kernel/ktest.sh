@@ -391,8 +391,8 @@ check_detection() {
 # bvec per page (io_sqe_buffer_register()); the series, 6.12
 # (a8edbb424b13) and later one per folio.  So the patched kernel must
 # coalesce where the control does not, each as its own model predicts.
-# 5.10 (io_sqe_buffer_register() in fs/io_uring.c) registers one bvec per
-# page like 6.1.  Each kernel's expectation: kernels.tab's coal column.
+# 5.10 (its io_uring is 5.15's, io_sqe_buffer_register() in
+# io_uring/io_uring.c) registers one bvec per page like 6.1.  Each kernel's expectation: kernels.tab's coal column.
 check_coalescing() {
 	local k want got
 	for k in $KTEST_KERNELS; do
@@ -414,8 +414,9 @@ check_coalescing() {
 # every allocation of a registration failed once (fault-regbuf): 6.1
 # without patch 0001 leaks the pins, the others leave nothing behind (5.10
 # allocates the imu before pin_user_pages(), so its failure has no pins
-# to drop: io_sqe_buffer_register() in 5.10's fs/io_uring.c); kernels.tab's
-# imufail column.  A config without fault injection is one counted skip.
+# to drop: io_sqe_buffer_register() in 5.10's io_uring/io_uring.c);
+# kernels.tab's imufail column.  A config without fault injection is one
+# counted skip.
 FAULT_CONFIG="FAULT_INJECTION FAILSLAB FAIL_PAGE_ALLOC FAULT_INJECTION_DEBUG_FS FAIL_MAKE_REQUEST"
 check_fault() {
 	local k b v want miss
