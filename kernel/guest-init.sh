@@ -22,6 +22,19 @@ mount -t hugetlbfs hugetlbfs /dev/hugepages
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 . /hugebuf/env
+
+# wait until every path $3... exists, polling every $2 s, $1 polls at most
+wait_paths() {	# polls, seconds, paths...
+	polls=$1 every=$2
+	shift 2
+	for p in "$@"; do
+		while ! [ -e "$p" ] && [ "$polls" -gt 0 ]; do
+			polls=$((polls - 1))
+			sleep "$every"
+		done
+	done
+}
+
 # a Debian image's modules for the disks (kernel/kdeb.sh), in load order;
 # then the disks may take a moment to appear
 if [ -f /lib/modules/ktest/order ]; then
@@ -29,12 +42,7 @@ if [ -f /lib/modules/ktest/order ]; then
 		insmod /lib/modules/ktest/$m.ko ||
 			echo "@@KTEST INFO insmod $m failed"
 	done
-	n=0
-	while ! [ -b /dev/vda ] || ! [ -b /dev/nvme0n1 ]; do
-		n=$((n + 1))
-		[ $n -gt 50 ] && break
-		sleep 0.2
-	done
+	wait_paths 50 0.2 /dev/vda /dev/nvme0n1
 fi
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 [ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$KTEST_HUGEPAGES" ] ||
@@ -172,12 +180,7 @@ iommu_guest() {
 	if echo "$pci" >/sys/bus/pci/drivers/nvme/unbind &&
 	   echo identity >/sys/kernel/iommu_groups/$grp/type &&
 	   echo "$pci" >/sys/bus/pci/drivers/nvme/bind; then
-		n=0
-		while ! [ -b /dev/nvme0n1 ] || ! [ -c /dev/ng0n1 ]; do
-			n=$((n + 1))
-			[ $n -gt 30 ] && break
-			sleep 1
-		done
+		wait_paths 30 1 /dev/nvme0n1 /dev/ng0n1
 		cat $q/max_hw_sectors_kb >$q/max_sectors_kb 2>/dev/null
 		run_profiled IOMMUPROF iommu-profile:direct /hugebuf/bin/iommu-profile -m direct
 	else
