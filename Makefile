@@ -62,6 +62,7 @@ T_SRCS := $(sort $(wildcard t/*.c))
 T_PROGS := $(T_SRCS:.c=.t)
 CLI := cli/hugebuf
 CLI_SRCS := $(sort $(wildcard cli/*.c))
+CLI_HDRS := $(wildcard cli/*.h)
 CLI_CFLAGS := $(HB_CFLAGS) -DHB_VERSION='"$(HB_VERSION)"'
 BASHCOMP := contrib/bash-completion/hugebuf
 STATIC_PROGS := $(patsubst t/%.c,t/static/%,$(T_SRCS)) t/static/hugebuf
@@ -74,7 +75,8 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 	$(EXTRA_CFLAGS)
 
 .PHONY: all lib shlib engine cli tests static test check install uninstall \
-	clean distclean deps kernel-test bench bench-full soak check-asan fuzz \
+	clean distclean deps kernel-test bench bench-full bench-instr soak \
+	check-asan fuzz \
 	need-config format unit deb
 
 all: need-config lib shlib engine cli tests
@@ -110,12 +112,13 @@ t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) lib/hugebuf.h config-host.h
 t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 	$(CC) $(HB_CFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
-# cli/: one file per command (info.c, plan.c, check.c), the options
-# (opts.c) and the usage, dispatch and output (main.c), built in one go
-$(CLI): $(CLI_SRCS) cli/cli.h $(LIB_A) lib/hugebuf.h VERSION
+# cli/: one file per command (info.c, plan.c with plan-output.c, check.c),
+# the options (opts.c), the usage, messages and JSON output (output.c) and
+# the dispatch (main.c), built in one go
+$(CLI): $(CLI_SRCS) $(CLI_HDRS) $(LIB_A) lib/hugebuf.h VERSION
 	$(CC) $(CLI_CFLAGS) -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
 
-ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/plan.c \
+ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/report.c \
 	engines/share.c engines/nvme.c
 
 $(ENGINE): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) lib/hugebuf.h \
@@ -193,7 +196,7 @@ t/static/%: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
 	@mkdir -p t/static
 	$(CC) $(HB_CFLAGS) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
-t/static/hugebuf: $(CLI_SRCS) cli/cli.h $(LIB_A) lib/hugebuf.h VERSION
+t/static/hugebuf: $(CLI_SRCS) $(CLI_HDRS) $(LIB_A) lib/hugebuf.h VERSION
 	@mkdir -p t/static
 	$(CC) $(CLI_CFLAGS) -static -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
 
@@ -226,12 +229,17 @@ fuzz:
 bench-full: all
 	bench/bench.sh --full
 
+# Instructions per I/O of fio's hooks around the engine (callgrind),
+# hugebuf against fio's io_uring: bench/instr.py, bench/README.md
+bench-instr: all
+	bench/instr.py
+
 # Randomized job soak: seeded fio jobs from the engine's and fio's
 # options, each verified, pool/pins/SysV back to baseline after each
 SECONDS ?= 150
 SEED ?= 1
 soak: all
-	t/soak.py --seed $(SEED) --seconds $(SECONDS)
+	t/_testenv.sh t/soak.py --seed $(SEED) --seconds $(SECONDS)
 
 deps:
 	tools/deps.sh

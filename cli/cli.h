@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The hugebuf CLI's shared pieces: exit codes, the parsed options
- * (cli/opts.c), the messages and the JSON output (cli/main.c), and one
- * entry point per command (cli/info.c, cli/plan.c, cli/check.c).
+ * The hugebuf CLI's shared pieces: the parsed options (cli/opts.c), the
+ * exit codes, messages and JSON output (cli/output.h), and one entry point
+ * per command (cli/info.c, cli/plan.c, cli/check.c).
  */
 #ifndef HUGEBUF_CLI_H
 #define HUGEBUF_CLI_H
@@ -12,13 +12,8 @@
 #include <stdio.h>
 
 #include "hugebuf.h"
+#include "output.h"
 
-#define CLI_NAME	"hugebuf"
-
-#define EXIT_MATCH	0
-#define EXIT_MISMATCH	1
-#define EXIT_USAGE	2
-#define EXIT_SYSTEM	3
 
 /* plan --iommu: the DMA-mapping mode modelled (struct hb_iommu_cfg) */
 enum iommu_mode {
@@ -44,12 +39,6 @@ struct opts {
 	unsigned int max_segs;
 	const char *dev;
 };
-
-/* cli/main.c */
-void usage(FILE *f);
-int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int system_error(const char *what);
-int print_json(struct hb_json *j);
 
 /* cli/opts.c: parses argv[1..] of command @cmd; returns an exit code */
 int parse_opts(const char *cmd, int argc, char **argv, struct opts *o);

@@ -11,6 +11,20 @@
 #include "engines/cmdprio.h"
 
 #include <liburing.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/*
+ * Everything declared from here on -- lib's API and the engine's own
+ * functions across its files -- is hidden in engines/hugebuf.so: the
+ * engine's calls into them bind inside the engine, not through the PLT,
+ * and fio sees only the ops symbol (ioengine, made visible where it is
+ * defined).  fio's and the C library's headers come first: what they
+ * declare lives outside the engine.
+ */
+#pragma GCC visibility push(hidden)
 
 #include "hugebuf.h"
 
@@ -133,7 +147,7 @@ void hbe_options_took_mem(struct thread_data *td);
  * running kernel: kernel dependent ones say in one line what they do.
  */
 void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
-		       struct hbe_uring_opts *u);
+		       const unsigned char *act, struct hbe_uring_opts *u);
 /*
  * The io_uring features the job uses that some kernels lack, decided once
  * at init by lib's table (hb_uf_decide()): @act gets what to do with each
@@ -142,7 +156,7 @@ void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
  * one-line error (non-zero return).
  */
 int hbe_options_features(struct hbe_options *o, const struct hb_jobplan *p,
-			 unsigned char *act);
+			 bool odirect, unsigned char *act);
 /* atomic_writes: the file must take the job's write sizes untorn. */
 int hbe_check_atomic_file(struct thread_data *td, const char *path);
 
@@ -159,9 +173,19 @@ struct hbe_piece {
 	struct iovec *viov;	/* vec_iovecs: the cut of this piece */
 };
 
-/* Engine state of one io_u, found by io_u->index. */
+/*
+ * Engine state of one io_u, found by io_u->index.  @tmpl is the SQE of
+ * a whole read ([DDIR_READ]) or write ([DDIR_WRITE]) of this slot, made
+ * once at post_init (opcode, flags, rw_flags, buf_index, user_data):
+ * queue copies it and fills fd, offset, address, length and priority.
+ * @fast: the io_u in flight is one such SQE, its piece not filled in
+ * (hbe_fast_to_piece() fills it if the CQE is not the whole transfer).
+ */
 struct hbe_slot {
+	struct io_uring_sqe tmpl[2];
 	struct io_u *io_u;
+	bool fast;
+	unsigned int buf_index;	/* its registered buffer's index */
 	unsigned int pending;	/* pieces in flight */
 	unsigned int nr_pieces;
 	unsigned long long done;
@@ -234,6 +258,13 @@ struct hbe_data {
 	bool iopoll;
 	struct hbe_uring_opts u;
 	unsigned int prepped;		/* SQEs since the last IOSQE_ASYNC */
+	/*
+	 * fast: reads and writes go out as one SQE from the slot's template
+	 * (no chunk_size, vec_iovecs, passthrough, nonvectored=0 READV or
+	 * force_async; hbe_fast_ok()); the others through pieces
+	 */
+	bool fast;
+	bool fixed_files;		/* registerfiles: fd is f->fileno */
 	struct cmdprio cmdprio;
 	struct hbe_slot *slots;
 	unsigned int depth;
@@ -248,18 +279,14 @@ struct hbe_data {
 	struct io_u **queued;
 	unsigned int nr_queued;
 	unsigned int sqes_pending;	/* prepared but not submitted */
-	unsigned int inflight;		/* io_us queued, not returned */
 	/* completed io_us waiting for ->event() */
 	struct io_u **events;
 	unsigned int nr_events;
-	uint64_t ios[2];		/* reads, writes completed */
 	struct hbe_pt_stats *pt;	/* NULL: not passthrough */
 	struct hbe_setup *setup;	/* NULL once registered */
 	struct hbe_job *job;
 };
 
-/* Bytes fio's own carving writes to before post_init moves the buffers */
-uint64_t hbe_fio_len(struct thread_data *td);
 /*
  * vec_iovecs (init refused a kernel without READV_FIXED): the model's
  * bvecs for one vectored I/O go in the report.
@@ -283,11 +310,14 @@ int hbe_nvme_prep(struct hbe_data *hd, struct io_uring_sqe *sqe, int fd,
 		  struct hbe_piece *pc, bool fixed, unsigned int buf_index);
 int hbe_nvme_result(struct hbe_data *hd, struct hbe_piece *pc, int res);
 
+/* engines/report.c: the notes and the job-end report */
 /* What the kernel is (version and behaviour), said once per process. */
 void hbe_note_kernel(void);
 /* One line at init when experimental_verify cannot verify this job. */
 void hbe_warn_replay(struct thread_data *td);
 /* The job-end report through lib's writer (text and report_json). */
 void hbe_report(struct thread_data *td, struct hbe_data *hd);
+
+#pragma GCC visibility pop
 
 #endif

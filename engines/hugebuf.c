@@ -225,7 +225,8 @@ static int hbe_init(struct thread_data *td)
 	/* check: one pass over the whole plan, nothing allocated yet */
 	ret = hbe_check_plan(td, &hd->job->plan);
 	if (!ret)
-		ret = hbe_options_features(o, &hd->job->plan, hd->uf);
+		ret = hbe_options_features(o, &hd->job->plan, td->o.odirect,
+					   hd->uf);
 	if (ret)
 		goto fail;
 	if (fio_cmdprio_init(td, &hd->cmdprio, &o->cmdprio_options)) {
@@ -234,7 +235,7 @@ static int hbe_init(struct thread_data *td)
 	}
 	hd->job->cmdprio_ok = true;
 	hbe_options_took_mem(td);
-	hbe_options_uring(td, o, &hd->u);
+	hbe_options_uring(td, o, hd->uf, &hd->u);
 
 	/* allocate: the engine's tables, then the buffers */
 	ret = hbe_take_plan(hd);
@@ -342,11 +343,6 @@ static int hbe_place_buffers(struct thread_data *td, struct hbe_data *hd)
 	if (!ret)
 		hd->job->buffer_len = su->iovecs[0].iov_len;
 	return ret;
-}
-
-static unsigned int hbe_buf_index(struct hbe_data *hd, struct io_u *io_u)
-{
-	return hd->buf_index_base + io_u->index / hd->slots_per_region;
 }
 
 /*
@@ -577,6 +573,62 @@ static void hbe_mark_ready(struct hbe_data *hd)
 			      (now.tv_nsec - hd->setup->t_init.tv_nsec) / 1e3;
 }
 
+/*
+ * The fast path applies to a job whose every read and write is one SQE
+ * of the io_u's whole transfer: not cut by chunk_size or vec_iovecs, not
+ * an NVMe command, not READV of one iovec (nonvectored=0 without
+ * fixedbufs) and without force_async's every-Nth flag.
+ */
+static bool hbe_fast_ok(struct thread_data *td, struct hbe_data *hd)
+{
+	struct hbe_options *o = td->eo;
+
+	return !hd->pt && !hd->vec_n && !o->chunk_size &&
+	       !(hd->u.vectored && !o->fixedbufs) && !hd->u.force_async;
+}
+
+/*
+ * Each slot's registered buffer (io_u i in buffer base + i / slots per
+ * region: lib's hb_slot_iovecs() layout) and its SQE templates, once the
+ * table is registered (clone_buffers sets buf_index_base then).  The
+ * templates hold what hbe_prep_rw() would write for a whole read or write
+ * that does not change from one I/O to the next.
+ */
+static void hbe_make_templates(struct thread_data *td, struct hbe_data *hd)
+{
+	struct hbe_options *o = td->eo;
+	unsigned int i, d;
+
+	hd->fast = hbe_fast_ok(td, hd) &&
+		   hd->cmdprio.mode == CMDPRIO_MODE_NONE;
+	hd->fixed_files = o->registerfiles;
+	for (i = 0; i < hd->depth; i++) {
+		struct hbe_slot *s = &hd->slots[i];
+
+		s->buf_index = hd->buf_index_base + i / hd->slots_per_region;
+		for (d = DDIR_READ; d <= DDIR_WRITE; d++) {
+			struct io_uring_sqe *t = &s->tmpl[d];
+			bool rd = d == DDIR_READ;
+
+			memset(t, 0, sizeof(*t));
+			if (o->fixedbufs) {
+				t->opcode = rd ? IORING_OP_READ_FIXED :
+						 IORING_OP_WRITE_FIXED;
+				t->buf_index = s->buf_index;
+			} else {
+				t->opcode = rd ? IORING_OP_READ :
+						 IORING_OP_WRITE;
+			}
+			t->rw_flags = hd->u.rw_flags |
+				      (rd ? 0 : hd->u.write_flags);
+			if (o->registerfiles)
+				t->flags = IOSQE_FIXED_FILE;
+			io_uring_sqe_set_data(t, &s->pieces[0]);
+		}
+		s->pieces[0].slot = s;
+	}
+}
+
 static int hbe_post_init(struct thread_data *td)
 {
 	struct hbe_data *hd = td->io_ops_data;
@@ -645,6 +697,7 @@ static int hbe_post_init(struct thread_data *td)
 		hbe_model_vectored(hd);
 	if (o->fixedbufs && hbe_register(td, hd))
 		return 1;
+	hbe_make_templates(td, hd);
 	hbe_mark_ready(hd);
 	/* registered: what only set-up needed goes */
 	hbe_free_setup(hd);
@@ -745,19 +798,17 @@ static void hbe_prep_rw(struct hbe_data *hd, struct io_uring_sqe *sqe,
 
 		if (rd)
 			hb_prep_readv_fixed(sqe, fd, pc->viov, n, pc->off,
-					    hbe_buf_index(hd, io_u));
+					    pc->slot->buf_index);
 		else
 			hb_prep_writev_fixed(sqe, fd, pc->viov, n, pc->off,
-					     hbe_buf_index(hd, io_u));
+					     pc->slot->buf_index);
 	} else if (fixed) {
 		if (rd)
 			io_uring_prep_read_fixed(sqe, fd, pc->addr, pc->len,
-						 pc->off,
-						 hbe_buf_index(hd, io_u));
+						 pc->off, pc->slot->buf_index);
 		else
 			io_uring_prep_write_fixed(sqe, fd, pc->addr, pc->len,
-						  pc->off,
-						  hbe_buf_index(hd, io_u));
+						  pc->off, pc->slot->buf_index);
 	} else if (hd->u.vectored) {
 		pc->iov.iov_base = pc->addr;
 		pc->iov.iov_len = pc->len;
@@ -788,7 +839,7 @@ static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
 
 	if (hd->pt) {
 		if (hbe_nvme_prep(hd, sqe, fd, pc, o->fixedbufs,
-				  hbe_buf_index(hd, io_u))) {
+				  pc->slot->buf_index)) {
 			/* not whole LBAs: fail the io_u, the NOP says so */
 			pc->slot->error = EINVAL;
 			io_uring_prep_nop(sqe);
@@ -857,9 +908,52 @@ static int hbe_submit_piece(struct thread_data *td, struct hbe_data *hd,
 	return 0;
 }
 
-static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
+
+/*
+ * A fast slot whose CQE was not its whole transfer continues as the one
+ * piece hbe_queue_pieces() would have made of it.
+ */
+static void hbe_fast_to_piece(struct hbe_slot *s)
 {
-	struct hbe_data *hd = td->io_ops_data;
+	struct io_u *io_u = s->io_u;
+	struct hbe_piece *pc = &s->pieces[0];
+
+	s->fast = false;
+	s->pending = 1;
+	s->nr_pieces = 1;
+	s->done = 0;
+	s->error = 0;
+	s->eof = false;
+	pc->off = io_u->offset;
+	pc->addr = io_u->xfer_buf;
+	pc->len = io_u->xfer_buflen;
+}
+
+/*
+ * As fio's io_uring and io_uring_cmd (3.33): a trim is done synchronously
+ * by fio's own do_io_u_trim() (BLKDISCARD on a block device) once the I/O
+ * queued before it has gone out; the engine is flagged
+ * FIO_ASYNCIO_SYNC_TRIM so fio times it as synchronous.
+ */
+static enum fio_q_status hbe_trim(struct thread_data *td, struct hbe_data *hd,
+				  struct io_u *io_u)
+{
+	if (hd->nr_queued)
+		return FIO_Q_BUSY;
+	do_io_u_trim(td, io_u);
+	io_u_mark_submit(td, 1);
+	io_u_mark_complete(td, 1);
+	return FIO_Q_COMPLETED;
+}
+
+/*
+ * Everything else: a sync, and the jobs whose I/O is pieces
+ * (chunk_size), cut into iovecs (vec_iovecs) or NVMe commands.
+ */
+static __attribute__((noinline)) enum fio_q_status
+hbe_queue_pieces(struct thread_data *td, struct hbe_data *hd,
+		 struct io_u *io_u)
+{
 	struct hbe_options *o = td->eo;
 	struct hbe_slot *s = hbe_slot_of(hd, io_u);
 	unsigned long long left, chunk, off;
@@ -867,34 +961,16 @@ static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
 	unsigned int n;
 	int ret;
 
-	fio_ro_check(td, io_u);
-
-	/*
-	 * As fio's io_uring and io_uring_cmd (3.33): a trim is done
-	 * synchronously by fio's own do_io_u_trim() (BLKDISCARD on a block
-	 * device) once the I/O queued before it has gone out; the engine is
-	 * flagged FIO_ASYNCIO_SYNC_TRIM so fio times it as synchronous.
-	 */
-	if (io_u->ddir == DDIR_TRIM) {
-		if (hd->nr_queued)
-			return FIO_Q_BUSY;
-		do_io_u_trim(td, io_u);
-		io_u_mark_submit(td, 1);
-		io_u_mark_complete(td, 1);
-		return FIO_Q_COMPLETED;
+	/* only chunk_size cuts an io_u into more than one piece */
+	chunk = io_u->xfer_buflen;
+	n = 1;
+	if (o->chunk_size && ddir_rw(io_u->ddir) && chunk > o->chunk_size) {
+		chunk = o->chunk_size;
+		n = (io_u->xfer_buflen + chunk - 1) / chunk;
 	}
 
-	chunk = io_u->xfer_buflen;
-	if (o->chunk_size && ddir_rw(io_u->ddir) && chunk > o->chunk_size)
-		chunk = o->chunk_size;
-	n = ddir_rw(io_u->ddir) ? (io_u->xfer_buflen + chunk - 1) / chunk : 1;
-	if (!n)
-		n = 1;
-
-	io_u->ioprio = td->ioprio;
-	if (hd->cmdprio.mode != CMDPRIO_MODE_NONE)
-		fio_cmdprio_set_ioprio(td, &hd->cmdprio, io_u);
 	s->io_u = io_u;
+	s->fast = false;
 	s->pending = 0;
 	s->nr_pieces = n;
 	s->done = 0;
@@ -926,7 +1002,53 @@ static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
 		left -= l;
 	}
 	hd->queued[hd->nr_queued++] = io_u;
-	hd->inflight++;
+	return FIO_Q_QUEUED;
+}
+
+/* What is not the fast path: trims, cmdprio, pieces, a full SQ. */
+static __attribute__((noinline)) enum fio_q_status
+hbe_queue_slow(struct thread_data *td, struct hbe_data *hd, struct io_u *io_u)
+{
+	fio_ro_check(td, io_u);
+	if (io_u->ddir == DDIR_TRIM)
+		return hbe_trim(td, hd, io_u);
+	io_u->ioprio = td->ioprio;
+	if (hd->cmdprio.mode != CMDPRIO_MODE_NONE)
+		fio_cmdprio_set_ioprio(td, &hd->cmdprio, io_u);
+	return hbe_queue_pieces(td, hd, io_u);
+}
+
+/*
+ * The fast path (hd->fast, no cmdprio: hbe_make_templates()): the slot's
+ * template with what changes per I/O, no call, no division.  A full SQ
+ * (more pieces in flight than entries) goes the piece path, which
+ * flushes it.
+ */
+static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
+{
+	struct hbe_data *hd = td->io_ops_data;
+	struct hbe_slot *s = hbe_slot_of(hd, io_u);
+	struct fio_file *f = io_u->file;
+	struct io_uring_sqe *sqe;
+
+	/* a read or a write: fio's ddir_rw() counts DDIR_TRIM too */
+	if (!hd->fast || io_u->ddir > DDIR_WRITE)
+		return hbe_queue_slow(td, hd, io_u);
+	fio_ro_check(td, io_u);
+	sqe = io_uring_get_sqe(&hd->ring);
+	if (!sqe)
+		return hbe_queue_slow(td, hd, io_u);
+	io_u->ioprio = td->ioprio;
+	*sqe = s->tmpl[io_u->ddir];
+	sqe->fd = hd->fixed_files ? (int)f->fileno : f->fd;
+	sqe->off = io_u->offset;
+	sqe->addr = (uintptr_t)io_u->xfer_buf;
+	sqe->len = io_u->xfer_buflen;
+	sqe->ioprio = io_u->ioprio;
+	s->io_u = io_u;
+	s->fast = true;
+	hd->sqes_pending++;
+	hd->queued[hd->nr_queued++] = io_u;
 	return FIO_Q_QUEUED;
 }
 
@@ -937,7 +1059,8 @@ static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
  * only submits (as fio's io_uring); just before it when the same entry
  * also waits for a completion, whose wait belongs to clat.
  */
-static void hbe_mark_issued(struct thread_data *td, struct hbe_data *hd)
+static inline __attribute__((always_inline)) void
+hbe_mark_issued(struct thread_data *td, struct hbe_data *hd)
 {
 	struct timespec now;
 	unsigned int i;
@@ -968,14 +1091,20 @@ static void hbe_mark_issued(struct thread_data *td, struct hbe_data *hd)
 static unsigned int hbe_commit_wait(struct thread_data *td,
 				    struct hbe_data *hd)
 {
+	/*
+	 * io_us queued and not returned by ->getevents: fio's count, read
+	 * in ->commit before td_io_commit() moves io_u_queued into
+	 * io_u_in_flight (ioengines.c)
+	 */
+	unsigned int inflight = td->io_u_in_flight + td->io_u_queued;
 	unsigned int n;
 
-	if (hd->sqpoll || hd->inflight < td->o.iodepth)
+	if (hd->sqpoll || inflight < td->o.iodepth)
 		return 0;
 	n = td->o.iodepth_batch_complete_min;
 	if (!n)
 		n = 1;
-	return n < hd->inflight ? n : hd->inflight;
+	return n < inflight ? n : inflight;
 }
 
 /* Submit what is prepared, waiting for @wait CQEs in the same entry. */
@@ -1003,14 +1132,12 @@ static int hbe_submit_all(struct hbe_data *hd, unsigned int wait)
 	}
 }
 
-static int hbe_commit(struct thread_data *td)
+static __attribute__((noinline)) int hbe_commit_submit(struct thread_data *td,
+							struct hbe_data *hd)
 {
-	struct hbe_data *hd = td->io_ops_data;
 	unsigned int wait;
 	int ret;
 
-	if (!hd->nr_queued && !hd->sqes_pending)
-		return 0;
 	wait = hbe_commit_wait(td, hd);
 	if (wait)
 		hbe_mark_issued(td, hd);
@@ -1024,6 +1151,16 @@ static int hbe_commit(struct thread_data *td)
 	return 0;
 }
 
+/* fio's td_io_getevents() commits before it reaps: mostly nothing to do */
+static int hbe_commit(struct thread_data *td)
+{
+	struct hbe_data *hd = td->io_ops_data;
+
+	if (!hd->nr_queued && !hd->sqes_pending)
+		return 0;
+	return hbe_commit_submit(td, hd);
+}
+
 static void hbe_slot_done(struct hbe_data *hd, struct hbe_slot *s)
 {
 	struct io_u *io_u = s->io_u;
@@ -1034,8 +1171,6 @@ static void hbe_slot_done(struct hbe_data *hd, struct hbe_slot *s)
 		io_u->error = 0;
 		if (s->done < io_u->xfer_buflen)
 			io_u->resid = io_u->xfer_buflen - s->done;
-		if (ddir_rw(io_u->ddir))
-			hd->ios[io_u->ddir == DDIR_WRITE]++;
 	}
 	hd->events[hd->nr_events++] = io_u;
 }
@@ -1084,32 +1219,78 @@ resubmit:
 	return 0;
 }
 
-/* The oldest CQE, or NULL: reads the ring, never enters the kernel. */
-static struct io_uring_cqe *hbe_cq_peek(struct io_uring *ring)
+/* A fast slot's CQE for its whole transfer: the io_u is done as it is. */
+static inline bool hbe_cqe_whole(struct hbe_slot *s, int res)
 {
-	struct io_uring_cqe *cqe;
-	unsigned int head;
-
-	io_uring_for_each_cqe(ring, head, cqe)
-		return cqe;
-	return NULL;
+	return s->fast && res >= 0 &&
+	       (unsigned long long)res == s->io_u->xfer_buflen;
 }
 
-/* What the CQ holds, up to @max completed io_us: no syscall. */
-static void hbe_reap(struct thread_data *td, struct hbe_data *hd,
-		     unsigned int max)
+/*
+ * The CQ from its head, up to @max completed io_us, with any result:
+ * short, -EAGAIN and errors go through the piece path, which may
+ * resubmit.  One store of the head for the batch.
+ */
+static __attribute__((noinline)) void
+hbe_reap_pieces(struct thread_data *td, struct hbe_data *hd, unsigned int max)
 {
-	struct io_uring_cqe *cqe;
+	struct io_uring_cq *cq = &hd->ring.cq;
+	unsigned int shift = io_uring_cqe_shift(&hd->ring);
+	unsigned int head = *cq->khead;
+	unsigned int tail = io_uring_smp_load_acquire(cq->ktail);
 
-	while (hd->nr_events < max && (cqe = hbe_cq_peek(&hd->ring))) {
+	while (head != tail && hd->nr_events < max) {
+		struct io_uring_cqe *cqe =
+			&cq->cqes[(head & cq->ring_mask) << shift];
 		struct hbe_piece *pc = io_uring_cqe_get_data(cqe);
+		struct hbe_slot *s = pc->slot;
 		int res = cqe->res;
 
-		io_uring_cqe_seen(&hd->ring, cqe);
+		head++;
+		if (hbe_cqe_whole(s, res)) {
+			s->io_u->error = 0;
+			hd->events[hd->nr_events++] = s->io_u;
+			continue;
+		}
+		if (s->fast)
+			hbe_fast_to_piece(s);
 		if (hd->pt)
 			res = hbe_nvme_result(hd, pc, res);
 		hbe_complete_piece(td, hd, pc, res);
 	}
+	io_uring_smp_store_release(cq->khead, head);
+}
+
+/*
+ * What the CQ holds, up to @max completed io_us: no syscall, and one
+ * store of the CQ head for the batch (the kernel reads it only for the
+ * room left: io_cqring_events()).  Whole transfers of fast slots are
+ * done here without a call; the first other CQE hands the rest of the
+ * batch to hbe_reap_pieces().
+ */
+static inline __attribute__((always_inline)) void
+hbe_reap(struct thread_data *td, struct hbe_data *hd, unsigned int max)
+{
+	struct io_uring_cq *cq = &hd->ring.cq;
+	unsigned int head = *cq->khead;
+	unsigned int tail = io_uring_smp_load_acquire(cq->ktail);
+
+	if (hd->pt)
+		return hbe_reap_pieces(td, hd, max);
+	while (head != tail && hd->nr_events < max) {
+		struct io_uring_cqe *cqe = &cq->cqes[head & cq->ring_mask];
+		struct hbe_piece *pc = io_uring_cqe_get_data(cqe);
+		struct hbe_slot *s = pc->slot;
+
+		if (!hbe_cqe_whole(s, cqe->res)) {
+			io_uring_smp_store_release(cq->khead, head);
+			return hbe_reap_pieces(td, hd, max);
+		}
+		head++;
+		s->io_u->error = 0;
+		hd->events[hd->nr_events++] = s->io_u;
+	}
+	io_uring_smp_store_release(cq->khead, head);
 }
 
 /*
@@ -1129,19 +1310,13 @@ static bool hbe_entry_helps(struct hbe_data *hd)
 	       (IO_URING_READ_ONCE(*hd->ring.sq.kflags) & IORING_SQ_TASKRUN);
 }
 
-static int hbe_getevents(struct thread_data *td, unsigned int min,
-			unsigned int max, const struct timespec *t)
+/* Fewer than @min reaped, or none where an entry may help: enter. */
+static __attribute__((noinline)) int
+hbe_getevents_enter(struct thread_data *td, struct hbe_data *hd,
+		    unsigned int min, unsigned int max)
 {
-	struct hbe_data *hd = td->io_ops_data;
 	int ret;
 
-	(void)t;
-	hd->nr_events = 0;
-	if (max > hd->depth)
-		max = hd->depth;
-	if (min > max)
-		min = max;
-	hbe_reap(td, hd, max);
 	/*
 	 * Too few: one entry submits what reaping resubmitted, runs task
 	 * work and waits for the CQEs still missing (one io_u may take
@@ -1163,8 +1338,24 @@ static int hbe_getevents(struct thread_data *td, unsigned int min,
 		}
 		hbe_reap(td, hd, max);
 	}
-	hd->inflight -= hd->nr_events;
 	return hd->nr_events;
+}
+
+static int hbe_getevents(struct thread_data *td, unsigned int min,
+			unsigned int max, const struct timespec *t)
+{
+	struct hbe_data *hd = td->io_ops_data;
+
+	(void)t;
+	hd->nr_events = 0;
+	if (max > hd->depth)
+		max = hd->depth;
+	if (min > max)
+		min = max;
+	hbe_reap(td, hd, max);
+	if (hd->nr_events >= min && (min || hd->nr_events))
+		return hd->nr_events;
+	return hbe_getevents_enter(td, hd, min, max);
 }
 
 static struct io_u *hbe_event(struct thread_data *td, int event)

@@ -386,6 +386,26 @@ static void hbe_mem_words(struct thread_data *td, struct hb_jobplan *p,
 		p->mem_refused = w->mem_refused;
 }
 
+/*
+ * Bytes fio's own carving writes to, through the iomem_alloc hook, before
+ * post_init moves the buffers to the plan's layout: iodepth * max_bs,
+ * plus a page and iomem_align of alignment slack, rounded up to
+ * hugepage-size for mem=shmhuge/mmaphuge (init_io_u_buffers()), plus
+ * another page and iomem_align (allocate_io_mem()).  The plan maps at
+ * least this much.
+ */
+static uint64_t hbe_fio_len(struct thread_data *td)
+{
+	uint64_t slack = HB_PAGE_SIZE + td->o.mem_align;
+	uint64_t fios = (uint64_t)td->o.iodepth * td_max_bs(td) + slack;
+	uint64_t hps = td->o.hugepage_size;
+
+	if ((td->o.mem_type == MEM_SHMHUGE ||
+	     td->o.mem_type == MEM_MMAPHUGE) && hps)
+		fios = (fios + hps - 1) / hps * hps;
+	return fios + slack;
+}
+
 int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
 		     struct hb_jobplan *p, struct hbe_words *w)
 {
@@ -493,23 +513,16 @@ void hbe_note(const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool hbe_kernel_at_least(int major, int minor)
-{
-	struct utsname u;
-	int a = 0, b = 0;
-
-	if (uname(&u) || sscanf(u.release, "%d.%d", &a, &b) != 2)
-		return false;
-	return a > major || (a == major && b >= minor);
-}
-
 /*
  * uncached: fio 3.33 sends RWF_UNCACHED (0x40) from a patch set that never
  * went upstream; since 6.11 that bit is RWF_ATOMIC (c34fc6f26ab8), and the
  * merged uncached I/O is RWF_DONTCACHE (0x80, 6.14, b9f958d4f146), which
- * fio master sends.  Send RWF_DONTCACHE where the kernel has it.
+ * fio master sends.  Send RWF_DONTCACHE where lib's ring-feature table
+ * says the kernel has it (HB_UF_DONTCACHE, decided at init: without it
+ * hbe_options_features() said the fallback's line).
  */
-static int hbe_uncached_flags(struct thread_data *td, struct hbe_options *o)
+static int hbe_uncached_flags(struct thread_data *td, struct hbe_options *o,
+			      const unsigned char *act)
 {
 	struct utsname u;
 
@@ -521,12 +534,8 @@ static int hbe_uncached_flags(struct thread_data *td, struct hbe_options *o)
 			 "page cache already: no RWF_DONTCACHE\n", o->uncached);
 		return 0;
 	}
-	if (!hbe_kernel_at_least(6, 14)) {
-		hbe_note(HBE_LOG_PREFIX "uncached=%u: kernel %s has no "
-			 "RWF_DONTCACHE (6.14+): buffered I/O goes through the "
-			 "page cache as usual\n", o->uncached, u.release);
+	if (act[HB_UF_DONTCACHE] != HB_UF_USE)
 		return 0;
-	}
 	hbe_note(HBE_LOG_PREFIX "uncached=%u: RWF_DONTCACHE (kernel %s; not "
 		 "fio 3.33's 0x40, which this kernel reads as RWF_ATOMIC)\n",
 		 o->uncached, u.release);
@@ -534,12 +543,12 @@ static int hbe_uncached_flags(struct thread_data *td, struct hbe_options *o)
 }
 
 void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
-		       struct hbe_uring_opts *u)
+		       const unsigned char *act, struct hbe_uring_opts *u)
 {
 	memset(u, 0, sizeof(*u));
 	/* -1 (fio's default): READ/WRITE, which every 5.6+ kernel has */
 	u->vectored = !o->fixedbufs && o->nonvectored == 0;
-	u->rw_flags = hbe_uncached_flags(td, o);
+	u->rw_flags = hbe_uncached_flags(td, o, act);
 	if (o->nowait)
 		u->rw_flags |= HBE_RWF_NOWAIT;
 	u->force_async = o->force_async;
@@ -564,7 +573,7 @@ static void hbe_kernel_name(char *buf, size_t len)
 }
 
 int hbe_options_features(struct hbe_options *o, const struct hb_jobplan *p,
-			 unsigned char *act)
+			 bool odirect, unsigned char *act)
 {
 	static const char *const clone_name[] = {
 		[HBE_CLONE_SPLIT] = "clone_buffers=split",
@@ -608,6 +617,9 @@ int hbe_options_features(struct hbe_options *o, const struct hb_jobplan *p,
 		j.want[HB_UF_CLONE_BUFFERS] = HB_UF_ASKED;
 		j.asked_by[HB_UF_CLONE_BUFFERS] = clone_name[p->clone];
 	}
+	/* direct=1 has no page cache to skip: hbe_uncached_flags() says so */
+	if (o->uncached && !odirect)
+		j.want[HB_UF_DONTCACHE] = HB_UF_BY_DEFAULT;
 	if (p->vec_iovecs) {
 		snprintf(vec, sizeof(vec), "vec_iovecs=%u", p->vec_iovecs);
 		j.want[HB_UF_READV_FIXED] = HB_UF_ASKED;

@@ -4,10 +4,11 @@
 # from one guest's console log, per plain O_DIRECT I/O: block requests,
 # bio_iov_iter_get_pages() calls, the per-page merge tests of that kernel
 # (__bio_try_merge_page on 6.1, bvec_try_merge_page since 6.5), the
-# unpin calls and the time in bio_iov_iter_get_pages (microseconds under
-# TCG: a ratio, not a figure), then lib's model against the counts and the
-# data and leak checks.  Counts are the minimum over the one-I/O windows
-# (other block I/O only adds); time is the mean.
+# unpin calls (kprobe events) and the wall time per I/O seen from user
+# space with no probe armed (microseconds under TCG: a ratio, not a
+# figure), then lib's model against the counts and the data and leak
+# checks.  Counts are the minimum over the one-I/O windows (other block I/O
+# only adds); the time is the fastest I/O's, for the same reason.
 # Variables: k = the kernel's label.
 
 function kv(line, i, n, a, p) {
@@ -35,6 +36,7 @@ function per_io(key, s) {
 	req[key] = ("requests_min" in v) ? v["requests_min"] : \
 		   v["requests"] / v["ios"]
 	data[key] = v["data"]
+	wall[key] = v["wall_usec"]
 	next
 }
 
@@ -42,7 +44,6 @@ function per_io(key, s) {
 	kv($0)
 	key = v["op"] " " v["backing"] " " v["size"]
 	hits[key, v["sym"]] = ("min" in v) ? v["min"] : v["hits"] / ios[key]
-	usec[key, v["sym"]] = v["usec"]
 	next
 }
 
@@ -78,7 +79,7 @@ END {
 		exit
 	printf "%-12s %-5s %-8s %8s %6s %6s %8s %6s %7s %9s %s\n", "kernel",
 	       "op", "backing", "bytes", "req", "getpg", "merges", "bvecs",
-	       "unpins", "getpg_us", "data"
+	       "unpins", "wall_us", "data"
 	for (i = 1; i <= n; i++) {
 		key = order[i]
 		split(key, p, " ")
@@ -93,8 +94,7 @@ END {
 			per_io(key, "__bio_add_page")
 		unpins = per_io(key, "unpin_user_page") + \
 			 per_io(key, "unpin_user_folio")
-		us = ((key, "bio_iov_iter_get_pages") in usec) ? \
-		     usec[key, "bio_iov_iter_get_pages"] / ios[key] : 0
+		us = wall[key] + 0
 		printf "%-12s %-5s %-8s %8s %6d %6d %8d %6d %7d %9.0f %s\n",
 		       k, p[1], p[2], p[3], req[key],
 		       per_io(key, "bio_iov_iter_get_pages"), merges, bvecs,

@@ -7,7 +7,7 @@
 # guests (RUNDIR/console-<kernel>-iommu.log.txt, kept by KTEST_KEEP=1).
 # The lines read are kernel/probe/iommu-profile.c's:
 #   IOMMUPROF <label> ios=N requests_min=R data=...
-#   IOMMUPROF <label> sym=NAME hits=H min=M usec=U   (H summed over the N
+#   IOMMUPROF <label> sym=NAME hits=H min=M   (H summed over the N
 #                                                     I/Os: per I/O H/N)
 #   IOMMUPROF <label> ptes map_calls=.. map_4k=A map_2m=B ... missed=0
 #                                                    (already per I/O: the

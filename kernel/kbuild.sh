@@ -67,6 +67,47 @@ resolve_kernels() {
 
 is_built() { case $(kernel_field "$1" source) in build:*) return 0 ;; esac; return 1; }
 
+
+# ---- source packages from the machine's own apt sources ----------------
+
+APT_UPDATED=0
+apt_updated() {
+	[ $APT_UPDATED = 1 ] && return 0
+	apt-get update -q >/dev/null 2>&1 || die "apt-get update failed"
+	APT_UPDATED=1
+}
+
+# tools/check.sh may run this beside other stages: wait for dpkg's lock
+apt_install() {
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		-o DPkg::Lock::Timeout=900 "$@" >"$KTEST_CACHE/apt.log" 2>&1
+}
+
+# A kernel source package from the machine's own apt sources, installed
+# when missing.  One the sources do not offer (a minimal root whose
+# sources hold only bookworm lacks bookworm-security's linux-source-6.12)
+# leaves WHY_SOURCE, the reason its kernels are a counted skip, naming
+# the package and the suite that serves it; empty when the tarball is
+# there.
+source_package() {	# $1 = package, $2 = its tarball, $3 = Debian's suite
+	WHY_SOURCE=
+	[ -f "$2" ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		WHY_SOURCE="$1 is not installed (run as root to install it)"
+		return 0
+	fi
+	apt_updated
+	if [ -z "$(apt-cache policy "$1" 2>/dev/null |
+		   sed -n 's/^ *Candidate: //p' | grep -v '(none)')" ]; then
+		WHY_SOURCE="$1 is not in this machine's apt sources (Debian serves it in $3: add that suite to /etc/apt/sources.list)"
+		return 0
+	fi
+	log "installing $1"
+	apt_install "$1" ||
+		die "apt-get install $1 failed, see $KTEST_CACHE/apt.log"
+	[ -f "$2" ] || WHY_SOURCE="$2 still missing after installing $1"
+}
+
 # ---- keys: image = (source package version, fragment, compiler [, series])
 
 sha() { sha256sum | cut -c1-16; }
@@ -223,6 +264,10 @@ config_missing() {	# $1 = kernel, $2... = option names without CONFIG_
 # caller holds the cache lock (fd 9)
 build_kernel() {
 	case $(kernel_field "$1" source) in
+	build:*)
+		[ -z "${WHY_SRC_61:-}" ] || { WHY_NO_IMAGE=$WHY_SRC_61; return 1; } ;;
+	esac
+	case $(kernel_field "$1" source) in
 	build:control)
 		[ -f "$IMG_U" ] && return 0
 		unpack_source
@@ -247,7 +292,7 @@ build_kernels() {
 	for k in $KTEST_KERNELS; do
 		is_built "$k" || continue
 		flock -w 7200 9 || die "$KTEST_CACHE is locked by another ktest for 2 hours"
-		build_kernel "$k"
+		build_kernel "$k" || log "$k: $WHY_NO_IMAGE"
 		flock -u 9
 	done
 	for k in $KTEST_KERNELS; do
@@ -263,7 +308,7 @@ build_kernels() {
 # here when nobody does.  A Debian image is fetched (kdeb.sh); 1 when it
 # cannot be had, counted as a skip here with the reason.
 ready_kernel() {	# $1 = kernel
-	local img waited=0
+	local img waited=0 rc
 	if ! is_built "$1"; then
 		deb_ready "$1" && return 0
 		count skip "$1 guest: $DEB_WHY"
@@ -274,8 +319,11 @@ ready_kernel() {	# $1 = kernel
 		[ -f "$img" ] && return 0
 		if flock -n 9; then
 			build_kernel "$1"
+			rc=$?
 			flock -u 9
-			return 0
+			[ $rc = 0 ] && return 0
+			count skip "$1 guest: $WHY_NO_IMAGE"
+			return 1
 		fi
 		[ $waited = 0 ] && log "$1: waiting for the kernel build that holds $KTEST_CACHE/lock"
 		[ $waited -lt 7200 ] || die "$KTEST_CACHE/lock held for 2 hours"

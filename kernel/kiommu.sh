@@ -64,15 +64,15 @@ check_iommu_model() {	# kernels that had an IOMMU guest...
 # allocations; maps: __iommu_map(); pte4k, pte2m: IOMMU PTEs written by
 # page size (kprobe, minimum over windows); unmaps: __iommu_unmap();
 # syncs: intel_iommu_tlb_sync(); flsall: intel_flush_iotlb_all() (the
-# flush queue's, timer-driven); map_us, unmap_us: inclusive time of the
-# DMA API's map and unmap calls per I/O (TCG).
+# flush queue's, timer-driven); wall_us: the wall time per I/O seen from
+# user space with no probe armed (TCG: a ratio only).
 print_iommu() {	# dir with console-<kernel>-iommu.log.txt, kernels...
 	local dir=$1 k log
 	shift
 	for k in "$@"; do
 		log=$dir/console-$k-iommu.log.txt
 		[ -f "$log" ] || continue
-		printf '\nIOMMU guest %s (q35, intel-iommu; kernel/probe/iommu-profile.c): calls per I/O (TCG: time only as a ratio)\n' "$k"
+		printf '\nIOMMU guest %s (q35, intel-iommu; kernel/probe/iommu-profile.c): calls per I/O (kprobe events; TCG: time only as a ratio)\n' "$k"
 		grep -a '^IOMMUPROF mode=[a-z]* path=' "$log" | awk '
 		function key() { return v["mode"] " " v["path"] " " v["op"] " " v["size"] " " v["backing"] }
 		{
@@ -83,27 +83,28 @@ print_iommu() {	# dir with console-<kernel>-iommu.log.txt, kernels...
 			}
 			k = key()
 			if (!(k in seen)) { seen[k] = 1; order[n++] = k }
-			if (v["ios"] != "") { ios[k] = v["ios"]; req[k] = v["requests_min"] }
+			if (v["ios"] != "") {
+				ios[k] = v["ios"]; req[k] = v["requests_min"]
+				wall[k] = v["wall_usec"]
+			}
 			if ($0 ~ / ptes /) {
 				p4[k] = v["map_4k"]; p2[k] = v["map_2m"]
 			}
 			if (v["sym"] != "") {
-				h[k, v["sym"]] = v["hits"]; us[k, v["sym"]] = v["usec"]
+				h[k, v["sym"]] = v["hits"]
 			}
 		}
 		function per(k, s) { return ios[k] ? h[k, s] / ios[k] : 0 }
 		END {
-			printf "%-6s %-5s %-5s %8s %-4s %5s %6s %6s %6s %6s %6s %7s %6s %6s %6s %6s %9s %9s\n",
+			printf "%-6s %-5s %-5s %8s %-4s %5s %6s %6s %6s %6s %6s %7s %6s %6s %6s %6s %9s\n",
 			    "mode", "path", "op", "size", "buf", "req", "map_sg",
 			    "map_pg", "iova", "iovarb", "maps", "pte4k", "pte2m",
-			    "unmaps", "syncs", "flsall", "map_us", "unmap_us"
+			    "unmaps", "syncs", "flsall", "wall_us"
 			for (i = 0; i < n; i++) {
 				k = order[i]
 				if (!(k in ios)) continue
 				split(k, f, " ")
-				t = ios[k] ? (us[k, "dma_map_sgtable"] + us[k, "dma_map_page_attrs"]) / ios[k] : 0
-				u = ios[k] ? (us[k, "dma_unmap_sg_attrs"] + us[k, "dma_unmap_page_attrs"]) / ios[k] : 0
-				printf "%-6s %-5s %-5s %8s %-4s %5s %6g %6g %6g %6g %6g %7s %6s %6g %6g %6g %9.1f %9.1f\n",
+				printf "%-6s %-5s %-5s %8s %-4s %5s %6g %6g %6g %6g %6g %7s %6s %6g %6g %6g %9.0f\n",
 				    f[1], f[2], f[3], f[4], f[5],
 				    f[2] == "pt" ? "-" : req[k],
 				    per(k, "dma_map_sgtable"),
@@ -112,7 +113,7 @@ print_iommu() {	# dir with console-<kernel>-iommu.log.txt, kernels...
 				    per(k, "__iommu_map"), p4[k], p2[k],
 				    per(k, "__iommu_unmap"),
 				    per(k, "intel_iommu_tlb_sync"),
-				    per(k, "intel_flush_iotlb_all"), t, u
+				    per(k, "intel_flush_iotlb_all"), wall[k]
 			}
 		}'
 	done

@@ -23,8 +23,8 @@ print_profile() {	# dir with console-<kernel>.log.txt, kernels...
 	local dir=$1 k op f
 	shift
 	printf '\nNVMe profile per 8 MiB O_DIRECT I/O on nvme0n1 (kernel/probe/nvme-profile.c).\n'
-	printf 'Calls and requests are exact. Time is microseconds per I/O under TCG,\n'
-	printf 'inclusive of callees (ftrace function profiler): compare ratios only.\n'
+	printf 'Calls (kprobe events) and requests are exact. The wall time per I/O is\n'
+	printf 'seen from user space under TCG: compare ratios only.\n'
 	for k in "$@"; do
 		f=$dir/console-$k.log.txt
 		[ -f "$f" ] || continue
@@ -51,7 +51,7 @@ print_bioprof() {	# dir with console-<kernel>.log.txt, kernels...
 	local dir=$1 k f
 	shift
 	printf '\nPlain O_DIRECT per I/O on nvme0n1 (kernel/probe/bio-profile.c):\n'
-	printf 'calls are exact; getpg_us is microseconds under TCG (a ratio only).\n'
+	printf 'calls are exact; wall_us is microseconds per I/O under TCG (a ratio only).\n'
 	for k in "$@"; do
 		f=$dir/console-$k.log.txt
 		[ -f "$f" ] && awk -v k="$k" -f "$KDIR/bioprof.awk" "$f"
@@ -97,6 +97,11 @@ print_faultplain() {	# dir with console-<kernel>.log.txt, kernels...
 # READ_FIXED and kernel memory per 512 MiB registration, and the verdict
 print_kernels_md() {
 	local k b
+	printf '\nKernels (uname -r in the guest; Debian package and version, or built here)\n'
+	for k in $KTEST_KERNELS; do
+		printf '  %-10s %-32s %s\n' "$k" "${R[$k,release]:-n/a}" \
+			"${DEB_PKGVER[$k]:-built: $(kernel_field "$k" source)}"
+	done
 	printf '\n| kernel | uname -r | package | bvecs / 8 MiB hugetlb buffer | requests / 8 MiB, 2M / 4K | kernel kB / 512 MiB | hugebuf check: coalesced, matches model |\n'
 	printf '|---|---|---|---:|---:|---:|---|\n'
 	for k in $KTEST_KERNELS; do

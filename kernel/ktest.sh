@@ -121,7 +121,7 @@ elapsed() { echo $(($(date +%s) - T0)); }
 # ---- dependencies ----------------------------------------------------------
 
 ensure_packages() {
-	local missing="" pair cmd pkg
+	local missing="" pair cmd pkg k
 	for pair in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static \
 		    flex:flex bison:bison bc:bc cpio:cpio mkfs.ext4:e2fsprogs \
 		    xz:xz-utils make:make gcc:gcc fio:fio perl:perl file:file; do
@@ -131,18 +131,23 @@ ensure_packages() {
 	[ -f /usr/include/libelf.h ] || missing="$missing libelf-dev"
 	[ -f /usr/include/liburing.h ] || missing="$missing liburing-dev"
 	[ -f /usr/include/openssl/ssl.h ] || missing="$missing libssl-dev"
-	[ -f "$TARBALL" ] || missing="$missing linux-source-6.1"
-	[ -z "$missing" ] && return 0
-	[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root or install them)"
-	log "installing:$missing"
-	apt-get update -q >/dev/null 2>&1 || die "apt-get update failed"
-	# tools/check.sh may run this beside other stages: wait for dpkg's lock
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-		-o DPkg::Lock::Timeout=900 $missing >"$KTEST_CACHE/apt.log" 2>&1 ||
-		die "apt-get install failed, see $KTEST_CACHE/apt.log"
-	[ -f "$TARBALL" ] || die "$TARBALL still missing after installing linux-source-6.1"
+	if [ -n "$missing" ]; then
+		[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root or install them)"
+		log "installing:$missing"
+		apt_updated
+		apt_install $missing ||
+			die "apt-get install failed, see $KTEST_CACHE/apt.log"
+	fi
 	busybox --list 2>/dev/null | grep -qx timeout ||
 		die "busybox has no timeout applet"
+	# the tree of our two kernels, when one of them is to boot
+	WHY_SRC_61=
+	for k in $KTEST_KERNELS; do
+		is_built "$k" || continue
+		source_package linux-source-6.1 "$TARBALL" bookworm
+		WHY_SRC_61=$WHY_SOURCE
+		break
+	done
 }
 
 # the kernels: kernels.tab, cache keys, the series, configure, build
@@ -353,11 +358,6 @@ print_table() {
 	row "  leaked pins/VmPin kB/free hugepages, 2M" fault_2M
 	row "plain I/O alloc fail: ok/FAIL/leaks/bad" fplain
 	row "kernel BUG/WARNING/Oops/Bad page lines" bad
-	printf '\nKernels (uname -r in the guest; Debian package and version, or built here)\n'
-	for k in $KTEST_KERNELS; do
-		printf '  %-10s %-32s %s\n' "$k" "${R[$k,release]:-n/a}" \
-			"${DEB_PKGVER[$k]:-built: $(kernel_field "$k" source)}"
-	done
 	printf '\nNVMe passthrough jobs (kernel/probe/passthrough.sh), job:'
 	printf 'predicted/what the kprobes saw\n'
 	for k in $KTEST_KERNELS; do
@@ -517,6 +517,7 @@ main() {
 	compute_keys
 	case $mode in
 	checkpatch | bisect)
+		[ -z "${WHY_SRC_61:-}" ] || die "--$mode needs the 6.1 tree: $WHY_SRC_61"
 		flock -w 3600 9 || die "$KTEST_CACHE is locked by another ktest run"
 		[ $mode = checkpatch ] && { run_checkpatch; exit $?; }
 		run_bisect; exit $? ;;
@@ -562,7 +563,9 @@ main() {
 	for k in $KTEST_KERNELS; do is_built "$k" && break; k=; done
 	if [ -n "$k" ]; then
 		flock -w 3600 9 || die "$KTEST_CACHE is locked by another ktest run"
-		if run_checkpatch >"$WORK/checkpatch.log" 2>&1; then
+		if [ -n "${WHY_SRC_61:-}" ]; then
+			count skip "checkpatch --strict: needs the 6.1 tree: $WHY_SRC_61"
+		elif run_checkpatch >"$WORK/checkpatch.log" 2>&1; then
 			count pass "checkpatch --strict: 0 errors, 0 warnings in every patch of kernel/patches"
 		else
 			count fail "checkpatch --strict: kernel/patches has findings ($WORK/checkpatch.log):"

@@ -1,40 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What IORING_REGISTER_BUFFERS charges to user->locked_vm (and to
- * mm->pinned_vm, the VmPin line of /proc/<pid>/status).
+ * What registered buffers charge to user->locked_vm (and to
+ * mm->pinned_vm, the VmPin line of /proc/<pid>/status), and what their
+ * unregistration un-charges, per kernel generation.
  *
- * io_buffer_account_pin() (io_uring/rsrc.c, the same from 5.x to 6.18)
- * walks the pages of one buffer in order:
+ * Up to 7.1 (io_uring/rsrc.c, io_buffer_account_pin() from 5.x to 7.1;
+ * 7.0.13's and 7.1.13's BTF still show imu->acct_pages and the last_hpage
+ * argument of io_sqe_buffer_register()) the pages of one buffer are
+ * walked in order:
  *  - a page that is not part of a compound page (an order-0 folio) adds
  *    one page, every time it is seen;
  *  - a page of a compound page adds the whole compound page
  *    (page_size(hpage) >> PAGE_SHIFT) once, unless its head
  *      . is *last_hpage, the head seen just before (this pointer lives in
- *        io_sqe_buffers_register() and is carried from one buffer of the
- *        batch to the next, in every version);
+ *        io_sqe_buffers_register() and io_sqe_buffers_update() and is
+ *        carried from one buffer of the call to the next);
  *      . or headpage_already_acct() finds it among the earlier pages of
- *        this buffer, or among the bvecs of the buffers already in the
- *        ring's table.
+ *        this buffer, or among the bvecs of the buffers in the ring's
+ *        table.
+ * The sum is imu->acct_pages, and io_buffer_unmap() un-charges exactly
+ * that when the imu's last reference goes (a clone, 6.12+, shares the
+ * imu and charges nothing).  So a buffer that was charged nothing for a
+ * hugepage another buffer paid for keeps it pinned, un-charged, once the
+ * payer is gone (docs/kernel-rules.md §6.4).
  *
- * The table is what changed: up to 6.12 io_sqe_buffers_register() stores
- * each imu in ctx->user_bufs[i] and bumps ctx->nr_user_bufs inside the
- * loop, so the earlier buffers of the same call are found.  The 6.13
+ * The table is what changed before that: up to 6.12
+ * io_sqe_buffers_register() stores each imu in the table inside its loop,
+ * so the earlier buffers of the same call are found.  The 6.13
  * resource-table rework (3597f2786b68, "io_uring/rsrc: unify file and
- * buffer resource tables", 6.13-rc1) builds the nodes in a local
- * io_rsrc_data and publishes ctx->buf_table only after the loop, so
- * within one call only the *last_hpage match is left: two buffers on one
- * hugepage that are not neighbours in the iovec array both pay for it.
- * (Measured on 6.18 in our notes: one region registered twice in one call
- * gives VmPin 2x; on 6.1, 1x.)
+ * buffer resource tables", 6.13-rc1) publishes ctx->buf_table only after
+ * the loop, so within one IORING_REGISTER_BUFFERS only the *last_hpage
+ * match is left: two buffers on one hugepage that are not neighbours in
+ * the iovec array both pay for it (§6.2; measured on 6.18).  An update
+ * stores each node inside its loop in every version, and the slot's old
+ * buffer is still in the table while the new one is charged.
+ *
+ * 7.2 ("io_uring/rsrc: add huge page accounting for registered buffers",
+ * read in 7.2.13's io_uring/rsrc.c) replaces all of it with a per-ring
+ * reference count of compound heads, ctx->hpage_acct:
+ *  - io_buffer_account_pin(): an order-0 page adds one page as before; a
+ *    compound head not equal to the one just seen in this buffer takes a
+ *    reference (hpage_acct_ref()) and is charged whole only when it is
+ *    new to the ring.  Nothing is carried between buffers.
+ *  - io_buffer_unaccount_pages(), on every unmap: the same walk over the
+ *    bvecs drops the references (hpage_acct_unref()) and sums the order-0
+ *    pages and the heads whose last reference went; io_buffer_unmap()
+ *    un-charges that sum only when the imu's last reference goes, and
+ *    forgets it otherwise.
+ *  - io_buffer_acct_cloned_hpages(): a clone takes the references in the
+ *    destination ring without a charge (both rings must share ctx->user
+ *    and mm_account, or the clone is -EINVAL).
+ * A hugepage is charged once per ring, whatever the buffers and calls,
+ * and stays charged while any buffer of the ring holds it.
  *
  * Coalescing does not change the charge: 6.3+ accounts the coalesced
- * array, whose entries are the folio heads (or the first pinned page,
- * whose compound_head() is the same head), and a folio is charged whole
- * either way.
+ * array, whose entries are the folio heads, and a folio is charged whole
+ * either way; 7.2's walk over a coalesced array takes the same references
+ * as over the pages, since runs of one head collapse in both.
  *
- * Whether the charge is checked against RLIMIT_MEMLOCK is not decided
- * here: io_uring_create() sets ctx->user only without CAP_IPC_LOCK, and
- * __io_account_mem() checks the limit only for ctx->user.
+ * Whether the charge is checked against RLIMIT_MEMLOCK, and whether it
+ * reaches VmPin, is not decided here: io_uring_create() sets ctx->user
+ * only without CAP_IPC_LOCK, __io_account_mem() checks the limit only for
+ * ctx->user, and 7.2's io_buffer_account_pin() charges nothing at all
+ * without it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,16 +70,18 @@
 
 #include "internal.h"
 
+/* ---- a folio -> count map ------------------------------------------- */
+
 /*
- * Heads already charged in this call, and where each was charged.  An
- * open-addressing set keyed by folio id; @buf tells whether the head was
- * met in the current buffer or an earlier one.
+ * Open addressing, grown at half full.  A key once stored keeps its slot
+ * when its count falls to 0, so lookups stay correct without deletion: a
+ * count of 0 is an absent key.
  */
-struct head_set {
-	uint64_t *folio;
-	unsigned int *buf;
+struct count_map {
+	uint64_t *key;
+	uint64_t *val;
 	bool *used;
-	size_t cap;
+	size_t cap, nr;
 };
 
 static uint64_t hash_folio(uint64_t f)
@@ -62,90 +92,128 @@ static uint64_t hash_folio(uint64_t f)
 	return f;
 }
 
-static int head_set_init(struct head_set *s, uint64_t nr_pages)
-{
-	size_t cap = 16;
-
-	while (cap < 2 * nr_pages)
-		cap <<= 1;
-	s->cap = cap;
-	s->folio = calloc(cap, sizeof(*s->folio));
-	s->buf = calloc(cap, sizeof(*s->buf));
-	s->used = calloc(cap, sizeof(*s->used));
-	if (!s->folio || !s->buf || !s->used)
-		return hb_seterr(ENOMEM, "out of memory for the accounting "
-				 "of %llu pages", (unsigned long long)nr_pages);
-	return 0;
-}
-
-static void head_set_free(struct head_set *s)
-{
-	free(s->folio);
-	free(s->buf);
-	free(s->used);
-}
-
 /* The slot of @folio: its entry, or the empty slot where it belongs. */
-static size_t head_set_slot(const struct head_set *s, uint64_t folio)
+static size_t map_slot(const struct count_map *m, uint64_t folio)
 {
-	size_t i = hash_folio(folio) & (s->cap - 1);
+	size_t i = hash_folio(folio) & (m->cap - 1);
 
-	while (s->used[i] && s->folio[i] != folio)
-		i = (i + 1) & (s->cap - 1);
+	while (m->used[i] && m->key[i] != folio)
+		i = (i + 1) & (m->cap - 1);
 	return i;
 }
 
-/*
- * headpage_already_acct(): the head is among the earlier pages of this
- * buffer (always), or of an earlier buffer of the call (only while the
- * table is filled in the loop, acct_batch_dedup).
- */
-static bool head_already_charged(const struct hb_kmodel *km,
-				 const struct head_set *s, size_t slot,
-				 unsigned int buf)
+static int map_grow(struct count_map *m)
 {
-	if (!s->used[slot])
-		return false;
-	return s->buf[slot] == buf || km->acct_batch_dedup;
-}
+	struct count_map n = { .cap = m->cap ? 2 * m->cap : 64 };
+	size_t i, j;
 
-/*
- * io_buffer_account_pin() for buffer @buf: the pages it charges.  The
- * head is remembered for this buffer whether or not it was charged, as
- * the kernel's later scans see it in the page array or the table.
- */
-static uint64_t account_buffer(const struct hb_kmodel *km,
-			       const struct hb_page *pages, unsigned int nr,
-			       unsigned int buf, struct head_set *s,
-			       bool *have_last, uint64_t *last)
-{
-	uint64_t acct = 0;
-	unsigned int i;
-
-	for (i = 0; i < nr; i++) {
-		const struct hb_page *p = &pages[i];
-		size_t slot;
-
-		if (!p->order) {
-			acct++;
-			continue;
-		}
-		if (*have_last && *last == p->folio)
-			continue;
-		*have_last = true;
-		*last = p->folio;
-		slot = head_set_slot(s, p->folio);
-		if (!head_already_charged(km, s, slot, buf))
-			acct += 1ULL << p->order;
-		/* with the batch dedup, being in the set is what counts */
-		if (!s->used[slot] || !km->acct_batch_dedup) {
-			s->used[slot] = true;
-			s->folio[slot] = p->folio;
-			s->buf[slot] = buf;
-		}
+	n.key = calloc(n.cap, sizeof(*n.key));
+	n.val = calloc(n.cap, sizeof(*n.val));
+	n.used = calloc(n.cap, sizeof(*n.used));
+	if (!n.key || !n.val || !n.used) {
+		free(n.key);
+		free(n.val);
+		free(n.used);
+		return hb_seterr(ENOMEM, "out of memory for the accounting "
+				 "model's table of %zu hugepages", m->nr);
 	}
-	return acct;
+	for (i = 0; i < m->cap; i++) {
+		if (!m->used[i])
+			continue;
+		j = map_slot(&n, m->key[i]);
+		n.used[j] = true;
+		n.key[j] = m->key[i];
+		n.val[j] = m->val[i];
+		n.nr++;
+	}
+	free(m->key);
+	free(m->val);
+	free(m->used);
+	*m = n;
+	return 0;
 }
+
+static uint64_t map_get(const struct count_map *m, uint64_t folio)
+{
+	return m->cap ? m->val[map_slot(m, folio)] : 0;
+}
+
+/* @folio's slot, made when it has none. */
+static int map_find(struct count_map *m, uint64_t folio, size_t *slot)
+{
+	int ret;
+
+	if (2 * (m->nr + 1) > m->cap) {
+		ret = map_grow(m);
+		if (ret)
+			return ret;
+	}
+	*slot = map_slot(m, folio);
+	if (!m->used[*slot]) {
+		m->used[*slot] = true;
+		m->key[*slot] = folio;
+		m->nr++;
+	}
+	return 0;
+}
+
+/* Add @delta (+1 or -1) to @folio's count; the new count in *@count. */
+static int map_add(struct count_map *m, uint64_t folio, int delta,
+		   uint64_t *count)
+{
+	size_t i;
+	int ret = map_find(m, folio, &i);
+
+	if (ret)
+		return ret;
+	if (delta < 0 && !m->val[i])
+		return hb_seterr(EINVAL, "accounting model: folio %llu "
+				 "released more often than taken",
+				 (unsigned long long)folio);
+	m->val[i] += (uint64_t)(int64_t)delta;
+	if (count)
+		*count = m->val[i];
+	return 0;
+}
+
+static void map_free(struct count_map *m)
+{
+	free(m->key);
+	free(m->val);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- rings, tables, imus --------------------------------------------- */
+
+/* struct io_mapped_ubuf as the accounting sees it */
+struct acct_imu {
+	const struct hb_page *pages;	/* what was pinned, in order */
+	unsigned int nr;
+	uint64_t acct_pages;		/* up to 7.1: imu->acct_pages */
+	unsigned int refs;		/* tables holding it (imu->refs) */
+};
+
+struct acct_ring {
+	struct acct_imu **slot;		/* the buffer table */
+	unsigned int nr_slots;
+	/* up to 7.1: compound pages in the table, headpage_already_acct() */
+	struct count_map table;
+	/* 7.2: ctx->hpage_acct, references per compound head */
+	struct count_map xa;
+};
+
+struct acct_state {
+	const struct hb_kmodel *km;
+	struct acct_ring ring[HB_ACCT_RINGS];
+	/* up to 7.1: the heads met in each buffer of a call (buffer serial) */
+	struct count_map own;
+	uint64_t serial;
+	/* pages; 7.2 can un-charge more than it charged (see unmap_slot) */
+	int64_t charged;
+	struct acct_imu **imus;		/* every imu made, freed at the end */
+	unsigned int nr_imus, cap_imus;
+};
 
 static int check_pages(const struct hb_page *pages, uint64_t nr)
 {
@@ -161,14 +229,429 @@ static int check_pages(const struct hb_page *pages, uint64_t nr)
 	return 0;
 }
 
+static struct acct_imu *imu_new(struct acct_state *st,
+				const struct hb_page *pages, unsigned int nr)
+{
+	struct acct_imu *imu;
+
+	if (st->nr_imus == st->cap_imus) {
+		unsigned int cap = st->cap_imus ? 2 * st->cap_imus : 16;
+		struct acct_imu **n = realloc(st->imus, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		st->imus = n;
+		st->cap_imus = cap;
+	}
+	imu = calloc(1, sizeof(*imu));
+	if (!imu)
+		return NULL;
+	imu->pages = pages;
+	imu->nr = nr;
+	st->imus[st->nr_imus++] = imu;
+	return imu;
+}
+
+/* The compound pages of @imu enter (+1) or leave (-1) @r's table. */
+static int table_change(struct acct_ring *r, const struct acct_imu *imu,
+			int delta)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < imu->nr; i++) {
+		if (!imu->pages[i].order)
+			continue;
+		ret = map_add(&r->table, imu->pages[i].folio, delta, NULL);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Up to 7.1, io_buffer_account_pin(): the pages @imu is charged.  The
+ * head of every compound page is remembered for this buffer (@serial)
+ * whether or not it was charged: headpage_already_acct() scans the whole
+ * page array before the current page.
+ */
+static int charge_acct_pages(struct acct_state *st, struct acct_ring *r,
+			     struct acct_imu *imu, bool *have_last,
+			     uint64_t *last)
+{
+	uint64_t serial = ++st->serial;
+	unsigned int i;
+
+	for (i = 0; i < imu->nr; i++) {
+		const struct hb_page *p = &imu->pages[i];
+		size_t slot;
+		int ret;
+
+		if (!p->order) {
+			imu->acct_pages++;
+			continue;
+		}
+		if (*have_last && *last == p->folio)
+			continue;
+		*have_last = true;
+		*last = p->folio;
+		if (map_get(&st->own, p->folio) != serial &&
+		    !map_get(&r->table, p->folio))
+			imu->acct_pages += 1ULL << p->order;
+		/* the map holds the last buffer that met the head */
+		ret = map_find(&st->own, p->folio, &slot);
+		if (ret)
+			return ret;
+		st->own.val[slot] = serial;
+	}
+	st->charged += (int64_t)imu->acct_pages;
+	return 0;
+}
+
+/*
+ * The walk 7.2 makes over a buffer's pages (io_buffer_account_pin(),
+ * io_buffer_unaccount_pages(), io_buffer_acct_cloned_hpages()): every
+ * compound head not equal to the one just before takes (+1) or drops (-1)
+ * a reference in @r's ctx->hpage_acct.  *@pages gets the pages to charge
+ * or un-charge: the order-0 pages when @small, and each head whose count
+ * went from 0 to 1 (or 1 to 0).
+ */
+static int hpage_walk(struct acct_ring *r, const struct acct_imu *imu,
+		      int delta, bool small, uint64_t *pages)
+{
+	uint64_t seen = 0, count;
+	bool have_seen = false;
+	unsigned int i;
+	int ret;
+
+	*pages = 0;
+	for (i = 0; i < imu->nr; i++) {
+		const struct hb_page *p = &imu->pages[i];
+
+		if (!p->order) {
+			*pages += small;
+			continue;
+		}
+		if (have_seen && seen == p->folio)
+			continue;
+		have_seen = true;
+		seen = p->folio;
+		ret = map_add(&r->xa, p->folio, delta, &count);
+		if (ret)
+			return ret;
+		if (count == (delta > 0 ? 1 : 0))
+			*pages += 1ULL << p->order;
+	}
+	return 0;
+}
+
+/* Register one buffer of a call: what it charges, by generation. */
+static int charge_buffer(struct acct_state *st, struct acct_ring *r,
+			 struct acct_imu *imu, bool *have_last, uint64_t *last)
+{
+	int ret;
+
+	if (!st->km->acct_per_ring)
+		return charge_acct_pages(st, r, imu, have_last, last);
+	ret = hpage_walk(r, imu, 1, true, &imu->acct_pages);
+	st->charged += (int64_t)imu->acct_pages;
+	return ret;
+}
+
+/*
+ * io_buffer_unmap() for the imu in @r's slot @i: up to 7.1 the imu's own
+ * acct_pages, 7.2 what its references leave; either is un-charged only
+ * with the imu's last reference.
+ */
+static int unmap_slot(struct acct_state *st, struct acct_ring *r,
+		      unsigned int i)
+{
+	struct acct_imu *imu = r->slot[i];
+	uint64_t pages = imu->acct_pages;
+	int ret;
+
+	r->slot[i] = NULL;
+	ret = table_change(r, imu, -1);
+	if (!ret && st->km->acct_per_ring)
+		ret = hpage_walk(r, imu, -1, true, &pages);
+	if (ret)
+		return ret;
+	if (--imu->refs)
+		return 0;
+	/*
+	 * 7.2 un-charges a head from this ring's count alone: a buffer that
+	 * was registered free beside a clone (the clone's reference made it
+	 * old) un-charges it again when the clone's source already did, so
+	 * the total can fall below zero as locked_vm and pinned_vm would.
+	 */
+	st->charged -= (int64_t)pages;
+	return 0;
+}
+
+/* An empty table of @nr slots for @r. */
+static int table_alloc(struct acct_ring *r, unsigned int nr)
+{
+	r->slot = calloc(nr, sizeof(*r->slot));
+	if (!r->slot)
+		return hb_seterr(ENOMEM, "out of memory for a table of %u "
+				 "buffers", nr);
+	r->nr_slots = nr;
+	return 0;
+}
+
+/* The pages of all of @op's buffers. */
+static uint64_t op_pages(const struct hb_acct_op *op)
+{
+	uint64_t total = 0;
+	unsigned int b;
+
+	for (b = 0; b < op->nr_bufs; b++)
+		total += op->buf_pages[b];
+	return total;
+}
+
+/* Buffer @n of @op, one after the other, from its page array. */
+static const struct hb_page *op_buf(const struct hb_acct_op *op,
+				    unsigned int n, const struct hb_page **p)
+{
+	const struct hb_page *b = *p;
+
+	*p += op->buf_pages[n];
+	return b;
+}
+
+/*
+ * IORING_REGISTER_BUFFERS (@update false) into slots 0.., or an update of
+ * slots @op->slot.. (@update true): each buffer is charged, then takes
+ * its slot, whose old buffer is unmapped.  The table sees the new buffer
+ * at once in an update, and in a registration only while the table is
+ * filled in the loop (acct_batch_dedup, up to 6.12).
+ */
+static int do_register(struct acct_state *st, const struct hb_acct_op *op,
+		       bool update)
+{
+	struct acct_ring *r = &st->ring[op->ring];
+	bool in_loop = update || st->km->acct_batch_dedup;
+	const struct hb_page *p = op->pages;
+	uint64_t last = 0;
+	bool have_last = false;
+	unsigned int b;
+	int ret;
+
+	ret = check_pages(op->pages, op_pages(op));
+	if (ret)
+		return ret;
+	if (!update) {
+		ret = table_alloc(r, op->nr_bufs);
+		if (ret)
+			return ret;
+	}
+	for (b = 0; b < op->nr_bufs; b++) {
+		unsigned int n = op->buf_pages[b], i = op->slot + b;
+		const struct hb_page *pages = op_buf(op, b, &p);
+		struct acct_imu *imu = NULL;
+
+		if (n) {
+			imu = imu_new(st, pages, n);
+			if (!imu)
+				return hb_seterr(ENOMEM, "out of memory for "
+						 "the accounting model");
+			ret = charge_buffer(st, r, imu, &have_last, &last);
+			if (ret)
+				return ret;
+			imu->refs = 1;
+		}
+		if (update && r->slot[i]) {
+			ret = unmap_slot(st, r, i);
+			if (ret)
+				return ret;
+		}
+		r->slot[i] = imu;
+		if (imu && in_loop) {
+			ret = table_change(r, imu, 1);
+			if (ret)
+				return ret;
+		}
+	}
+	for (b = 0; !in_loop && b < r->nr_slots; b++) {
+		if (!r->slot[b])
+			continue;
+		ret = table_change(r, r->slot[b], 1);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * io_clone_buffers() into an empty table: each imu is shared (refs + 1)
+ * and charged nothing; 7.2 takes its hugepage references in the
+ * destination ring (io_buffer_acct_cloned_hpages()).
+ */
+static int do_clone(struct acct_state *st, const struct hb_acct_op *op)
+{
+	struct acct_ring *r = &st->ring[op->ring], *s = &st->ring[op->src];
+	uint64_t none;
+	unsigned int i;
+	int ret;
+
+	ret = table_alloc(r, s->nr_slots);
+	if (ret)
+		return ret;
+	for (i = 0; i < s->nr_slots; i++) {
+		struct acct_imu *imu = s->slot[i];
+
+		if (!imu)
+			continue;
+		imu->refs++;
+		r->slot[i] = imu;
+		ret = table_change(r, imu, 1);
+		if (!ret && st->km->acct_per_ring)
+			ret = hpage_walk(r, imu, 1, false, &none);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* io_rsrc_data_free(): every slot, the last first. */
+static int do_unregister(struct acct_state *st, struct acct_ring *r)
+{
+	int ret;
+
+	while (r->nr_slots) {
+		r->nr_slots--;
+		if (!r->slot[r->nr_slots])
+			continue;
+		ret = unmap_slot(st, r, r->nr_slots);
+		if (ret)
+			return ret;
+	}
+	free(r->slot);
+	r->slot = NULL;
+	return 0;
+}
+
+/* The kernel's refusals of @op, as a message naming cause and fix. */
+static int check_op(const struct acct_state *st, const struct hb_acct_op *op,
+		    unsigned int n)
+{
+	const struct acct_ring *r;
+
+	if (op->ring >= HB_ACCT_RINGS ||
+	    (op->kind == HB_ACCT_CLONE && op->src >= HB_ACCT_RINGS))
+		return hb_seterr(EINVAL, "accounting op %u: ring %u is not "
+				 "one of the %d modelled", n,
+				 op->ring >= HB_ACCT_RINGS ? op->ring : op->src,
+				 HB_ACCT_RINGS);
+	r = &st->ring[op->ring];
+	switch (op->kind) {
+	case HB_ACCT_REGISTER:
+		if (r->slot)
+			return hb_seterr(EBUSY, "accounting op %u: ring %u "
+					 "already has buffers (-EBUSY): "
+					 "unregister them first", n, op->ring);
+		/* fall through */
+	case HB_ACCT_UPDATE:
+		if (!op->nr_bufs || !op->buf_pages)
+			return hb_seterr(EINVAL, "accounting op %u: no "
+					 "buffers given", n);
+		if (!op->pages && op_pages(op))
+			return hb_seterr(EINVAL, "accounting op %u: no page "
+					 "map for its buffers", n);
+		if (op->kind == HB_ACCT_UPDATE &&
+		    (!r->slot || op->slot > r->nr_slots ||
+		     op->nr_bufs > r->nr_slots - op->slot))
+			return hb_seterr(EINVAL, "accounting op %u: slots "
+					 "%u..%u are not in ring %u's table "
+					 "of %u", n, op->slot,
+					 op->slot + op->nr_bufs - 1, op->ring,
+					 r->nr_slots);
+		return 0;
+	case HB_ACCT_CLONE:
+		if (r->slot)
+			return hb_seterr(EBUSY, "accounting op %u: ring %u "
+					 "already has buffers (-EBUSY): clone "
+					 "into an empty ring", n, op->ring);
+		if (op->src == op->ring || !st->ring[op->src].slot)
+			return hb_seterr(ENXIO, "accounting op %u: ring %u "
+					 "has no buffers to clone", n, op->src);
+		return 0;
+	case HB_ACCT_UNREGISTER:
+		if (!r->slot)
+			return hb_seterr(ENXIO, "accounting op %u: ring %u "
+					 "has no buffers (-ENXIO)", n, op->ring);
+		return 0;
+	}
+	return hb_seterr(EINVAL, "accounting op %u: unknown kind %d", n,
+			 (int)op->kind);
+}
+
+static int do_op(struct acct_state *st, const struct hb_acct_op *op)
+{
+	switch (op->kind) {
+	case HB_ACCT_REGISTER:
+		return do_register(st, op, false);
+	case HB_ACCT_UPDATE:
+		return do_register(st, op, true);
+	case HB_ACCT_CLONE:
+		return do_clone(st, op);
+	case HB_ACCT_UNREGISTER:
+		break;
+	}
+	return do_unregister(st, &st->ring[op->ring]);
+}
+
+static void state_free(struct acct_state *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < HB_ACCT_RINGS; i++) {
+		free(st->ring[i].slot);
+		map_free(&st->ring[i].table);
+		map_free(&st->ring[i].xa);
+	}
+	map_free(&st->own);
+	for (i = 0; i < st->nr_imus; i++)
+		free(st->imus[i]);
+	free(st->imus);
+}
+
+int hb_model_account_ops(const struct hb_kmodel *km,
+			 const struct hb_acct_op *ops, unsigned int nr_ops,
+			 int64_t *charged_bytes)
+{
+	struct acct_state st;
+	unsigned int i;
+	int ret = 0;
+
+	if (!km || (nr_ops && (!ops || !charged_bytes)))
+		return hb_seterr(EINVAL, "no operations for the accounting "
+				 "model");
+	memset(&st, 0, sizeof(st));
+	st.km = km;
+	for (i = 0; i < nr_ops && !ret; i++) {
+		ret = check_op(&st, &ops[i], i);
+		if (!ret)
+			ret = do_op(&st, &ops[i]);
+		if (!ret)
+			charged_bytes[i] = st.charged * (int64_t)HB_PAGE_SIZE;
+	}
+	state_free(&st);
+	return ret;
+}
+
 int hb_model_account(const struct hb_kmodel *km, const struct hb_page *pages,
 		     const unsigned int *buf_pages, unsigned int nr_bufs,
 		     uint64_t *charged_bytes)
 {
-	struct head_set s = { 0 };
-	uint64_t total = 0, acct = 0, last = 0;
-	bool have_last = false;
-	unsigned int b;
+	struct hb_acct_op op = {
+		.kind = HB_ACCT_REGISTER,
+		.nr_bufs = nr_bufs,
+		.pages = pages,
+		.buf_pages = buf_pages,
+	};
+	int64_t charged = 0;
 	int ret;
 
 	*charged_bytes = 0;
@@ -176,22 +659,10 @@ int hb_model_account(const struct hb_kmodel *km, const struct hb_page *pages,
 		return 0;
 	if (!pages || !buf_pages)
 		return hb_seterr(EINVAL, "no page map for the accounting");
-	for (b = 0; b < nr_bufs; b++)
-		total += buf_pages[b];
-	ret = check_pages(pages, total);
-	if (ret)
-		return ret;
-	ret = head_set_init(&s, total);
-	if (ret)
-		goto out;
-	for (b = 0; b < nr_bufs; b++) {
-		acct += account_buffer(km, pages, buf_pages[b], b, &s,
-				       &have_last, &last);
-		pages += buf_pages[b];
-	}
-	*charged_bytes = acct << HB_PAGE_SHIFT;
-out:
-	head_set_free(&s);
+	/* one registration into an empty ring charges >= 0 */
+	ret = hb_model_account_ops(km, &op, 1, &charged);
+	if (!ret)
+		*charged_bytes = (uint64_t)charged;
 	return ret;
 }
 

@@ -13,35 +13,6 @@
 
 #include "internal.h"
 
-int hb_imu_build(const struct hb_kmodel *km, const struct hb_page *pages,
-		 uint64_t uaddr, uint64_t len, struct hb_imu *imu)
-{
-	uint64_t nr = hb_nr_pages(uaddr, len);
-	struct hb_bvec *bv;
-	int ret;
-
-	memset(imu, 0, sizeof(*imu));
-	bv = calloc(nr ? nr : 1, sizeof(*bv));
-	if (!bv)
-		return hb_seterr(ENOMEM, "out of memory for %llu bvecs",
-				 (unsigned long long)nr);
-	ret = hb_model_register(km, pages, uaddr, len, bv, imu);
-	if (ret) {
-		free(bv);
-		memset(imu, 0, sizeof(*imu));
-		return ret;
-	}
-	imu->bvec = bv;
-	return 0;
-}
-
-void hb_imu_free(struct hb_imu *imu)
-{
-	free(imu->bvec);
-	imu->bvec = NULL;
-	imu->nr_bvecs = 0;
-}
-
 static void minmax(unsigned int *lo, unsigned int *hi, unsigned int v,
 		   bool first)
 {

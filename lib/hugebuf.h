@@ -127,10 +127,22 @@ struct hb_kmodel {
 	 */
 	bool acct_batch_dedup;
 	/*
+	 * 7.2's per-ring hugepage accounting ("io_uring/rsrc: add huge page
+	 * accounting for registered buffers"): the ring counts references to
+	 * each compound head in ctx->hpage_acct (hpage_acct_ref(),
+	 * hpage_acct_unref()), so a hugepage is charged once per ring however
+	 * many buffers, calls or clones hold it, and un-charged with its last
+	 * reference; imu->acct_pages, headpage_already_acct() and last_hpage
+	 * are gone.  Read in 7.2.13's io_uring/rsrc.c; absent from the BTF of
+	 * Debian's 7.1.13 image, present in 7.2.12's.
+	 */
+	bool acct_per_ring;
+	/*
 	 * VmPin (mm->pinned_vm) is charged only to a ring that has ctx->user,
 	 * i.e. one created without CAP_IPC_LOCK (io_buffer_account_pin()
 	 * returns early otherwise): seen in 7.2.13's io_uring/rsrc.c and its
-	 * guest; the 6.18 host charges every ring.
+	 * guest, part of the same change as acct_per_ring; the 6.18 host
+	 * charges every ring.
 	 */
 	bool vmpin_needs_user;
 	/* IORING_OP_READV_FIXED / WRITEV_FIXED exist (6.15, 9ef4cbbcb4ac) */
@@ -228,7 +240,8 @@ unsigned int hb_kmodel_known(const char *const **names);
  * (the distribution's upstream version from /proc/version where it puts
  * one; a "-hugebuf" release is our series), the model its behaviour gives
  * (experiments of a few ms: where a READ_FIXED lands in an mremap'd THP,
- * kernel memory of coalesced registrations, VmPin of one batch), and the
+ * kernel memory of coalesced registrations, VmPin of one batch and of a
+ * cleared slot, on a ring made without CAP_IPC_LOCK), and the
  * one to use: HUGEBUF_KERNEL when set, else the behaviour when it ran,
  * else the version.
  */
@@ -243,6 +256,10 @@ struct hb_kdetect {
 	int coalesce_single;		/* buffer inside one hugepage: 1 bvec */
 	int coalesce_multi;		/* two hugepages: one bvec each */
 	int batch_dedup;		/* a hugepage charged once per batch */
+	/* a slot cleared while another still pins its hugepage: charged */
+	int hole_closed;
+	/* VmPin not charged to a ring created with CAP_IPC_LOCK */
+	int vmpin_needs_user;
 	bool agreed;			/* version and behaviour give one model */
 	struct hb_kmodel chosen;	/* what hb_kmodel_running() returns */
 	const char *source;		/* "HUGEBUF_KERNEL", "behaviour", "version" */
@@ -312,6 +329,15 @@ int hb_model_register(const struct hb_kmodel *km, const struct hb_page *pages,
 		      uint64_t uaddr, uint64_t len, struct hb_bvec *bvec,
 		      struct hb_imu *imu);
 
+/*
+ * hb_model_register() into a bvec table of its own (malloc'd, room for
+ * every pinned page): the one place that allocates and wires imu->bvec.
+ * hb_imu_free() releases it.
+ */
+int hb_imu_build(const struct hb_kmodel *km, const struct hb_page *pages,
+		 uint64_t uaddr, uint64_t len, struct hb_imu *imu);
+void hb_imu_free(struct hb_imu *imu);
+
 /* Result of io_import_fixed() for one I/O. */
 struct hb_import {
 	unsigned int bvec_idx;		/* first bvec the iter points at */
@@ -332,19 +358,64 @@ int hb_model_import(const struct hb_kmodel *km, const struct hb_imu *imu,
  * charges to user->locked_vm (bytes).  @pages holds every buffer's pinned
  * pages back to back, @buf_pages[i] pages for buffer i, in registration
  * order.  Pure.  (io_buffer_account_pin(): a compound page whole, once per
- * head; see lib/account.c for the per-generation dedup.)
+ * head; see lib/account.c for the per-generation dedup.)  The same as one
+ * HB_ACCT_REGISTER of hb_model_account_ops().
  */
 int hb_model_account(const struct hb_kmodel *km, const struct hb_page *pages,
 		     const unsigned int *buf_pages, unsigned int nr_bufs,
 		     uint64_t *charged_bytes);
+/*
+ * One process's registrations over time, ring by ring (a pure model of
+ * io_sqe_buffers_register(), io_sqe_buffers_update(), io_clone_buffers()
+ * and io_buffer_unmap(); lib/account.c).  Every ring is created by the
+ * same task without CAP_IPC_LOCK, so all charge one user->locked_vm and
+ * one mm->pinned_vm.
+ */
+enum hb_acct_kind {
+	/* IORING_REGISTER_BUFFERS: slots 0 .. nr_bufs - 1 of an empty table */
+	HB_ACCT_REGISTER,
+	/*
+	 * IORING_REGISTER_BUFFERS_UPDATE from @slot: each buffer replaces the
+	 * slot's old one; a buffer of 0 pages ({NULL, 0}) only clears it
+	 */
+	HB_ACCT_UPDATE,
+	/* IORING_REGISTER_CLONE_BUFFERS: every slot of ring @src (6.12+) */
+	HB_ACCT_CLONE,
+	/* IORING_UNREGISTER_BUFFERS, or the ring's close: every slot */
+	HB_ACCT_UNREGISTER,
+};
+
+#define HB_ACCT_RINGS		4
+
+struct hb_acct_op {
+	enum hb_acct_kind kind;
+	unsigned int ring;		/* < HB_ACCT_RINGS */
+	unsigned int src;		/* HB_ACCT_CLONE: the source ring */
+	unsigned int slot;		/* HB_ACCT_UPDATE: the first slot */
+	unsigned int nr_bufs;		/* REGISTER, UPDATE: the iovecs */
+	/* REGISTER, UPDATE: every buffer's pages back to back */
+	const struct hb_page *pages;
+	const unsigned int *buf_pages;	/* pages of each buffer */
+};
+
+/*
+ * The bytes charged (to locked_vm, and to VmPin where
+ * hb_model_vmpin_charged()) after each of @nr_ops operations:
+ * @charged_bytes[i] is the total after ops[0..i], below zero where the
+ * modelled kernel un-charges more than it charged.  The pages of a
+ * buffer must stay valid until the last op.  Pure.
+ */
+int hb_model_account_ops(const struct hb_kmodel *km,
+			 const struct hb_acct_op *ops, unsigned int nr_ops,
+			 int64_t *charged_bytes);
 /*
  * Whether that charge is checked against RLIMIT_MEMLOCK: only for a ring
  * created without CAP_IPC_LOCK (io_uring_create() sets ctx->user then).
  */
 bool hb_model_memlock_checked(bool cap_ipc_lock);
 /*
- * Whether that charge shows in VmPin: always up to 6.x, only without
- * CAP_IPC_LOCK on kernels with @km->vmpin_needs_user.
+ * Whether that charge shows in VmPin: always up to 7.1, only without
+ * CAP_IPC_LOCK on kernels with @km->vmpin_needs_user (7.2+).
  */
 bool hb_model_vmpin_charged(const struct hb_kmodel *km, bool cap_ipc_lock);
 
@@ -521,7 +592,7 @@ int hb_probe(const void *addr, uint64_t len, const struct hb_backing *recipe,
 void hb_probe_free(struct hb_probe *p);
 
 /* ------------------------------------------------------------------ */
-/* measurement helpers                                                  */
+/* readers: /proc (lib/sysinfo.c) and block devices in /sys (blkdev.c) */
 /* ------------------------------------------------------------------ */
 
 /* VmPin of this process in KiB, or -errno. */
@@ -538,6 +609,33 @@ long hb_hugepages_free(uint64_t page_size);
 int hb_blkdev_of_path(const char *path, char *dev, size_t len);
 /* Reads completed (field 1) / writes completed (field 5) of @dev. */
 int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes);
+/* max_sectors_kb (as bytes), max_segments, max_segment_size of @dev. */
+int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
+			   unsigned int *max_segs, uint64_t *max_seg_size);
+/*
+ * Not pure: the passthrough limits of @blkdev (e.g. "nvme0n1") from
+ * /sys/block/<dev>/queue/: max_hw_sectors_kb (required), max_segments,
+ * max_segment_size, virt_boundary_mask, dma_alignment.  A missing optional
+ * attribute takes the kernel's default (128, 65536, 0, 511).  The segment
+ * boundary is not in sysfs: 0xffffffff, the default (NVMe keeps it), is
+ * assumed; dma_pad_mask neither: 0 (NVMe sets none).
+ */
+struct hb_pt_limits;
+int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim);
+/*
+ * The block device of an NVMe generic char device: /dev/ngXnY (or a link
+ * to it) -> "nvmeXnY", whose /sys/block/<dev>/queue has the namespace's
+ * limits.  -EINVAL when the name is not ngXnY.
+ */
+int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len);
+/*
+ * Not pure: the limits one I/O path of NVMe namespace @blkdev is held to,
+ * for hb_model_iommu_io(): hb_pt_queue_limits(), whose max_hw_bytes a
+ * passthrough request keeps (never split), and for the block path
+ * (@pt false) max_sectors_kb in its place, where a bio is split.
+ */
+int hb_nvme_path_limits(const char *blkdev, bool pt,
+			struct hb_pt_limits *lim);
 
 /* ------------------------------------------------------------------ */
 /* measurement: block requests and kernel memory of registrations      */
@@ -570,34 +668,6 @@ int hb_measure_reg_kmem(struct io_uring *ring, void *addr, uint64_t len,
  */
 unsigned int hb_predict_requests(const struct hb_imu *imu, uint64_t max_bytes,
 				 unsigned int max_segs, uint64_t max_seg_size);
-/* max_sectors_kb (as bytes), max_segments, max_segment_size of @dev. */
-int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
-			   unsigned int *max_segs, uint64_t *max_seg_size);
-/*
- * Not pure: the passthrough limits of @blkdev (e.g. "nvme0n1") from
- * /sys/block/<dev>/queue/: max_hw_sectors_kb (required), max_segments,
- * max_segment_size, virt_boundary_mask, dma_alignment.  A missing optional
- * attribute takes the kernel's default (128, 65536, 0, 511).  The segment
- * boundary is not in sysfs: 0xffffffff, the default (NVMe keeps it), is
- * assumed; dma_pad_mask neither: 0 (NVMe sets none).
- */
-struct hb_pt_limits;
-int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim);
-/*
- * The block device of an NVMe generic char device: /dev/ngXnY (or a link
- * to it) -> "nvmeXnY", whose /sys/block/<dev>/queue has the namespace's
- * limits.  -EINVAL when the name is not ngXnY.
- */
-int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len);
-/*
- * Not pure: the limits one I/O path of NVMe namespace @blkdev is held to,
- * for hb_model_iommu_io(): hb_pt_queue_limits(), whose max_hw_bytes a
- * passthrough request keeps (never split), and for the block path
- * (@pt false) max_sectors_kb in its place, where a bio is split.
- */
-int hb_nvme_path_limits(const char *blkdev, bool pt,
-			struct hb_pt_limits *lim);
-/* --- end of system-side additions --- */
 
 /* ------------------------------------------------------------------ */
 /* vectored import (pure): READV_FIXED / WRITEV_FIXED                   */
@@ -993,15 +1063,6 @@ int hb_check_dio_multiple(const char *what, uint64_t value,
 /* analysis: probe + model + statistics over a set of buffers          */
 /* ------------------------------------------------------------------ */
 
-/*
- * hb_model_register() into a bvec table of its own (malloc'd, room for
- * every pinned page): the one place that allocates and wires imu->bvec.
- * hb_imu_free() releases it.
- */
-int hb_imu_build(const struct hb_kmodel *km, const struct hb_page *pages,
-		 uint64_t uaddr, uint64_t len, struct hb_imu *imu);
-void hb_imu_free(struct hb_imu *imu);
-
 struct hb_bufstats {
 	unsigned int nr_bufs;
 	unsigned int min_folios, max_folios;	/* folios per buffer */
@@ -1102,7 +1163,10 @@ uint64_t hb_plain_figure(const struct hb_plain_pred *p, enum hb_plain_field f);
 /*
  * The verdict on one counted figure of a plain I/O: @counted is the
  * minimum over windows of one I/O each (other I/O only adds), so it must
- * be the prediction exactly (lib/verdict.c).
+ * be the prediction exactly (lib/verdict.c).  A count that can lag its
+ * I/O breaks that premise: the disk's statistics count a request after
+ * its bios complete the I/O, so kernel/probe/ counts requests where they
+ * are made (nvme_setup_cmd()) instead.
  */
 bool hb_plain_count_matches(const struct hb_plain_pred *p,
 			    enum hb_plain_field f, uint64_t counted);
@@ -1230,7 +1294,7 @@ const char *hb_coalesce_advice(const struct hb_kmodel *km,
 			       uint64_t buffer_len);
 
 /* ------------------------------------------------------------------ */
-/* report: one writer for text and JSON                                 */
+/* json: a growing string and the JSON writer over it (lib/json.c)      */
 /* ------------------------------------------------------------------ */
 
 /* A growing string (malloc'd); on allocation failure it stays short. */
@@ -1246,15 +1310,13 @@ void hb_str_printf(struct hb_str *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A JSON string literal for @s: quotes, escapes, UTF-8 kept as is. */
 void hb_str_json(struct hb_str *b, const char *s);
-/* ,"key":"value" (comma unless @first) */
-void hb_str_json_kv(struct hb_str *b, const char *key, const char *val,
-		    bool first);
 
 /*
  * A JSON document member by member into an hb_str: commas and closing
  * brackets are tracked per level.  @key is the member's name inside an
  * object and NULL at the top or inside an array; strings go through
- * hb_str_json().  Members are separated by ", " and keys by ": ".  A
+ * hb_str_json().  Members are separated by ", " and keys by ": " (by ","
+ * and ":" after hb_json_init_compact(), the report_json lines).  A
  * misuse (a key where none belongs, an unbalanced end, nesting deeper than
  * HB_JSON_MAX_DEPTH, a second top-level value) stops the output:
  * hb_json_ok() is false then, and also after an allocation failure.
@@ -1268,9 +1330,11 @@ struct hb_json {
 	bool more[HB_JSON_MAX_DEPTH];	/* the level has a member: comma */
 	bool done;			/* the top-level value was begun */
 	bool bad;
+	bool compact;			/* "," and ":" without spaces */
 };
 
 void hb_json_init(struct hb_json *j, struct hb_str *out);
+void hb_json_init_compact(struct hb_json *j, struct hb_str *out);
 void hb_json_obj(struct hb_json *j, const char *key);
 void hb_json_arr(struct hb_json *j, const char *key);
 /* Close the innermost object or array. */
@@ -1278,12 +1342,19 @@ void hb_json_end(struct hb_json *j);
 void hb_json_str(struct hb_json *j, const char *key, const char *val);
 void hb_json_u64(struct hb_json *j, const char *key, uint64_t val);
 void hb_json_i64(struct hb_json *j, const char *key, int64_t val);
+/* @val with @decimals digits after the point; null when not finite */
+void hb_json_fixed(struct hb_json *j, const char *key, double val,
+		   unsigned int decimals);
 void hb_json_bool(struct hb_json *j, const char *key, bool val);
 /* null, false, true for @val < 0, 0, > 0 (a tristate) */
 void hb_json_tri(struct hb_json *j, const char *key, int val);
 void hb_json_null(struct hb_json *j, const char *key);
 /* One complete, balanced value was written and nothing was lost. */
 bool hb_json_ok(const struct hb_json *j);
+
+/* ------------------------------------------------------------------ */
+/* report: one writer for text and JSON, the JSON through hb_json      */
+/* ------------------------------------------------------------------ */
 
 /* What a job (engine) or a check (CLI) learnt about its buffers. */
 /*
@@ -1497,6 +1568,7 @@ enum hb_ufeat {
 	HB_UF_URING_CMD,	/* OP_URING_CMD, SQE128, CQE32 (5.19) */
 	HB_UF_CLONE_BUFFERS,	/* REGISTER_CLONE_BUFFERS (6.12) */
 	HB_UF_READV_FIXED,	/* OP_READV_FIXED / WRITEV_FIXED (6.15) */
+	HB_UF_DONTCACHE,	/* RWF_DONTCACHE buffered I/O (6.14) */
 	HB_UF_NR
 };
 #define HB_UF_BIT(f)		(1U << (f))

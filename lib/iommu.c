@@ -613,7 +613,6 @@ int hb_model_iommu_io(const struct hb_kmodel *km, const struct hb_page *pages,
 	struct iommu_run r = { .cfg = cfg, .lim = lim, .out = out };
 	struct hb_imu imu = { 0 }, io = { 0 };
 	uint64_t *phys = NULL;
-	struct hb_bvec *bv;
 	struct hb_import im;
 	int ret;
 
@@ -628,15 +627,10 @@ int hb_model_iommu_io(const struct hb_kmodel *km, const struct hb_page *pages,
 	if (km->fixed_bio_add_page && !pt)
 		return hb_seterr(EOPNOTSUPP, "fixed I/O through bio_add_page() "
 					     "(before 5.12) is not modelled");
-	/* what hb_imu_build() does, below the analysis layer */
-	bv = calloc(m.nr ? m.nr : 1, sizeof(*bv));
-	if (!bv)
-		return hb_seterr(ENOMEM, "out of memory for %llu bvecs",
-				 (unsigned long long)m.nr);
-	ret = hb_model_register(km, pages, base, span, bv, &imu);
-	imu.bvec = bv;
-	if (!ret)
-		ret = hb_model_import(km, &imu, addr, len, &im);
+	ret = hb_imu_build(km, pages, base, span, &imu);
+	if (ret)
+		return ret;
+	ret = hb_model_import(km, &imu, addr, len, &im);
 	if (!ret)
 		ret = io_bvecs(&imu, &im, len, &m, &io, &phys);
 	if (!ret && pt)
@@ -647,7 +641,7 @@ int hb_model_iommu_io(const struct hb_kmodel *km, const struct hb_page *pages,
 	free(r.ch);
 	free(phys);
 	free(io.bvec);
-	free(bv);
+	hb_imu_free(&imu);
 	return ret;
 }
 

@@ -32,7 +32,22 @@
  *    earlier registrations freed: 6.1 guests read 0-64 KiB of 256.)
  *  - accounting (exact, VmPin): buffers on hugepages H1, H2, H1 in one
  *    call charge 2 hugepages while the table is filled in the loop (up to
- *    6.12 and our 6.1 series), 3 since 6.13 (lib/account.c).
+ *    6.12 and our 6.1 series), 3 from 6.13 to 7.1, 2 again from 7.2
+ *    (per-ring references, lib/account.c).
+ *  - the hole (exact, VmPin, versions 6.13+ only): two neighbours on one
+ *    hugepage, then slot 0 cleared by an update: up to 7.1 the hugepage
+ *    is un-charged while slot 1 pins it (VmPin back to where it was), 7.2
+ *    keeps it charged until its last reference.  Before 6.13 a cleared
+ *    slot's node may be put later (6.1's rsrc_put_work), so a VmPin read
+ *    right after the update proves nothing there; 6.13's table rework
+ *    puts it inside the update.
+ * 7.2 charges no VmPin at all to a ring created with CAP_IPC_LOCK
+ * (vmpin_needs_user).  A privileged caller therefore sees that directly
+ * (the batch on its own ring moves VmPin or not) and runs the two
+ * accounting checks on a second ring created with CAP_IPC_LOCK dropped
+ * from its thread's effective set for the io_uring_setup() only
+ * (capset() is per thread; the ring keeps ctx->user, and RLIMIT_MEMLOCK
+ * then applies to it).
  * Without CAP_IPC_LOCK, RLIMIT_MEMLOCK bounds K (degraded: fewer copies,
  * the two-hugepage count is skipped when K < 8); without hugepages or THP
  * the experiment is skipped and said so in the note.
@@ -49,6 +64,9 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
+#include <sys/syscall.h>
 
 #include <liburing.h>
 
@@ -310,18 +328,27 @@ static int two_hugepages(struct hb_buf *buf)
 
 /*
  * How many registrations charging @bytes each fit RLIMIT_MEMLOCK (at most
- * @want); the limit is only checked without CAP_IPC_LOCK.
+ * @want) on a ring whose limit is @checked (hb_model_memlock_checked()).
  */
-static unsigned int copies_allowed(uint64_t bytes, unsigned int want)
+static unsigned int copies_allowed_on(bool checked, uint64_t bytes,
+				      unsigned int want)
 {
 	struct rlimit rl;
 	uint64_t n;
 
-	if (hb_sys_cap_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
+	if (!checked || getrlimit(RLIMIT_MEMLOCK, &rl) ||
 	    rl.rlim_cur == RLIM_INFINITY)
 		return want;
 	n = rl.rlim_cur / bytes;
 	return n < want ? (unsigned int)n : want;
+}
+
+/* The same on a ring this process creates as it is. */
+static unsigned int copies_allowed(uint64_t bytes, unsigned int want)
+{
+	return copies_allowed_on(hb_model_memlock_checked(
+					 hb_sys_cap_ipc_lock()),
+				 bytes, want);
 }
 
 /*
@@ -400,7 +427,7 @@ static int probe_kmem(struct hb_kdetect *d, struct io_uring *ring, char *addr,
  * the 6.13 table rework.  1 / 0 / -1 (not measured).
  */
 static int probe_batch_dedup(struct hb_kdetect *d, struct io_uring *ring,
-			     char *h)
+			     bool checked, char *h, int *charged)
 {
 	struct iovec iov[3] = {
 		{ h, HB_PAGE_SIZE },
@@ -409,7 +436,8 @@ static int probe_batch_dedup(struct hb_kdetect *d, struct io_uring *ring,
 	};
 	long before, after;
 
-	if (copies_allowed(3 * SZ_2M, 1) < 1) {
+	*charged = -1;
+	if (copies_allowed_on(checked, 3 * SZ_2M, 1) < 1) {
 		note(d, "RLIMIT_MEMLOCK too small for the accounting check");
 		return -1;
 	}
@@ -422,14 +450,115 @@ static int probe_batch_dedup(struct hb_kdetect *d, struct io_uring *ring,
 		return -1;
 	/*
 	 * Two hugepages charged nothing at all: this ring is not charged to
-	 * VmPin (7.x with CAP_IPC_LOCK, vmpin_needs_user), so VmPin cannot
+	 * VmPin (7.2+ with CAP_IPC_LOCK, vmpin_needs_user), so VmPin cannot
 	 * tell how the kernel de-duplicates
 	 */
-	if (after == before) {
-		note(d, "VmPin is not charged to this ring: accounting not measured");
+	*charged = after != before;
+	if (!*charged)
+		return -1;
+	return after - before < (long)((5 * SZ_1M) >> 10) ? 1 : 0;
+}
+
+/*
+ * VmPin after two neighbours [H, 4K], [H + 4K, 4K] and slot 0 cleared by
+ * an update: 1 when H is still charged (7.2's last reference rule), 0
+ * when it was un-charged with slot 0 (§6.4's hole, up to 7.1), -1 when
+ * not measured.
+ */
+static int probe_hole(struct hb_kdetect *d, struct io_uring *ring,
+		      bool checked, char *h)
+{
+	struct iovec iov[2] = {
+		{ h, HB_PAGE_SIZE },
+		{ h + HB_PAGE_SIZE, HB_PAGE_SIZE },
+	};
+	struct iovec empty = { NULL, 0 };
+	__u64 tag = 0;
+	long before, charged, cleared;
+
+	if (copies_allowed_on(checked, SZ_2M, 1) < 1)
+		return -1;
+	before = hb_vmpin_kb();
+	if (before < 0 || io_uring_register_buffers(ring, iov, 2))
+		return -1;
+	charged = hb_vmpin_kb();
+	if (io_uring_register_buffers_update_tag(ring, 0, &empty, &tag, 1) !=
+	    1) {
+		io_uring_unregister_buffers(ring);
+		note(d, "the hole check's update failed");
 		return -1;
 	}
-	return after - before < (long)((5 * SZ_1M) >> 10) ? 1 : 0;
+	cleared = hb_vmpin_kb();
+	io_uring_unregister_buffers(ring);
+	if (charged - before < (long)(SZ_2M >> 10) || cleared < 0)
+		return -1;
+	return cleared - before >= (long)(SZ_2M >> 10) ? 1 : 0;
+}
+
+/*
+ * A ring whose registrations are charged: with CAP_IPC_LOCK the thread's
+ * effective set drops it for io_uring_queue_init() and raises it again
+ * (capset() changes this thread only).  *@checked: RLIMIT_MEMLOCK applies
+ * to the ring.  0, or -1 when no such ring could be made.
+ */
+static int charged_ring(struct io_uring *ring, bool *checked)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2], drop[2];
+	int ret;
+
+	*checked = true;
+	if (!hb_sys_cap_ipc_lock())
+		return io_uring_queue_init(4, ring, 0) ? -1 : 0;
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	memcpy(drop, data, sizeof(drop));
+	drop[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
+	if (syscall(SYS_capset, &hdr, drop))
+		return -1;
+	ret = io_uring_queue_init(4, ring, 0);
+	/* permitted still holds it: raising it again cannot fail */
+	syscall(SYS_capset, &hdr, data);
+	return ret ? -1 : 0;
+}
+
+/*
+ * The accounting checks: the batch, and from 6.13 the hole, on a ring
+ * that is charged; with CAP_IPC_LOCK the batch first runs on @ring, the
+ * caller's own, to see whether such a ring is charged at all.
+ */
+static void probe_accounting(struct hb_kdetect *d, struct io_uring *ring,
+			     char *h)
+{
+	const struct hb_kmodel *v = &d->version_km;
+	struct io_uring acct;
+	int r, charged = -1;
+	bool checked;
+
+	if (hb_sys_cap_ipc_lock()) {
+		/* registered, then charged (1) or not (0) */
+		r = probe_batch_dedup(d, ring, false, h, &charged);
+		if (charged >= 0)
+			d->vmpin_needs_user = !charged;
+		if (r >= 0)
+			d->batch_dedup = r;
+	}
+	if (charged_ring(&acct, &checked)) {
+		note(d, "no charged ring for the accounting checks");
+		return;
+	}
+	if (d->batch_dedup < 0)
+		d->batch_dedup = probe_batch_dedup(d, &acct, checked, h,
+						   &charged);
+	if (d->batch_dedup < 0 && charged == 0)
+		note(d, "VmPin is not charged to this ring: accounting not "
+		     "measured");
+	/* the 6.13 table rework (no batch dedup) puts a cleared node at once */
+	if (!v->acct_batch_dedup)
+		d->hole_closed = probe_hole(d, &acct, checked, h);
+	io_uring_queue_exit(&acct);
 }
 
 static void run_experiments(struct hb_kdetect *d)
@@ -439,7 +568,7 @@ static void run_experiments(struct hb_kdetect *d)
 	char *h;
 
 	d->first_bvec_vaddr = d->coalesce_single = d->coalesce_multi = -1;
-	d->batch_dedup = -1;
+	d->batch_dedup = d->hole_closed = d->vmpin_needs_user = -1;
 	if (io_uring_queue_init(4, &ring, 0)) {
 		note(d, "io_uring unavailable");
 		return;
@@ -454,7 +583,7 @@ static void run_experiments(struct hb_kdetect *d)
 	d->coalesce_single = probe_kmem(d, &ring, h, SZ_2M, SZ_2M);
 	/* 512 pages over H1 and H2: two folios, 6.12+ and our series */
 	d->coalesce_multi = probe_kmem(d, &ring, h + SZ_1M, SZ_2M, 2 * SZ_2M);
-	d->batch_dedup = probe_batch_dedup(d, &ring, h);
+	probe_accounting(d, &ring, h);
 	hb_free(&buf);
 out:
 	io_uring_queue_exit(&ring);
@@ -478,6 +607,27 @@ static enum hb_kgen behaviour_gen(const struct hb_kdetect *d,
 	return version_gen;
 }
 
+/*
+ * The accounting flags from what was seen.  A batch charged once per
+ * hugepage is the loop-filled table (up to 6.12) or the per-ring
+ * references (7.2+): the hole tells them apart where it ran, else the
+ * version does; a batch that charged a hugepage twice rules both out.
+ */
+static void behaviour_accounting(const struct hb_kdetect *d,
+				 struct hb_kmodel *b)
+{
+	if (d->vmpin_needs_user >= 0)
+		b->vmpin_needs_user = d->vmpin_needs_user;
+	if (d->hole_closed >= 0)
+		b->acct_per_ring = d->hole_closed;
+	if (d->batch_dedup == 0) {
+		b->acct_per_ring = false;
+		b->acct_batch_dedup = false;
+	} else if (d->batch_dedup == 1) {
+		b->acct_batch_dedup = !b->acct_per_ring;
+	}
+}
+
 /* The version's model with what the experiments showed. */
 static void behaviour_model(struct hb_kdetect *d)
 {
@@ -499,15 +649,16 @@ static void behaviour_model(struct hb_kdetect *d)
 		/* "6.12.9*": the version, behaving otherwise */
 		snprintf(b->name, sizeof(b->name), "%.22s*", v->name);
 	}
-	if (d->batch_dedup >= 0)
-		b->acct_batch_dedup = d->batch_dedup;
+	behaviour_accounting(d, b);
 }
 
 static bool same_model(const struct hb_kmodel *a, const struct hb_kmodel *b)
 {
 	return a->gen == b->gen &&
 	       a->first_bvec_pinned_page == b->first_bvec_pinned_page &&
-	       a->acct_batch_dedup == b->acct_batch_dedup;
+	       a->acct_batch_dedup == b->acct_batch_dedup &&
+	       a->acct_per_ring == b->acct_per_ring &&
+	       a->vmpin_needs_user == b->vmpin_needs_user;
 }
 
 static void summarize(struct hb_kdetect *d)

@@ -9,6 +9,11 @@
  *                the user address (uaddr & (folio_size - 1))
  *   6.16+        3a3c6d61577d: first offset from the first page's index
  *                inside its folio.
+ * The accounting moved on its own: batch de-duplication up to 6.12, the
+ * 6.13 table rework, 7.2's per-ring hugepage references (has_hpage_acct(),
+ * lib/account.c).  7.3 changed nothing the model covers (io_uring/rsrc.c,
+ * memmap.c, the block paths of lib/predict.c, plain.c and ptmap.c read
+ * against 7.2.13; see docs/kernel-rules.md §1).
  *
  * Before 6.3 the registration is the same one-bvec-per-page walk back to
  * 5.10; what differs there is where the bvecs live (imu_bvecs_apart,
@@ -37,8 +42,13 @@
 
 /* sizeof(struct io_mapped_ubuf) before the ublk fields (6.1 - 6.14) */
 #define IMU_HEADER_OLD		32
-/* mainline: + release, priv, flags/is_kbuf, dir */
+/* 6.15 - 7.1: + release, priv, flags/is_kbuf, dir */
 #define IMU_HEADER_NEW		56
+/*
+ * 7.2: acct_pages gone, len a size_t (7.2.13's io_uring/rsrc.h; the BTF
+ * of Debian's 7.1.13 image still has acct_pages and an unsigned int len)
+ */
+#define IMU_HEADER_72		48
 #define IMU_CACHE_BVECS		32
 
 static bool version_before(int major, int minor, int vmaj, int vmin)
@@ -132,6 +142,23 @@ static void pt_rules(int major, int minor, int sub, struct hb_kmodel *km)
 		!series_has_fix(sub, pt_sanity_fix_sub(major, minor));
 }
 
+/*
+ * 7.2's per-ring hugepage accounting (lib/account.c): ctx->hpage_acct,
+ * hpage_acct_ref()/hpage_acct_unref(), and io_buffer_account_pin()
+ * returning before any charge without ctx->user (vmpin_needs_user), one
+ * scheme: its un-charge, io_buffer_unaccount_pages(), also gives 0
+ * without ctx->user.  In 7.2.13's source and in the BTF of Debian's
+ * 7.2.12 image (struct io_ring_ctx.hpage_acct, FUNC hpage_acct_ref);
+ * the BTF of 7.0.13 and 7.1.13 still shows the old scheme (imu->
+ * acct_pages, io_sqe_buffer_register()'s last_hpage, no hpage_acct).
+ * That the early return came with it, not in 7.0, is read from the code,
+ * not yet measured: the 7.0 and 7.1 guests confirm it (VmPin as root).
+ */
+static bool has_hpage_acct(int major, int minor)
+{
+	return !version_before(major, minor, 7, 2);
+}
+
 static enum hb_kgen gen_of(int major, int minor, int sub)
 {
 	if (version_before(major, minor, 6, 3))
@@ -184,15 +211,17 @@ void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 	pt_rules(major, minor, sub, km);
 	km->pin_checks_vmas = version_before(major, minor, 6, 5);
 	km->acct_batch_dedup = version_before(major, minor, 6, 13);
+	km->acct_per_ring = has_hpage_acct(major, minor);
 	km->vec_fixed = !version_before(major, minor, 6, 15);
-	/* 7.2.13 has it, 6.18 does not: taken to be 7.0 */
-	km->vmpin_needs_user = !version_before(major, minor, 7, 0);
+	km->vmpin_needs_user = has_hpage_acct(major, minor);
 	/* ed9832bc08db (6.12); bvec_try_merge_page() behind vcnt > 0: 6.5 */
 	km->plain_folio_runs = !version_before(major, minor, 6, 12);
 	km->plain_merge_test_first = version_before(major, minor, 6, 5);
 	/*
 	 * iov_iter_extract_bvecs(): seen in 7.2, not in 6.18 (which merges,
-	 * t/fio-plain.sh); the first release between is taken to be 7.0
+	 * t/fio-plain.sh); the BTF of Debian's 7.0.13 image has the
+	 * function, the 6.18 host's has not, so 7.0 (the 7.0 guest confirms
+	 * it by the bio profile)
 	 */
 	km->plain_bvec_per_run = !version_before(major, minor, 7, 0);
 	hb_kmodel_set_gen(km, gen_of(major, minor, sub));
@@ -205,7 +234,8 @@ void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 	} else if (version_before(major, minor, 6, 15)) {
 		km->imu_header = IMU_HEADER_OLD;
 	} else {
-		km->imu_header = IMU_HEADER_NEW;
+		km->imu_header = has_hpage_acct(major, minor) ? IMU_HEADER_72 :
+								IMU_HEADER_NEW;
 		km->exact_nr_segs = true;
 		km->imu_cache_bvecs = IMU_CACHE_BVECS;
 	}
@@ -330,7 +360,9 @@ static const char *const known_kernels[] = {
 	"6.13", /* table rework: only last_hpage deduplicated (3597f2786b68) */
 	"6.15", /* exact nr_segs, 56-byte imu header, READV_FIXED */
 	"6.16", /* first offset from the folio page index (3a3c6d61577d) */
-	"6.18", /* the newest release modelled */
+	"6.18", /* the newest release before the per-ring accounting */
+	"7.2", /* per-ring hugepage accounting, 48-byte imu header */
+	"7.3", /* the newest release modelled (7.2's rules) */
 	"6.1+hugebuf",
 };
 

@@ -1,234 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The one report writer: what a job or a check learnt about its buffers,
- * as text lines and as one JSON object per line.  Strings (a job name is
- * any bytes the user typed) are escaped here and nowhere else, so every
- * report_json line parses.
+ * as text lines and as one JSON object per line.  The JSON goes through
+ * lib/json.c's writer, which escapes every string (a job name is any bytes
+ * the user typed) and places every separator, so every report_json line
+ * parses.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-
-void hb_str_init(struct hb_str *b)
-{
-	memset(b, 0, sizeof(*b));
-}
-
-void hb_str_free(struct hb_str *b)
-{
-	free(b->s);
-	hb_str_init(b);
-}
-
-static bool str_reserve(struct hb_str *b, size_t more)
-{
-	size_t cap = b->cap ? b->cap : 256;
-	char *n;
-
-	if (b->oom)
-		return false;
-	if (b->len + more + 1 <= b->cap)
-		return true;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	n = realloc(b->s, cap);
-	if (!n) {
-		b->oom = true;
-		return false;
-	}
-	b->s = n;
-	b->cap = cap;
-	return true;
-}
-
-void hb_str_printf(struct hb_str *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !str_reserve(b, n))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, n + 1, fmt, ap);
-	va_end(ap);
-	b->len += n;
-}
-
-/*
- * RFC 8259 §7: '"', '\\' and the controls below 0x20 must be escaped;
- * everything else, UTF-8 included, may stand as is.  Bytes that are not
- * valid UTF-8 would make the document invalid, so they become U+FFFD.
- */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned int n, i;
-
-	if (*s < 0x80)
-		return 1;
-	if ((*s & 0xe0) == 0xc0 && *s >= 0xc2)
-		n = 2;
-	else if ((*s & 0xf0) == 0xe0)
-		n = 3;
-	else if ((*s & 0xf8) == 0xf0 && *s <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-void hb_str_json(struct hb_str *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	hb_str_printf(b, "\"");
-	while (*p) {
-		size_t n = utf8_len(p);
-
-		if (*p == '"' || *p == '\\')
-			hb_str_printf(b, "\\%c", *p);
-		else if (*p == '\n')
-			hb_str_printf(b, "\\n");
-		else if (*p == '\t')
-			hb_str_printf(b, "\\t");
-		else if (*p < 0x20)
-			hb_str_printf(b, "\\u%04x", *p);
-		else if (!n)
-			hb_str_printf(b, "\\ufffd");
-		else
-			hb_str_printf(b, "%.*s", (int)n, (const char *)p);
-		p += n ? n : 1;
-	}
-	hb_str_printf(b, "\"");
-}
-
-void hb_str_json_kv(struct hb_str *b, const char *key, const char *val,
-		    bool first)
-{
-	hb_str_printf(b, "%s", first ? "" : ",");
-	hb_str_json(b, key);
-	hb_str_printf(b, ":");
-	hb_str_json(b, val);
-}
-
-/*
- * A JSON document written member by member: each level remembers whether
- * it has a member yet (the comma) and how it closes, so no caller places
- * a comma or a bracket by hand.
- */
-void hb_json_init(struct hb_json *j, struct hb_str *out)
-{
-	memset(j, 0, sizeof(*j));
-	j->out = out;
-}
-
-/* The comma and the key before a value; false once the document is bad. */
-static bool json_member(struct hb_json *j, const char *key)
-{
-	bool in_obj = j->depth && j->close[j->depth - 1] == '}';
-
-	if (j->bad || (in_obj != !!key) || (!j->depth && j->done)) {
-		j->bad = true;
-		return false;
-	}
-	if (!j->depth) {
-		j->done = true;
-	} else {
-		if (j->more[j->depth - 1])
-			hb_str_printf(j->out, ", ");
-		j->more[j->depth - 1] = true;
-	}
-	if (key) {
-		hb_str_json(j->out, key);
-		hb_str_printf(j->out, ": ");
-	}
-	return true;
-}
-
-static void json_open(struct hb_json *j, const char *key, char open,
-		      char close)
-{
-	if (j->depth >= HB_JSON_MAX_DEPTH) {
-		j->bad = true;
-		return;
-	}
-	if (!json_member(j, key))
-		return;
-	hb_str_printf(j->out, "%c", open);
-	j->close[j->depth] = close;
-	j->more[j->depth] = false;
-	j->depth++;
-}
-
-void hb_json_obj(struct hb_json *j, const char *key)
-{
-	json_open(j, key, '{', '}');
-}
-
-void hb_json_arr(struct hb_json *j, const char *key)
-{
-	json_open(j, key, '[', ']');
-}
-
-void hb_json_end(struct hb_json *j)
-{
-	if (j->bad || !j->depth) {
-		j->bad = true;
-		return;
-	}
-	j->depth--;
-	hb_str_printf(j->out, "%c", j->close[j->depth]);
-}
-
-void hb_json_str(struct hb_json *j, const char *key, const char *val)
-{
-	if (json_member(j, key))
-		hb_str_json(j->out, val);
-}
-
-void hb_json_u64(struct hb_json *j, const char *key, uint64_t val)
-{
-	if (json_member(j, key))
-		hb_str_printf(j->out, "%llu", (unsigned long long)val);
-}
-
-void hb_json_i64(struct hb_json *j, const char *key, int64_t val)
-{
-	if (json_member(j, key))
-		hb_str_printf(j->out, "%lld", (long long)val);
-}
-
-void hb_json_bool(struct hb_json *j, const char *key, bool val)
-{
-	if (json_member(j, key))
-		hb_str_printf(j->out, "%s", val ? "true" : "false");
-}
-
-void hb_json_tri(struct hb_json *j, const char *key, int val)
-{
-	if (json_member(j, key))
-		hb_str_printf(j->out, "%s",
-			      val < 0 ? "null" : val ? "true" : "false");
-}
-
-void hb_json_null(struct hb_json *j, const char *key)
-{
-	hb_json_tri(j, key, -1);
-}
-
-bool hb_json_ok(const struct hb_json *j)
-{
-	return !j->bad && !j->depth && j->done && !j->out->oom;
-}
 
 static const char *coalesced_word(const struct hb_report *r)
 {
@@ -334,19 +117,17 @@ static void text_requests(struct hb_str *out, const struct hb_report *r)
 	}
 }
 
-static void json_requests(struct hb_str *b, const struct hb_report *r)
+static void json_requests(struct hb_json *j, const struct hb_report *r)
 {
 	struct hb_coalesce_verdict v;
 	bool judged = judge_requests(r, &v);
 
-	hb_str_printf(b, ",\"requests_model\":%u,\"requests_uncoalesced\":%u,"
-		      "\"requests_multi\":%u", r->pred ? r->pred->model : 0,
-		      r->pred ? r->pred->none : 0,
-		      r->pred ? r->pred->multi : 0);
-	hb_str_json_kv(b, "kernel_coalesced",
-		       judged ? hb_tristate_name(v.coalesced) : "", false);
-	hb_str_printf(b, ",\"matches_model\":%s",
-		      !judged ? "null" : v.matches_model ? "true" : "false");
+	hb_json_u64(j, "requests_model", r->pred ? r->pred->model : 0);
+	hb_json_u64(j, "requests_uncoalesced", r->pred ? r->pred->none : 0);
+	hb_json_u64(j, "requests_multi", r->pred ? r->pred->multi : 0);
+	hb_json_str(j, "kernel_coalesced",
+		    judged ? hb_tristate_name(v.coalesced) : "");
+	hb_json_tri(j, "matches_model", judged ? v.matches_model : -1);
 }
 
 /* fixedbufs=0: the block layer's work for the one I/O modelled */
@@ -361,25 +142,27 @@ static void text_plain(struct hb_str *out, const char *prefix,
 		      "%u merge tests, %u bvecs (%u same-page merges), %u "
 		      "releases, %u requests\n", prefix, r->job,
 		      (unsigned long long)r->bs, r->plain_pfn, pp->bios,
-		      pp->batches, pp->adds,
-		      runs ? "folio runs" : "4 KiB pages", pp->merge_tests, pp->bvecs, pp->same_page, pp->releases,
+		      pp->batches, pp->adds, runs ? "folio runs" : "4 KiB pages",
+		      pp->merge_tests, pp->bvecs, pp->same_page, pp->releases,
 		      pp->requests);
 }
 
 /* flat plain_* keys, in every report: zero and "" when not modelled */
-static void json_plain(struct hb_str *b, const struct hb_report *r)
+static void json_plain(struct hb_json *j, const struct hb_report *r)
 {
 	static const struct hb_plain_pred none;
 	const struct hb_plain_pred *pp = r->plain ? r->plain : &none;
 
-	hb_str_json_kv(b, "plain_pfn", r->plain ? r->plain_pfn : "", false);
-	hb_str_printf(b, ",\"plain_folio_runs\":%s,\"plain_bios\":%u,"
-		      "\"plain_batches\":%u,\"plain_adds\":%u,"
-		      "\"plain_merge_tests\":%u,\"plain_bvecs\":%u,"
-		      "\"plain_same_page\":%u,\"plain_releases\":%u",
-		      r->plain && r->km && r->km->plain_folio_runs ? "true" :
-		      "false", pp->bios, pp->batches, pp->adds,
-		      pp->merge_tests, pp->bvecs, pp->same_page, pp->releases);
+	hb_json_str(j, "plain_pfn", r->plain ? r->plain_pfn : "");
+	hb_json_bool(j, "plain_folio_runs",
+		     r->plain && r->km && r->km->plain_folio_runs);
+	hb_json_u64(j, "plain_bios", pp->bios);
+	hb_json_u64(j, "plain_batches", pp->batches);
+	hb_json_u64(j, "plain_adds", pp->adds);
+	hb_json_u64(j, "plain_merge_tests", pp->merge_tests);
+	hb_json_u64(j, "plain_bvecs", pp->bvecs);
+	hb_json_u64(j, "plain_same_page", pp->same_page);
+	hb_json_u64(j, "plain_releases", pp->releases);
 }
 
 static void text_limits(struct hb_str *out, const char *prefix,
@@ -534,125 +317,148 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 	}
 }
 
-static void json_minmax(struct hb_str *b, const char *key,
-			unsigned long long lo, unsigned long long hi)
+static void json_minmax(struct hb_json *j, const char *key, uint64_t lo,
+			uint64_t hi)
 {
-	hb_str_printf(b, ",\"%s\":{\"min\":%llu,\"max\":%llu}", key, lo, hi);
+	hb_json_obj(j, key);
+	hb_json_u64(j, "min", lo);
+	hb_json_u64(j, "max", hi);
+	hb_json_end(j);
 }
 
-/* "folio_nodes":{"0":4,"1":2} */
-static void json_nodes(struct hb_str *b, const struct hb_bufstats *st)
+/* "folio_nodes":{"0":4,"1":2}: the nodes that hold a folio */
+static void json_nodes(struct hb_json *j, const struct hb_bufstats *st)
 {
 	unsigned int n;
-	bool first = true;
 
-	hb_str_printf(b, ",\"folio_nodes\":{");
+	hb_json_obj(j, "folio_nodes");
 	for (n = 0; n < HB_MAX_NODES; n++) {
+		char key[16];
+
 		if (!st->node_folios[n])
 			continue;
-		hb_str_printf(b, "%s\"%u\":%u", first ? "" : ",", n,
-			      st->node_folios[n]);
-		first = false;
+		snprintf(key, sizeof(key), "%u", n);
+		hb_json_u64(j, key, st->node_folios[n]);
 	}
-	hb_str_printf(b, "}");
+	hb_json_end(j);
+}
+
+static void json_pt_limits(struct hb_json *j, const struct hb_pt_limits *l)
+{
+	hb_json_u64(j, "pt_max_hw_bytes", l->max_hw_bytes);
+	hb_json_u64(j, "pt_max_segments", l->max_segments);
+	hb_json_u64(j, "pt_max_segment_size", l->max_segment_size);
+	hb_json_u64(j, "pt_virt_boundary_mask", l->virt_boundary_mask);
+	hb_json_u64(j, "pt_dma_align_mask", l->dma_align_mask);
 }
 
 /* flat pt_* keys, so a shell can pick one with grep */
-static void json_pt(struct hb_str *b, const struct hb_pt_report *pt)
+static void json_pt(struct hb_json *j, const struct hb_pt_report *pt)
 {
-	const struct hb_pt_limits *l;
-
-	hb_str_printf(b, ",\"passthrough\":%s", pt ? "true" : "false");
+	hb_json_bool(j, "passthrough", pt != NULL);
 	if (!pt)
 		return;
-	l = pt->lim;
-	hb_str_json_kv(b, "pt_device", pt->device ? pt->device : "", false);
-	hb_str_printf(b, ",\"pt_commands\":%llu,\"pt_cmd_len\":%llu",
-		      (unsigned long long)pt->commands,
-		      (unsigned long long)pt->cmd_len);
-	hb_str_json_kv(b, "pt_predicted", pt_path_word(pt), false);
-	hb_str_printf(b, ",\"pt_direct\":%u,\"pt_copy\":%u,\"pt_einval\":%u,"
-		      "\"pt_segments_min\":%u,\"pt_segments_max\":%u",
-		      pt->count[HB_PT_DIRECT], pt->count[HB_PT_COPY],
-		      pt->count[HB_PT_EINVAL],
-		      pt->count[HB_PT_DIRECT] ? pt->segs_min : 0,
-		      pt->segs_max);
-	hb_str_json_kv(b, "pt_why", pt->why ? pt->why : "", false);
-	if (l)
-		hb_str_printf(b, ",\"pt_max_hw_bytes\":%llu,"
-			      "\"pt_max_segments\":%u,"
-			      "\"pt_max_segment_size\":%llu,"
-			      "\"pt_virt_boundary_mask\":%llu,"
-			      "\"pt_dma_align_mask\":%u",
-			      (unsigned long long)l->max_hw_bytes,
-			      l->max_segments,
-			      (unsigned long long)l->max_segment_size,
-			      (unsigned long long)l->virt_boundary_mask,
-			      l->dma_align_mask);
+	hb_json_str(j, "pt_device", pt->device ? pt->device : "");
+	hb_json_u64(j, "pt_commands", pt->commands);
+	hb_json_u64(j, "pt_cmd_len", pt->cmd_len);
+	hb_json_str(j, "pt_predicted", pt_path_word(pt));
+	hb_json_u64(j, "pt_direct", pt->count[HB_PT_DIRECT]);
+	hb_json_u64(j, "pt_copy", pt->count[HB_PT_COPY]);
+	hb_json_u64(j, "pt_einval", pt->count[HB_PT_EINVAL]);
+	hb_json_u64(j, "pt_segments_min",
+		    pt->count[HB_PT_DIRECT] ? pt->segs_min : 0);
+	hb_json_u64(j, "pt_segments_max", pt->segs_max);
+	hb_json_str(j, "pt_why", pt->why ? pt->why : "");
+	if (pt->lim)
+		json_pt_limits(j, pt->lim);
 }
 
-void hb_report_json(const struct hb_report *r, struct hb_str *b)
+static void json_limits(struct hb_json *j, const struct hb_file_limits *l)
 {
-	const struct hb_bufstats *st = &r->st;
+	hb_json_u64(j, "dio_mem_align", l->dio_mem_align);
+	hb_json_u64(j, "dio_offset_align", l->dio_offset_align);
+	hb_json_u64(j, "atomic_unit_min", l->atomic_unit_min);
+	hb_json_u64(j, "atomic_unit_max", l->atomic_unit_max);
+	hb_json_u64(j, "atomic_segments_max", l->atomic_segments_max);
+}
+
+/* the job, its backing and the buffers' shape */
+static void json_job(struct hb_json *j, const struct hb_report *r)
+{
 	char bk[HB_BACKING_STR_MAX];
 
 	hb_backing_str(&r->backing, bk, sizeof(bk));
-	hb_str_printf(b, "{");
-	hb_str_json_kv(b, "job", r->job, true);
-	hb_str_printf(b, ",\"subjob\":%u", r->subjob);
-	hb_str_json_kv(b, "backing", bk, false);
-	hb_str_printf(b, ",\"folio_size\":%llu",
-		      (unsigned long long)r->backing.folio_size);
-	hb_str_json_kv(b, "layout", r->layout, false);
-	hb_str_printf(b, ",\"head_offset\":%llu,\"fixedbufs\":%u",
-		      (unsigned long long)r->head_offset, r->fixedbufs);
-	hb_str_json_kv(b, "kernel_model", r->kernel_model, false);
-	hb_str_json_kv(b, "kernel_detect", r->kernel_detect, false);
-	hb_str_printf(b, ",\"nr_buffers\":%u,\"buffer_len\":%llu,\"bs\":%llu,"
-		      "\"stride\":%llu", r->nr_buffers,
-		      (unsigned long long)r->buffer_len,
-		      (unsigned long long)r->bs,
-		      (unsigned long long)r->stride);
-	json_minmax(b, "folio_size_seen", st->min_folio, st->max_folio);
-	json_minmax(b, "folios_per_buffer", st->min_folios, st->max_folios);
-	json_minmax(b, "bvecs_per_buffer", st->min_bvecs, st->max_bvecs);
-	json_minmax(b, "bvecs_per_io", st->min_io_segs, st->max_io_segs);
-	hb_str_printf(b, ",\"coalesced\":%s,\"imu_bytes\":%llu,"
-		      "\"imu_bytes_4k\":%llu,\"memlock_charge\":%llu,"
-		      "\"register_usec\":%.1f,\"vmpin_kb\":%ld",
-		      st->all_coalesced ? "true" : "false",
-		      (unsigned long long)st->imu_bytes,
-		      (unsigned long long)st->imu_bytes_4k,
-		      (unsigned long long)st->charged_bytes,
-		      r->register_usec, r->vmpin_kb);
-	hb_str_json_kv(b, "coalesce_advice", advice(r), false);
-	hb_str_json_kv(b, "probe", probe_word(st), false);
-	json_nodes(b, st);
-	hb_str_printf(b, ",\"vec_iovecs\":%u,\"vec_bvecs\":%u", r->vec_iovecs,
-		      r->vec_bvecs);
-	hb_str_json_kv(b, "shared", r->shared ? r->shared : "", false);
-	hb_str_printf(b, ",\"ready_usec\":%.1f", r->ready_usec);
+	hb_json_str(j, "job", r->job);
+	hb_json_u64(j, "subjob", r->subjob);
+	hb_json_str(j, "backing", bk);
+	hb_json_u64(j, "folio_size", r->backing.folio_size);
+	hb_json_str(j, "layout", r->layout);
+	hb_json_u64(j, "head_offset", r->head_offset);
+	hb_json_u64(j, "fixedbufs", r->fixedbufs);
+	hb_json_str(j, "kernel_model", r->kernel_model);
+	hb_json_str(j, "kernel_detect", r->kernel_detect);
+	hb_json_u64(j, "nr_buffers", r->nr_buffers);
+	hb_json_u64(j, "buffer_len", r->buffer_len);
+	hb_json_u64(j, "bs", r->bs);
+	hb_json_u64(j, "stride", r->stride);
+}
+
+/* what the model and the probe found in the buffers */
+static void json_buffers(struct hb_json *j, const struct hb_report *r)
+{
+	const struct hb_bufstats *st = &r->st;
+
+	json_minmax(j, "folio_size_seen", st->min_folio, st->max_folio);
+	json_minmax(j, "folios_per_buffer", st->min_folios, st->max_folios);
+	json_minmax(j, "bvecs_per_buffer", st->min_bvecs, st->max_bvecs);
+	json_minmax(j, "bvecs_per_io", st->min_io_segs, st->max_io_segs);
+	hb_json_bool(j, "coalesced", st->all_coalesced);
+	hb_json_u64(j, "imu_bytes", st->imu_bytes);
+	hb_json_u64(j, "imu_bytes_4k", st->imu_bytes_4k);
+	hb_json_u64(j, "memlock_charge", st->charged_bytes);
+	hb_json_fixed(j, "register_usec", r->register_usec, 1);
+	hb_json_i64(j, "vmpin_kb", r->vmpin_kb);
+	hb_json_str(j, "coalesce_advice", advice(r));
+	hb_json_str(j, "probe", probe_word(st));
+	json_nodes(j, st);
+	hb_json_u64(j, "vec_iovecs", r->vec_iovecs);
+	hb_json_u64(j, "vec_bvecs", r->vec_bvecs);
+	hb_json_str(j, "shared", r->shared ? r->shared : "");
+	hb_json_fixed(j, "ready_usec", r->ready_usec, 1);
+}
+
+/* the device counters over the job */
+static void json_device(struct hb_json *j, const struct hb_report *r)
+{
+	hb_json_str(j, "device", have_device(r) ? r->device : "");
+	hb_json_u64(j, "dev_reads", r->dev_reads);
+	hb_json_u64(j, "dev_writes", r->dev_writes);
+	hb_json_u64(j, "ios", r->ios);
+	hb_json_fixed(j, "requests_per_io", requests_per_io(r), 4);
+	hb_json_bool(j, "requests_approximate", r->requests_approximate);
+}
+
+/*
+ * One compact object (no spaces: a shell can grep "key":value) and a
+ * newline.  The keys and their order are the report's format
+ * (hugebuf.7, "JSON report"; t/docs-match.sh compares them).
+ */
+void hb_report_json(const struct hb_report *r, struct hb_str *b)
+{
+	struct hb_json j;
+
+	hb_json_init_compact(&j, b);
+	hb_json_obj(&j, NULL);
+	json_job(&j, r);
+	json_buffers(&j, r);
 	if (r->limits)
-		hb_str_printf(b, ",\"dio_mem_align\":%u,\"dio_offset_align\":%u,"
-			      "\"atomic_unit_min\":%u,\"atomic_unit_max\":%u,"
-			      "\"atomic_segments_max\":%u",
-			      r->limits->dio_mem_align,
-			      r->limits->dio_offset_align,
-			      r->limits->atomic_unit_min,
-			      r->limits->atomic_unit_max,
-			      r->limits->atomic_segments_max);
-	json_pt(b, r->pt);
-	hb_str_json_kv(b, "device", have_device(r) ? r->device : "", false);
-	hb_str_printf(b, ",\"dev_reads\":%llu,\"dev_writes\":%llu,"
-		      "\"ios\":%llu,\"requests_per_io\":%.4f,"
-		      "\"requests_approximate\":%s",
-		      (unsigned long long)r->dev_reads,
-		      (unsigned long long)r->dev_writes,
-		      (unsigned long long)r->ios, requests_per_io(r),
-		      r->requests_approximate ? "true" : "false");
-	json_requests(b, r);
-	json_plain(b, r);
-	hb_str_printf(b, "}\n");
+		json_limits(&j, r->limits);
+	json_pt(&j, r->pt);
+	json_device(&j, r);
+	json_requests(&j, r);
+	json_plain(&j, r);
+	hb_json_end(&j);
+	hb_str_printf(b, "\n");
 }
 
 int hb_report_append(const struct hb_report *r, const char *path)

@@ -72,6 +72,12 @@ static const struct hb_uf_row {
 		"IORING_OP_READV_FIXED", 6, 15, NULL,
 		"drop vec_iovecs, or run Linux 6.15 or later",
 	},
+	[HB_UF_DONTCACHE] = {
+		/* b9f958d4f146; fio 3.33's RWF_UNCACHED 0x40 never merged */
+		"RWF_DONTCACHE", 6, 14,
+		"uncached buffered I/O goes through the page cache as usual",
+		"drop uncached, or run Linux 6.14 or later",
+	},
 };
 
 const char *hb_uf_feature(enum hb_ufeat f)

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <liburing.h>
 
@@ -69,6 +70,22 @@ static unsigned int probe_register(struct io_uring *ring)
 	return have;
 }
 
+/*
+ * RWF_DONTCACHE cannot be asked of a ring: since 6.14 the kernel answers
+ * per file system (kiocb_set_rw_flags(): -EOPNOTSUPP without
+ * FOP_DONTCACHE), the same -EOPNOTSUPP an older kernel gives the unknown
+ * flag.  So the running release decides, against the table's row.
+ */
+static unsigned int probe_by_release(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return hb_uf_upto(major, minor) & HB_UF_BIT(HB_UF_DONTCACHE);
+}
+
 static int probe_kernel(unsigned int *have)
 {
 	struct io_uring_probe *pr;
@@ -103,6 +120,7 @@ static int probe_kernel(unsigned int *have)
 	}
 	*have |= probe_register(&ring);
 	io_uring_queue_exit(&ring);
+	*have |= probe_by_release();
 	return 0;
 }
 

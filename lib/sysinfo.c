@@ -2,7 +2,9 @@
 /*
  * What the running system offers for hugepage-backed fixed buffers:
  * kernel release, hugetlb pools, THP and mTHP settings, memlock limit and
- * capability, and whether the folio probe can read PFNs.
+ * capability, and whether the folio probe can read PFNs; and the /proc
+ * counters the measurements read (VmPin, kernel memory, a pool's free
+ * pages).  Block devices are lib/blkdev.c's.
  *
  * The bottom layer of lib/: it reads /proc and /sys and calls nothing
  * above it.  Which coalescing generation runs is not a fact read here but
@@ -306,4 +308,42 @@ bool hb_mthp_usable(const struct hb_sysinfo *si, uint64_t size)
 		return !strcmp(si->thp_enabled, "always") ||
 		       !strcmp(si->thp_enabled, "madvise");
 	return false;
+}
+
+/* ---- /proc counters of this process and of the kernel ---- */
+
+long hb_vmpin_kb(void)
+{
+	long v = hb_proc_kb("/proc/self/status", "VmPin");
+
+	if (v < 0)
+		return hb_seterr(-v, "no VmPin in /proc/self/status: %s",
+				 strerror(-v));
+	return v;
+}
+
+long hb_kernel_mem_kb(void)
+{
+	long su = hb_proc_kb("/proc/meminfo", "SUnreclaim");
+	long vm = hb_proc_kb("/proc/meminfo", "VmallocUsed");
+
+	if (su < 0 || vm < 0)
+		return hb_seterr(ENOENT, "/proc/meminfo lacks SUnreclaim or "
+				 "VmallocUsed: is /proc mounted?");
+	return su + vm;
+}
+
+long hb_hugepages_free(uint64_t page_size)
+{
+	char path[128];
+	unsigned long v;
+	int ret;
+
+	hb_pool_path(page_size, "free_hugepages", path, sizeof(path));
+	ret = hb_read_ulong(path, &v);
+	if (ret)
+		return hb_seterr(ret, "no %llukB hugepage pool on this machine "
+				 "(%s missing)",
+				 (unsigned long long)(page_size >> 10), path);
+	return (long)v;
 }

@@ -76,7 +76,8 @@ unmet() {
 			{ echo "no mTHP size is offered and disabled"; return; } ;;
 		no-free-1g)
 			[ "$(cat "$p1g/free_hugepages" 2>/dev/null || echo 0)" = 0 ] ||
-				{ echo "this machine has free 1G pages"; return; } ;;
+				[ -w "$p1g/nr_hugepages" ] ||
+				{ echo "this machine has free 1G pages (root empties the pool for the row)"; return; } ;;
 		nocap-memlock=*)
 			[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null ||
 				{ echo "needs root and setpriv to drop CAP_IPC_LOCK"; return; } ;;
@@ -95,13 +96,19 @@ nocap_memlock() {
 
 # run_row KIND ARGS OUTFILE NEEDS: prints the exit status
 run_row() {
-	local kind=$1 args=$2 out=$3 needs=$4 w wrap=
+	local kind=$1 args=$2 out=$3 needs=$4 w wrap= rc
 	for w in $needs; do
 		case $w in
 		# without CAP_IPC_LOCK RLIMIT_MEMLOCK counts (io_account_mem)
 		nocap-memlock=*) wrap="nocap_memlock ${w#*=}" ;;
 		esac
 	done
+	# no free 1G page: as root, the pool is emptied for the row and given
+	# back after it (the runner reserves 1G pages for the cases that need
+	# them); the pool is not touched when it has no free page already
+	case " $needs " in
+	*" no-free-1g "*) empty_1g_pool ;;
+	esac
 	# shellcheck disable=SC2086
 	case $kind in
 	cli)
@@ -115,7 +122,24 @@ run_row() {
 			>"$out" 2>&1
 		;;
 	esac
-	echo $?
+	rc=$?
+	restore_1g_pool
+	echo $rc
+}
+
+P1G=/sys/kernel/mm/hugepages/hugepages-1048576kB
+# run_row runs in a command substitution: it gives the pool back itself
+P1G_SAVED=
+empty_1g_pool() {
+	[ "$(cat "$P1G/free_hugepages" 2>/dev/null || echo 0)" != 0 ] || return 0
+	P1G_SAVED=$(cat "$P1G/nr_hugepages")
+	echo 0 >"$P1G/nr_hugepages"
+}
+
+restore_1g_pool() {
+	[ -n "$P1G_SAVED" ] || return 0
+	echo "$P1G_SAVED" >"$P1G/nr_hugepages"
+	P1G_SAVED=
 }
 
 # check_row: prints nothing when the row holds, else what is wrong

@@ -258,6 +258,15 @@ int t_write_fixed_alias(const struct t_regbuf *rb, struct t_file *f, int fd,
  */
 int t_need_hugepages(uint64_t page_size, unsigned long nr);
 /*
+ * As root, make @size the only THP size an MADV_HUGEPAGE fault may take
+ * (its hugepages-<size>kB/enabled madvise, every other size's never, the
+ * PMD size's included) until t_thp_restore(), which puts back every mode
+ * it changed (also at exit and on SIGINT/SIGTERM).  Not root: nothing
+ * changes and the machine's modes decide.  -1 when a mode cannot be set.
+ */
+int t_thp_only(uint64_t size);
+void t_thp_restore(void);
+/*
  * hb_backing_parse(@backing) + hb_alloc(); a failure is a SKIP naming
  * the backing and lib's message (a missing resource, not a bug).
  */

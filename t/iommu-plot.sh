@@ -29,37 +29,37 @@ cat >"$RUN/console-control-iommu.log.txt" <<EOF
 [    5.1] some kernel line
 IOMMUPROF mode=strict group_type=DMA max_hw_bytes=4194304 max_sectors_bytes=4194304 max_segments=127
 IOMMUPROF $L backing=2M $S ios=2 requests_min=2 data=verified
-IOMMUPROF $L backing=2M $S sym=__iommu_map hits=1024 min=512 usec=1.0
-IOMMUPROF $L backing=2M $S sym=alloc_iova_fast hits=7 min=3 usec=1.0
-IOMMUPROF $L backing=2M $S sym=intel_iommu_tlb_sync hits=4 min=2 usec=1.0
+IOMMUPROF $L backing=2M $S sym=__iommu_map hits=1024 min=512
+IOMMUPROF $L backing=2M $S sym=alloc_iova_fast hits=7 min=3
+IOMMUPROF $L backing=2M $S sym=intel_iommu_tlb_sync hits=4 min=2
 IOMMUPROF $L backing=2M $S ptes map_calls=512 map_4k=2048 map_2m=0 map_1g=0 map_other=0 missed=0
 IOMMUPROF model ${L%% *} path=block op=read backing=2M size=8388608 what=__iommu_map counted=512 predicted=512 result=ok
 IOMMUPROF mode=strict path=block op=read backing=2M size=131072 ios=3 requests_min=1 data=verified
-IOMMUPROF mode=strict path=block op=read backing=2M size=131072 sym=__iommu_map hits=99 min=33 usec=1.0
-IOMMUPROF mode=strict path=pt op=read backing=2M size=8388608 sym=__iommu_map hits=999 min=333 usec=1.0
-IOMMUPROF mode=strict path=block op=write backing=2M size=8388608 sym=__iommu_map hits=900 min=300 usec=1.0
+IOMMUPROF mode=strict path=block op=read backing=2M size=131072 sym=__iommu_map hits=99 min=33
+IOMMUPROF mode=strict path=pt op=read backing=2M size=8388608 sym=__iommu_map hits=999 min=333
+IOMMUPROF mode=strict path=block op=write backing=2M size=8388608 sym=__iommu_map hits=900 min=300
 IOMMUPROF $L backing=4k $S ios=3 requests_min=17 data=verified
-IOMMUPROF $L backing=4k $S sym=__iommu_map hits=2364 min=788 usec=1.0
-IOMMUPROF $L backing=4k $S sym=alloc_iova_fast hits=51 min=17 usec=1.0
-IOMMUPROF $L backing=4k $S sym=intel_iommu_tlb_sync hits=51 min=17 usec=1.0
+IOMMUPROF $L backing=4k $S sym=__iommu_map hits=2364 min=788
+IOMMUPROF $L backing=4k $S sym=alloc_iova_fast hits=51 min=17
+IOMMUPROF $L backing=4k $S sym=intel_iommu_tlb_sync hits=51 min=17
 IOMMUPROF $L backing=4k $S ptes map_calls=788 map_4k=2048 map_2m=0 map_1g=0 map_other=0 missed=0
 IOMMUPROF $Z backing=2M $S ios=2 requests_min=2 data=verified
-IOMMUPROF $Z backing=2M $S sym=intel_iommu_tlb_sync hits=0 min=0 usec=0.000
+IOMMUPROF $Z backing=2M $S sym=intel_iommu_tlb_sync hits=0 min=0
 IOMMUPROF $Z backing=4k $S ios=3 requests_min=17 data=verified
-IOMMUPROF $Z backing=4k $S sym=intel_iommu_tlb_sync hits=3 min=1 usec=1.0
+IOMMUPROF $Z backing=4k $S sym=intel_iommu_tlb_sync hits=3 min=1
 EOF
 # the series: 2M and THP, no lazy guest; THP has a strict 0 and a ptes
 # line whose kprobe missed hits (not counted)
 cat >"$RUN/console-patched-iommu.log.txt" <<EOF
 IOMMUPROF $L backing=2M $S ios=3 requests_min=2 data=verified
-IOMMUPROF $L backing=2M $S sym=__iommu_map hits=12 min=4 usec=1.0
-IOMMUPROF $L backing=2M $S sym=alloc_iova_fast hits=6 min=2 usec=1.0
-IOMMUPROF $L backing=2M $S sym=intel_iommu_tlb_sync hits=6 min=2 usec=1.0
+IOMMUPROF $L backing=2M $S sym=__iommu_map hits=12 min=4
+IOMMUPROF $L backing=2M $S sym=alloc_iova_fast hits=6 min=2
+IOMMUPROF $L backing=2M $S sym=intel_iommu_tlb_sync hits=6 min=2
 IOMMUPROF $L backing=2M $S ptes map_calls=4 map_4k=0 map_2m=4 map_1g=0 map_other=0 missed=0
 IOMMUPROF $L backing=thp $S ios=3 requests_min=2 data=verified
-IOMMUPROF $L backing=thp $S sym=__iommu_map hits=12 min=4 usec=1.0
-IOMMUPROF $L backing=thp $S sym=alloc_iova_fast hits=6 min=2 usec=1.0
-IOMMUPROF $L backing=thp $S sym=intel_iommu_tlb_sync hits=0 min=0 usec=0.0
+IOMMUPROF $L backing=thp $S sym=__iommu_map hits=12 min=4
+IOMMUPROF $L backing=thp $S sym=alloc_iova_fast hits=6 min=2
+IOMMUPROF $L backing=thp $S sym=intel_iommu_tlb_sync hits=0 min=0
 IOMMUPROF $L backing=thp $S ptes map_calls=4 map_4k=1 map_2m=3 map_1g=0 map_other=0 missed=1
 EOF
 

@@ -4,8 +4,10 @@
 # lib/ is a one-way stack: a file calls only files of its own layer or
 # below, and the calls between files have no cycle.  Read from the
 # objects (nm), so it checks what is linked, not what a comment says:
-#   base      util.c: errors, sizes, small file readers
-#   readers   /proc and /sys: sysinfo.c, pagemap.c, filelimits.c, numa.c
+#   base      util.c: errors, sizes, small file readers; json.c: the
+#             growing string and the JSON writer
+#   readers   /proc and /sys: sysinfo.c, blkdev.c, pagemap.c, filelimits.c,
+#             numa.c
 #   model     pure, arrays in, tables out: model.c, kmodel.c, account.c,
 #             ptmap.c, vimport.c, layout.c, predict.c, plain.c, verdict.c,
 #             ringfeat.c, iommu.c
@@ -20,8 +22,8 @@ ls "$lib"/*.o >/dev/null 2>&1 || skip "no lib/*.o: run make"
 
 layer_of() {
 	case $1 in
-	util) echo 0 ;;
-	sysinfo | pagemap | filelimits | numa) echo 1 ;;
+	util | json) echo 0 ;;
+	sysinfo | blkdev | pagemap | filelimits | numa) echo 1 ;;
 	model | kmodel | account | ptmap | vimport | layout | predict | plain | \
 		verdict | ringfeat | iommu)
 		echo 2 ;;

@@ -36,81 +36,22 @@
 
 #define SMALL (16 * 1024ULL)
 #define FILE_SIZE ((4ULL << 20) + (64 << 10))
-#define MTHP16_PATH "/sys/kernel/mm/transparent_hugepage/hugepages-16kB/enabled"
 
 enum small_kind { SMALL_4K, SMALL_MTHP16 };
 
-static char mthp_saved[32];
 static struct hb_kmodel km_running;
 
-/* the bracketed word of "always inherit [madvise] never" */
-static int read_mode(char *out, size_t len)
-{
-	char buf[128], *o, *c;
-	FILE *fp = fopen(MTHP16_PATH, "re");
-
-	if (!fp)
-		return -1;
-	if (!fgets(buf, sizeof(buf), fp)) {
-		fclose(fp);
-		return -1;
-	}
-	fclose(fp);
-	o = strchr(buf, '[');
-	c = o ? strchr(o, ']') : NULL;
-	if (!c || (size_t)(c - o) > len)
-		return -1;
-	memcpy(out, o + 1, c - o - 1);
-	out[c - o - 1] = '\0';
-	return 0;
-}
-
-static int write_mode(const char *mode)
-{
-	FILE *fp = fopen(MTHP16_PATH, "we");
-	int ret;
-
-	if (!fp)
-		return -1;
-	ret = fputs(mode, fp) < 0;
-	return fclose(fp) || ret ? -1 : 0;
-}
-
-static void restore_mthp(void)
-{
-	if (mthp_saved[0])
-		write_mode(mthp_saved);
-	mthp_saved[0] = '\0';
-}
-
-static void restore_and_die(int sig)
-{
-	restore_mthp();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* mTHP 16K usable for MADV_HUGEPAGE?  As root, make it so for this run. */
+/*
+ * mTHP 16K usable for MADV_HUGEPAGE?  As root, 16K is made the only THP
+ * size for this run (t_thp_only(), restored at exit).
+ */
 static bool mthp16_available(void)
 {
-	char mode[32];
+	struct hb_sysinfo si;
 
-	if (read_mode(mode, sizeof(mode)))
+	if (t_thp_only(SMALL) || hb_sysinfo_read(&si))
 		return false;
-	if (!strcmp(mode, "madvise") || !strcmp(mode, "always"))
-		return true;
-	if (geteuid() != 0)
-		return false;
-	snprintf(mthp_saved, sizeof(mthp_saved), "%s", mode);
-	atexit(restore_mthp);
-	signal(SIGINT, restore_and_die);
-	signal(SIGTERM, restore_and_die);
-	if (write_mode("madvise")) {
-		mthp_saved[0] = '\0';
-		return false;
-	}
-	t_info("set %s to madvise for this run (was %s)", MTHP16_PATH, mode);
-	return true;
+	return hb_mthp_usable(&si, SMALL);
 }
 
 static int map_small(char *at, enum small_kind kind)
@@ -242,7 +183,7 @@ int main(int argc, char **argv)
 				"to enable it)");
 		}
 	}
-	restore_mthp();
+	t_thp_restore();
 	t_file_close(&f);
 	if (ret == T_EXIT_FAIL)
 		return t_done(ret);

@@ -21,7 +21,9 @@
 #   t/soak.py [--seed N] [--seconds S] [--jobs N] [--keep DIR]
 #
 # Run by `make soak SECONDS=...` and by tools/check.sh (a fixed seed for a
-# few minutes).  Hugetlb user: run it under the shared hugetlb lock.  Ends
+# few minutes).  Hugetlb user: run it under the shared hugetlb lock, with
+# the pools reserved (t/_testenv.sh; make soak does both but the lock); as
+# root it switches the mTHP size its jobs draw to madvise for its run.  Ends
 # with "sub-checks: P passed, F failed, 0 skipped" (one per job) and
 # "1 passed, 0 failed, 0 skipped" (or 0 passed, 1 failed), the form
 # t/runtests.sh and tools/check.sh count.  A failing job is printed as a
@@ -140,7 +142,7 @@ def gen_job(rng, n, workdir):
     f = {k: rng.choice(v) for k, v in FIO_DOMAIN.items()}
     # mostly combinations that run, sometimes ones the engine refuses
     if o["backing"] == "mthp" and rng.random() < 0.8:
-        o["hugepage_size"] = "64K"
+        o["hugepage_size"] = "%dK" % MTHP_SIZE_KB
     if o["vec_iovecs"] != "0" and o["chunk_size"] != "0" and \
             rng.random() < 0.8:
         o["chunk_size"] = "0"
@@ -262,6 +264,39 @@ def main():
     print("soak: seed %d, %gs; engine options not drawn: %s" % (
         a.seed, a.seconds, ", ".join(undrawn)))
 
+    restore_mthp = mthp_enable(MTHP_SIZE_KB)
+    try:
+        return soak(a)
+    finally:
+        restore_mthp()
+
+
+# The mTHP size the jobs draw (hugepage_size=64K): as root it is switched
+# to madvise for the soak and given back after it, so that the mthp jobs
+# run rather than meet the engine's "mTHP 64kB is disabled" refusal.
+MTHP_SIZE_KB = 64
+
+
+def mthp_enable(kb):
+    """Make mTHP size KB usable; returns the function that restores it."""
+    path = "/sys/kernel/mm/transparent_hugepage/hugepages-%dkB/enabled" % kb
+    try:
+        mode = re.search(r"\[(\w+)\]", open(path).read()).group(1)
+    except (OSError, AttributeError):
+        return lambda: None
+    if mode in ("always", "madvise") or os.geteuid() != 0:
+        return lambda: None
+    with open(path, "w") as f:
+        f.write("madvise")
+    print("soak: mTHP %dkB set to madvise for the soak (was %s)" % (kb, mode))
+
+    def restore():
+        with open(path, "w") as f:
+            f.write(mode)
+    return restore
+
+
+def soak(a):
     rng = random.Random(a.seed)
     workdir = tempfile.mkdtemp(prefix="hugebuf-soak.",
                                dir=os.environ.get("HUGEBUF_TEST_DIR",

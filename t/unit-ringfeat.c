@@ -60,6 +60,7 @@ static int test_table(void)
 		{ HB_UF_URING_CMD, 5, 19, "IORING_OP_URING_CMD" },
 		{ HB_UF_CLONE_BUFFERS, 6, 12, "IORING_REGISTER_CLONE_BUFFERS" },
 		{ HB_UF_READV_FIXED, 6, 15, "IORING_OP_READV_FIXED" },
+		{ HB_UF_DONTCACHE, 6, 14, "RWF_DONTCACHE" },
 	};
 	int ret = T_EXIT_PASS;
 	unsigned int i;
@@ -84,8 +85,11 @@ static int test_table(void)
 	if (hb_uf_upto(5, 5) != 0 ||
 	    hb_uf_upto(5, 10) != HB_UF_BIT(HB_UF_CQSIZE) ||
 	    hb_uf_upto(6, 1) != (HB_UF_ALL & ~(HB_UF_BIT(HB_UF_CLONE_BUFFERS) |
-					       HB_UF_BIT(HB_UF_READV_FIXED))) ||
-	    hb_uf_upto(6, 12) != (HB_UF_ALL & ~HB_UF_BIT(HB_UF_READV_FIXED)) ||
+					       HB_UF_BIT(HB_UF_READV_FIXED) |
+					       HB_UF_BIT(HB_UF_DONTCACHE))) ||
+	    hb_uf_upto(6, 12) != (HB_UF_ALL & ~(HB_UF_BIT(HB_UF_READV_FIXED) |
+						HB_UF_BIT(HB_UF_DONTCACHE))) ||
+	    hb_uf_upto(6, 14) != (HB_UF_ALL & ~HB_UF_BIT(HB_UF_READV_FIXED)) ||
 	    hb_uf_upto(6, 15) != HB_UF_ALL || hb_uf_upto(7, 2) != HB_UF_ALL)
 		ret = t_fail("hb_uf_upto: 5.5 %#x 5.10 %#x 6.1 %#x 6.12 %#x "
 			     "6.15 %#x 7.2 %#x", hb_uf_upto(5, 5),

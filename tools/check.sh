@@ -15,7 +15,8 @@
 # one closing line that adds up every stage:
 # "N passed, N failed, N skipped", and before it the stages' sub-check
 # totals "sub-checks: N passed, N failed, N skipped" (from each stage's own
-# "sub-checks:" line; a stage without one adds nothing there).
+# "sub-checks:" line; a stage without one adds nothing there) and the list
+# of every skip of the run with its reason, stage by stage.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,8 +40,38 @@ count_sub_checks() {
 	sub_skipped=$((sub_skipped + $6))
 }
 
-# the closing lines: the sub-check totals, then the stages' totals
+# Every skip of the run, so that a matrix that shrinks is seen: each
+# stage's "skipped: WHAT (N skipped): REASONS" lines (t/runtests.sh's, one
+# per test that skipped anything) and "SKIP: WHAT" lines (kernel/ktest.sh's
+# cases), and each stage skipped whole with its reason
+skips=$(mktemp /tmp/hugebuf-check-skips.XXXXXX)
+
+note_skips() {	# $1 = stage log, $2 = stage
+	grep -a -E '^(skipped: |SKIP: )' "$1" |
+		sed -E -e 's/^(skipped|SKIP): //' -e "s|^|$2: |" >>"$skips"
+}
+
+stage_skipped() {	# $1 = stage, $2 = why
+	skipped=$((skipped + 1))
+	echo "$1: the whole stage: $2" >>"$skips"
+}
+
+# a stage switched off by its HB_SKIP_* variable is listed, not counted
+stage_off() {	# $1 = stage, $2 = variable
+	echo "$1: not run ($2=1)" >>"$skips"
+}
+
+print_skips() {
+	[ -s "$skips" ] || return 0
+	echo "check: what was skipped, by stage (identical lines counted):"
+	sort "$skips" | uniq -c | sed -E 's/^ *([0-9]+) /  \1x /' | cut -c1-240
+}
+
+# the closing lines: the skips, the sub-check totals, then the stages'
+# totals
 closing_lines() {
+	print_skips
+	rm -f "$skips"
 	echo "sub-checks: $sub_passed passed, $sub_failed failed, $sub_skipped skipped"
 	echo "$passed passed, $failed failed, $skipped skipped"
 }
@@ -55,6 +86,7 @@ count_stage() {
 		echo "check: stage $2 printed no result line: counted as 1 failure"
 		return
 	fi
+	note_skips "$1" "$2"
 	p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
 	f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
 	s=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped$/\1/p')
@@ -79,6 +111,13 @@ fi
 make -j"$(nproc)" all static >/tmp/hugebuf-build.log 2>&1 ||
 	{ tail -n 40 /tmp/hugebuf-build.log; stage_fail "build failed (log: /tmp/hugebuf-build.log)"; }
 
+# the hugepage pools every stage on the host allocates from (2M, and the
+# 1G pages of the 1G cases), reserved once as root and given back at exit
+# (t/_testenv.sh; t/runtests.sh alone does the same)
+# shellcheck source=t/_testenv.sh
+. t/_testenv.sh
+testenv_setup
+
 # The guest kernels are most of a cold run (6 to 15 minutes each): build
 # them in the background, at the lowest priority, while the stages before
 # the kernel stage run, which need no kernel build and have no timing
@@ -93,7 +132,7 @@ stop_kbuild() {
 	[ -n "$kbuild_pid" ] && kill -- "-$kbuild_pid" 2>/dev/null
 	kbuild_pid=
 }
-trap stop_kbuild EXIT
+trap 'stop_kbuild; testenv_restore' EXIT
 if [ "${HB_SKIP_KERNEL:-0}" != 1 ] && [ -x kernel/ktest.sh ] &&
    [ "${HB_KERNEL_AHEAD:-1}" = 1 ] && command -v setsid >/dev/null; then
 	setsid nice -n 19 kernel/ktest.sh --build-only >"$kbuild_log" 2>&1 &
@@ -110,15 +149,21 @@ count_stage "$log" "t/runtests.sh"
 if [ "${HB_SKIP_SOAK:-0}" != 1 ]; then
 	t/soak.py --seed 1 --seconds "${SOAK_SECONDS:-150}" 2>&1 | tee "$log"
 	count_stage "$log" "t/soak.py"
+else
+	stage_off t/soak.py HB_SKIP_SOAK
 fi
 
 if [ "${HB_SKIP_ASAN:-0}" != 1 ]; then
 	tools/check-asan.sh 2>&1 | tee "$log"
 	count_stage "$log" "tools/check-asan.sh"
+else
+	stage_off tools/check-asan.sh HB_SKIP_ASAN
 fi
 if [ "${HB_SKIP_FUZZ:-0}" != 1 ]; then
 	FUZZ_SECONDS=${FUZZ_SECONDS:-30} t/fuzz/run.sh 2>&1 | tee "$log"
 	count_stage "$log" "t/fuzz/run.sh"
+else
+	stage_off t/fuzz/run.sh HB_SKIP_FUZZ
 fi
 
 # The Debian packages: dpkg-buildpackage in a scratch copy, then lintian
@@ -135,6 +180,8 @@ if [ "${HB_SKIP_DEB:-0}" != 1 ]; then
 		failed=$((failed + 1))
 		echo "check: the Debian package stage failed (tools/deb-build.sh)"
 	fi
+else
+	stage_off tools/deb-build.sh HB_SKIP_DEB
 fi
 
 # The engine against a second fio: sid's 3.41, built once into
@@ -145,10 +192,13 @@ if [ "${HB_SKIP_FIO2:-0}" != 1 ]; then
 	tools/fio-build.sh --check 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" = 77 ]; then
-		skipped=$((skipped + 1))
+		stage_skipped "tools/fio-build.sh --check" \
+			"$(grep -a '^fio-build: ' "$log" | tail -n 1)"
 	else
 		count_stage "$log" "tools/fio-build.sh --check"
 	fi
+else
+	stage_off "tools/fio-build.sh --check" HB_SKIP_FIO2
 fi
 
 # Our exported folio-boundary tests (t/liburing/) and liburing's own
@@ -160,10 +210,12 @@ if [ "${HB_SKIP_LIBURING:-0}" != 1 ]; then
 	rc=$?
 	tail -n 40 "$log"
 	if [ $rc = 77 ]; then
-		skipped=$((skipped + 1))
+		stage_skipped tools/liburing-check.sh "$(tail -n 1 "$log")"
 	else
 		count_stage "$log" "tools/liburing-check.sh"
 	fi
+else
+	stage_off tools/liburing-check.sh HB_SKIP_LIBURING
 fi
 
 if [ "${HB_SKIP_KERNEL:-0}" != 1 ] && [ -x kernel/ktest.sh ]; then
@@ -177,6 +229,8 @@ if [ "${HB_SKIP_KERNEL:-0}" != 1 ] && [ -x kernel/ktest.sh ]; then
 		kbuild_pid=
 		grep -E 'built in|kernels ready' "$kbuild_log"
 	fi
+else
+	stage_off kernel/ktest.sh HB_SKIP_KERNEL
 fi
 rm -f "$log"
 

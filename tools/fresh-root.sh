@@ -29,6 +29,11 @@
 #                     KTEST_* and HUGEBUF_* of the environment pass too,
 #                     e.g. HB_SKIP_KERNEL=1 HB_SKIP_FUZZ=1 HB_SKIP_ASAN=1
 #   --suite NAME      Debian suite (default: this machine's, else bookworm)
+#   --only-suites L   keep only the apt entries of the suites in the comma
+#                     list L (e.g. bookworm: a minimal container without
+#                     bookworm-updates and bookworm-security)
+#   --no-apt-conf     do not copy this machine's own apt settings (then
+#                     apt refuses the mirror's expired sid Release)
 #   --root DIR        root directory (default /var/tmp/hugebuf-fresh,
 #                     replaced); the base system is cached in DIR.base.tar
 #   --rebase          debootstrap again instead of using the cached base
@@ -48,6 +53,8 @@ keep=0
 shell=0
 deb=1
 deb_only=0
+only_suites=
+apt_conf=1
 envs=()
 
 die() {
@@ -64,6 +71,8 @@ while [ $# -gt 0 ]; do
 	--env) shift; envs+=("${1:?--env needs VAR=VALUE}") ;;
 	--env=*) envs+=("${1#--env=}") ;;
 	--suite) shift; suite=${1:?} ;;
+	--only-suites) shift; only_suites=${1:?} ;;
+	--no-apt-conf) apt_conf=0 ;;
 	--root) shift; root=${1:?} ;;
 	--rebase) rebase=1 ;;
 	--keep) keep=1 ;;
@@ -165,6 +174,43 @@ fi
 
 # ---- apt configuration as this machine has it ----------------------------
 
+# --only-suites: drop the suites not in comma list $1 from the root's
+# entries (deb822 Suites: fields, one-line entries' suite word); a stanza
+# or line left with no suite goes
+keep_only_suites() {
+	local f
+	for f in "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/*; do
+		[ -f "$f" ] || continue
+		awk -v keep=",$1," '
+		function flush() {
+			if (n && !drop) for (i = 1; i <= n; i++) print st[i]
+			if (n && !drop) print ""
+			n = 0; drop = 0
+		}
+		FILENAME ~ /\.sources$/ {
+			if ($0 ~ /^[ \t]*$/) { flush(); next }
+			if (tolower($1) == "suites:") {
+				out = ""
+				for (i = 2; i <= NF; i++)
+					if (index(keep, "," $i ","))
+						out = out " " $i
+				if (out == "") drop = 1
+				$0 = "Suites:" out
+			}
+			st[++n] = $0
+			next
+		}
+		/^[ \t]*deb(-src)?[ \t]/ {
+			w = $0; sub(/\[[^]]*\]/, "", w); split(w, a, /[ \t]+/)
+			j = (a[1] == "") ? 2 : 1
+			if (!index(keep, "," a[j + 2] ",")) next
+		}
+		{ print }
+		END { flush() }' "$f" >"$f.new" && mv "$f.new" "$f"
+	done
+	log "apt entries kept for suites $1 only"
+}
+
 rm -f "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/*
 [ -f "$srclist" ] && cp "$srclist" "$root/etc/apt/sources.list"
 for f in "$srcdir"/*.sources "$srcdir"/*.list; do
@@ -172,6 +218,7 @@ for f in "$srcdir"/*.sources "$srcdir"/*.list; do
 	case $(basename "$f") in hugebuf-deb-src.*) continue ;; esac
 	cp "$f" "$root/etc/apt/sources.list.d/"
 done
+[ -n "$only_suites" ] && keep_only_suites "$only_suites"
 for d in /etc/apt/trusted.gpg.d /etc/apt/keyrings; do
 	[ -d "$d" ] && mkdir -p "$root$d" && cp -a "$d/." "$root$d/"
 done
@@ -184,7 +231,7 @@ done
 # the machine's own apt settings (files no package owns: a proxy, a
 # mirror's Check-Valid-Until, ...), as a fresh machine of this kind has them
 for f in /etc/apt/apt.conf.d/*; do
-	[ -f "$f" ] || continue
+	[ -f "$f" ] && [ $apt_conf = 1 ] || continue
 	dpkg -S "$f" >/dev/null 2>&1 && continue
 	cp "$f" "$root/etc/apt/apt.conf.d/"
 done

@@ -11,10 +11,14 @@
  * namespace (the region past the end of the guest's ext4, which
  * nvme-profile uses too), from 2 MiB hugetlb pages, THP and 4 KiB pages,
  * it reports per case:
- *   - device requests: /sys/block/<disk>/stat, after minus before;
+ *   - device requests: calls of nvme_setup_cmd(), one per request, and
+ *     beside them /sys/block/<disk>/stat, after minus before, which may
+ *     lag (probe-util.h: PROBE_REQ_SYM);
  *   - calls of the add, merge and release functions of every kernel
  *     generation (a symbol a kernel lacks, or inlined, is reported as
- *     untraceable), from ftrace's function profiler summed over CPUs;
+ *     untraceable), from kprobe events' hit counts (probe_count_open());
+ *   - the wall time per I/O seen from user space: the fastest of a pass
+ *     of its own with no counter armed (a kprobe hit traps);
  *   - for reads: the data, compared byte for byte with what the write of
  *     the same case left;
  *   - lib's model of the plain path (hb_model_plain()) for the buffer's
@@ -25,9 +29,9 @@
  * other block I/O in a window (the guest is idle, but ext4 on vda may
  * write) can only add to it, so the figure compared is the minimum over
  * the windows, the rule lib/verdict.c applies to request counts
- * (hb_plain_count_matches()).  Time is inclusive and, under TCG, a ratio.
+ * (hb_plain_count_matches()).  Time is, under TCG, a ratio only.
  *
- * Then the data and leak checks of the plain path, with no profiler:
+ * Then the data and leak checks of the plain path, with no counter:
  * buffers that start inside a page and inside a folio, a read that ends
  * in the next hugepage, and a preadv() whose two iovecs share a page (the
  * second add merges into a page that is already held), each verified, and
@@ -39,7 +43,7 @@
  * and some while it holds them.
  *
  * Output: "BIOPROF key=value ..." lines; exit 0 on success, 1 on a
- * failure, 77 when there is no device or no function profiler.
+ * failure, 77 when there is no device or no kprobe events.
  *
  * Usage: bio-profile [-d /dev/nvme0n1] [-n ITER] [-t TRACEFS]
  */
@@ -90,7 +94,9 @@ static const struct {
 	{ "__folio_put", -1, ANY },
 	{ "bio_alloc_bioset", -1, ANY },	/* not on the simple path */
 	{ "submit_bio", HB_PLAIN_BIOS, ANY },
+	{ PROBE_REQ_SYM, -1, ANY },	/* the requests: see probe-util.h */
 };
+#define REQ_SYM (sizeof(prof) / sizeof(prof[0]) - 1)
 
 /* whether @i's calls stand for its figure on the kernel of @km */
 static bool on_path(size_t i, const struct hb_kmodel *km)
@@ -110,29 +116,7 @@ static const char *syms[NSYMS];
 static const char *tracefs = "/sys/kernel/tracing";
 static const char *dev = "/dev/nvme0n1";
 static int iters = 4;
-static int traced[NSYMS];
-
-static int tr_write(const char *file, const char *s, bool append)
-{
-	return probe_trace_write(tracefs, file, s, append);
-}
-
-/* every symbol of prof[] into set_ftrace_filter (probe-util.c) */
-static int setup_filter(void)
-{
-	size_t i;
-
-	for (i = 0; i < NSYMS; i++)
-		syms[i] = prof[i].name;
-	return probe_ftrace_filter(tracefs, syms, NSYMS, traced,
-				   "BIOPROF") > 0 ? 0 : -1;
-}
-
-/* the profiler's per-I/O figures: summed over CPUs (probe-util.c) */
-static void read_profile(unsigned long *hits, double *usec)
-{
-	probe_ftrace_sum(tracefs, syms, NSYMS, hits, usec);
-}
+static int counted[NSYMS];
 
 /* the whole of @len at @off, or -1 */
 static int full_io(int fd, bool write, void *buf, size_t len, off_t off)
@@ -151,27 +135,35 @@ static uint64_t seed_of(int bk, size_t size)
 static const char *const backings[] = { "hugetlb:2M", "thp", "4k" };
 #define NBK (sizeof(backings) / sizeof(backings[0]))
 
-/* one case's figures over its windows: per symbol the sum and minimum */
+/*
+ * One case's figures over its windows: per symbol the sum and minimum;
+ * @misses, the kprobe hits that were counted as missed (each a call).
+ */
 struct windows {
 	unsigned long sum[NSYMS], min[NSYMS];
-	double usec[NSYMS];
 	long req_sum, req_min;
+	int nwin, stat_short;
+	long misses;
+	double wall_usec;
 };
 
-static void window_add(struct windows *w, int it, const unsigned long *hits,
-		       const double *usec, long req)
+static void window_add(struct windows *w, const unsigned long *hits,
+		       long misses, long req)
 {
 	size_t i;
 
+	w->misses = misses < 0 || w->misses < 0 ? -1 : w->misses + misses;
 	for (i = 0; i < NSYMS; i++) {
 		w->sum[i] += hits[i];
-		w->usec[i] += usec[i];
-		if (!it || hits[i] < w->min[i])
+		if (!w->nwin || hits[i] < w->min[i])
 			w->min[i] = hits[i];
 	}
 	w->req_sum += req;
-	if (!it || req < w->req_min)
+	if (!w->nwin || req < w->req_min)
 		w->req_min = req;
+	/* the disk's count lagging the requests made (probe-util.h) */
+	w->stat_short += counted[REQ_SYM] && req < (long)hits[REQ_SYM];
+	w->nwin++;
 }
 
 /*
@@ -217,15 +209,38 @@ static int predict(const struct hb_kmodel *km, const struct hb_buf *hb,
 
 static int model_line(const char *op, int bk, size_t size, const char *what,
 		      const struct hb_plain_pred *pred, int field,
-		      unsigned long counted)
+		      unsigned long counted, const char *from)
 {
 	bool ok = hb_plain_count_matches(pred, field, counted);
 
-	printf("BIOPROF model op=%s backing=%s size=%zu sym=%s counted=%lu predicted=%llu result=%s\n",
+	printf("BIOPROF model op=%s backing=%s size=%zu sym=%s counted=%lu predicted=%llu result=%s%s%s\n",
 	       op, backings[bk], size, what, counted,
 	       (unsigned long long)hb_plain_figure(pred, field),
-	       ok ? "ok" : "FAIL");
+	       ok ? "ok" : "FAIL", from ? " from=" : "", from ? from : "");
 	return !ok;
+}
+
+/*
+ * Whether function @i, in kallsyms but never called in any window while
+ * its figure is not 0, was inlined at this path's call site and kept out
+ * of line for other callers (Debian's 6.12.117: bio_add_folio_nofail(),
+ * exported, inlined into bio_iov_add_folio()): only when another function
+ * on the path that stands for the same figure counted it exactly.
+ */
+static bool inlined_here(size_t i, const struct hb_kmodel *km,
+			 const struct hb_plain_pred *pred,
+			 const struct windows *w)
+{
+	uint64_t want = hb_plain_figure(pred, prof[i].field);
+	size_t j;
+
+	if (w->sum[i] || !want)
+		return false;
+	for (j = 0; j < NSYMS; j++)
+		if (j != i && counted[j] && on_path(j, km) &&
+		    prof[j].field == prof[i].field && w->min[j] == want)
+			return true;
+	return false;
 }
 
 /* every traced count that stands for a figure, and the requests */
@@ -237,36 +252,65 @@ static int compare_model(const char *op, int bk, size_t size,
 	int fail = 0;
 	size_t i;
 
-	for (i = 0; i < NSYMS; i++)
-		if (traced[i] && on_path(i, km))
-			fail |= model_line(op, bk, size, prof[i].name, pred,
-					   prof[i].field, w->min[i]);
+	for (i = 0; i < NSYMS; i++) {
+		if (!counted[i] || !on_path(i, km))
+			continue;
+		if (inlined_here(i, km, pred, w)) {
+			printf("BIOPROF model op=%s backing=%s size=%zu sym=%s result=skip reason=no call seen: inlined into its caller on this kernel, its figure counted by another function\n",
+			       op, backings[bk], size, prof[i].name);
+			continue;
+		}
+		fail |= model_line(op, bk, size, prof[i].name, pred,
+				   prof[i].field, w->min[i], NULL);
+	}
+	if (counted[REQ_SYM])
+		return fail | model_line(op, bk, size, "requests", pred,
+					 HB_PLAIN_REQUESTS, w->min[REQ_SYM],
+					 PROBE_REQ_SYM);
 	return fail | model_line(op, bk, size, "requests", pred,
 				 HB_PLAIN_REQUESTS,
-				 w->req_min < 0 ? 0 : w->req_min);
+				 w->req_min < 0 ? 0 : w->req_min, "diskstats");
 }
 
 /*
- * One I/O of the case in a profiler window of its own (enabling the
- * profiler clears its tables): the hits and time of each symbol, and the
- * device requests.
+ * One I/O of the case in a counter window of its own: the hits of each
+ * symbol, the device requests, and the window's kprobe misses (-1 when
+ * the counters cannot be read).
  */
 static int profile_one(int fd, const char *disk, bool w, void *buf,
 		       size_t size, off_t off, unsigned long *hits,
-		       double *usec, long *req)
+		       long *misses, long *req)
 {
 	long before, after;
 	int ret;
 
-	tr_write("function_profile_enabled", "0", false);
-	tr_write("function_profile_enabled", "1", false);
 	before = probe_disk_ios(disk, w);
+	probe_count_begin();
 	ret = full_io(fd, w, buf, size, off);
+	*misses = probe_count_end(hits);
 	after = probe_disk_ios(disk, w);
-	tr_write("function_profile_enabled", "0", false);
-	read_profile(hits, usec);
 	*req = after - before;
 	return ret;
+}
+
+/*
+ * The wall time of the fastest of ITER I/Os of the case, no counter
+ * armed (other work on the machine only adds time).
+ */
+static double time_ios(int fd, bool w, void *buf, size_t size, off_t base)
+{
+	double t, best = -1;
+	int it;
+
+	for (it = 0; it < iters; it++) {
+		t = probe_now_usec();
+		if (full_io(fd, w, buf, size, base + (off_t)it * size))
+			return -1;
+		t = probe_now_usec() - t;
+		if (best < 0 || t < best)
+			best = t;
+	}
+	return best;
 }
 
 /* ITER I/Os of @size from backing @bk: the write, then the read back */
@@ -274,12 +318,11 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 			size_t size, const struct hb_kmodel *km)
 {
 	unsigned long hits[NSYMS];
-	double usec[NSYMS];
 	struct hb_plain_pred pred;
 	struct windows win;
 	struct hb_buf hb;
 	char why[200];
-	long bad, req;
+	long bad, req, misses;
 	int w, it, fail = 0, have_pred = -1;
 	bool thp = false;
 	size_t i;
@@ -308,19 +351,22 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 			break;
 		}
 		memset(&win, 0, sizeof(win));
+		win.wall_usec = time_ios(fd, w, hb.addr, size, base);
+		probe_count_enable(true);
 		for (it = 0; it < iters && !fail; it++) {
 			if (!w)
 				memset(hb.addr, 0, size);
 			if (profile_one(fd, disk, w, hb.addr, size,
-					base + (off_t)it * size, hits, usec,
+					base + (off_t)it * size, hits, &misses,
 					&req)) {
 				printf("BIOPROF op=%s backing=%s size=%zu error=io:%s\n",
 				       op, backings[bk], size,
 				       strerror(errno));
 				fail = 1;
 			}
-			window_add(&win, it, hits, usec, req);
+			window_add(&win, hits, misses, req);
 		}
+		probe_count_enable(false);
 		if (!w && !fail) {
 			bad = probe_pat_check(hb.addr, size,
 					      seed_of(bk, size), 0);
@@ -330,15 +376,16 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 				fail = 1;
 			}
 		}
-		printf("BIOPROF op=%s backing=%s size=%zu ios=%d requests=%ld requests_min=%ld thp=%s data=%s\n",
-		       op, backings[bk], size, iters, win.req_sum, win.req_min,
-		       bk == 1 ? (thp ? "yes" : "no") : "-",
-		       w ? "written" : (fail ? "BAD" : "verified"));
+		printf("BIOPROF op=%s backing=%s size=%zu ios=%d requests=%ld requests_min=%ld thp=%s data=%s wall_usec=%.1f misses=%ld stat_short_windows=%d\n",
+		       op, backings[bk], size, win.nwin, win.req_sum,
+		       win.req_min, bk == 1 ? (thp ? "yes" : "no") : "-",
+		       w ? "written" : (fail ? "BAD" : "verified"),
+		       win.wall_usec, win.misses, win.stat_short);
 		for (i = 0; i < NSYMS; i++)
-			if (traced[i])
-				printf("BIOPROF op=%s backing=%s size=%zu sym=%s hits=%lu min=%lu usec=%.3f\n",
+			if (counted[i])
+				printf("BIOPROF op=%s backing=%s size=%zu sym=%s hits=%lu min=%lu\n",
 				       op, backings[bk], size, syms[i],
-				       win.sum[i], win.min[i], win.usec[i]);
+				       win.sum[i], win.min[i]);
 		if (fail)
 			continue;
 		if (have_pred)
@@ -598,10 +645,10 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	base = (off_t)(size - REGION);
-	if (setup_filter()) {
-		printf("BIOPROF skip=no function profiler in %s\n", tracefs);
+	for (b = 0; b < NSYMS; b++)
+		syms[b] = prof[b].name;
+	if (probe_count_open(tracefs, syms, NSYMS, counted, "BIOPROF") <= 0)
 		return 77;
-	}
 	/* the running kernel's model, asked for outside the profile */
 	if (hb_kmodel_running(&km))
 		printf("BIOPROF model result=skip reason=%s\n", hb_errmsg());
@@ -613,7 +660,7 @@ int main(int argc, char **argv)
 		for (b = 0; b < NBK; b++)
 			fail |= profile_case(fd, disk, base, b, sizes[s],
 					     km.name[0] ? &km : NULL);
-	tr_write("set_ftrace_filter", "\n", false);
+	probe_count_close();
 
 	/* inside a page, inside a folio, across a hugepage, a shared page */
 	fail |= check_case(fd, base, "hugetlb:2M", 512, 128 * KiB, 0);

@@ -8,18 +8,20 @@
  * (IORING_OP_URING_CMD with IORING_URING_CMD_FIXED on the generic char
  * device), 128 KiB and 8 MiB, from 2 MiB hugetlb pages, THP and 4 KiB
  * pages, it counts per I/O:
- *   - device requests (/sys/block/<disk>/stat);
+ *   - device requests: nvme_setup_cmd() calls (probe-util.h:
+ *     PROBE_REQ_SYM), and /sys/block/<disk>/stat beside them;
  *   - the calls of the DMA API, dma-iommu, the IOVA allocator, the IOMMU
- *     core and the Intel driver (ftrace's function profiler, one window
- *     per I/O; a symbol a kernel lacks or inlined is reported as
- *     untraceable);
+ *     core and the Intel driver (kprobe events' hit counts,
+ *     probe_count_open(), one window per I/O; a symbol a kernel lacks or
+ *     inlined is reported as untraceable);
  *   - the IOMMU page-table entries written, by page size: a kprobe event
  *     on intel_iommu_map_pages() records (pgsize, pgcount) in the trace
- *     buffer, in a second pass so that the traps do not swell the
- *     profiled time.  Not the unmaps: they run in the completion
- *     interrupt, where a kprobe hit that nests in another one's handler
- *     is dropped (a "miss"); a window with a miss of the map probe is not
- *     compared.
+ *     buffer, in a pass of its own.  Not the unmaps: they run in the
+ *     completion interrupt, where a kprobe hit that nests in another
+ *     one's handler is dropped (a "miss"); a window with a miss is not
+ *     compared;
+ *   - the wall time per I/O seen from user space: the fastest of a pass
+ *     with no kprobe armed.
  * Other I/O can only add calls to a window (the guest is idle, its ext4 is
  * on virtio-blk, which does not use the DMA API without
  * VIRTIO_F_ACCESS_PLATFORM), so the figure compared is the minimum over
@@ -35,7 +37,7 @@
  * Usage: iommu-profile -m strict|lazy|direct [-d /dev/nvme0n1] [-g /dev/ng0n1]
  *                      [-n ITER] [-t TRACEFS]
  * Output: "IOMMUPROF key=value ..." lines; exit 0 on success, 1 on a
- * failure, 77 when there is no IOMMU, device or profiler.
+ * failure, 77 when there is no IOMMU, device or kprobe events.
  */
 #include <linux/fs.h>
 #include <linux/nvme_ioctl.h>
@@ -93,11 +95,13 @@ static const struct {
 	{ "intel_flush_iotlb_all", F_NONE },	/* lazy: the flush queue */
 	{ "fq_flush_timeout", F_NONE },
 	{ "clflush_cache_range", F_NONE },
+	{ PROBE_REQ_SYM, F_NONE },	/* the requests: see probe-util.h */
 };
+#define REQ_SYM (sizeof(prof) / sizeof(prof[0]) - 1)
 #define NSYMS (sizeof(prof) / sizeof(prof[0]))
 
 static const char *syms[NSYMS];
-static int traced[NSYMS];
+static int counted[NSYMS];
 static const char *tracefs = "/sys/kernel/tracing";
 static const char *dev = "/dev/nvme0n1";
 static const char *ngdev = "/dev/ng0n1";
@@ -240,27 +244,33 @@ static uint64_t seed_of(int bk, size_t size)
 static const char *const backings[] = { "hugetlb:2M", "thp", "4k" };
 #define NBK (sizeof(backings) / sizeof(backings[0]))
 
-/* one case's windows: per symbol the sum and the minimum */
+/*
+ * One case's windows: per symbol the sum and the minimum; @misses, the
+ * kprobe hits that were counted as missed (each a call).
+ */
 struct windows {
 	unsigned long sum[NSYMS], min[NSYMS];
-	double usec[NSYMS];
 	long req_min;
+	int nwin;
+	long misses;
+	double wall_usec;
 	struct ptes pmin;
 };
 
-static void window_add(struct windows *w, int it, const unsigned long *hits,
-		       const double *usec, long req)
+static void window_add(struct windows *w, const unsigned long *hits,
+		       long misses, long req)
 {
 	size_t i;
 
+	w->misses = misses < 0 || w->misses < 0 ? -1 : w->misses + misses;
 	for (i = 0; i < NSYMS; i++) {
 		w->sum[i] += hits[i];
-		w->usec[i] += usec[i];
-		if (!it || hits[i] < w->min[i])
+		if (!w->nwin || hits[i] < w->min[i])
 			w->min[i] = hits[i];
 	}
-	if (!it || req < w->req_min)
+	if (!w->nwin || req < w->req_min)
 		w->req_min = req;
+	w->nwin++;
 }
 
 static void ptes_min(struct ptes *m, const struct ptes *p, int it)
@@ -351,14 +361,18 @@ static int compare_model(const struct label *l,
 	size_t i;
 
 	for (i = 0; i < NSYMS; i++)
-		if (traced[i] && prof[i].fig != F_NONE)
+		if (counted[i] && prof[i].fig != F_NONE)
 			fail |= model_line(l, prof[i].name, pred, cfg,
 					   prof[i].fig, w->min[i]);
-	/* passthrough requests are not in the disk's statistics */
+	/*
+	 * passthrough requests are not in the disk's statistics; the block
+	 * path's are counted where they are made when they can be
+	 */
 	if (strcmp(l->path, "pt"))
 		fail |= model_line(l, "requests", pred, cfg,
 				   HB_IOMMU_REQUESTS,
-				   w->req_min < 0 ? 0 : w->req_min);
+				   counted[REQ_SYM] ? (long)w->min[REQ_SYM] :
+				   (w->req_min < 0 ? 0 : w->req_min));
 	if (!have_ptes)
 		return fail;
 	if (w->pmin.missed) {
@@ -372,23 +386,42 @@ static int compare_model(const struct label *l,
 				 w->pmin.map[1]);
 }
 
-/* one I/O in a profiler window of its own */
+/* one I/O in a counter window of its own; its kprobe misses in @misses */
 static int profile_one(struct io_uring *ring, const struct nvdev *d, bool pt,
 		       bool w, void *buf, size_t size, off_t off,
-		       unsigned long *hits, double *usec, long *req)
+		       unsigned long *hits, long *misses, long *req)
 {
 	long before, after;
 	int ret;
 
-	tr_write("function_profile_enabled", "0", false);
-	tr_write("function_profile_enabled", "1", false);
 	before = probe_disk_ios(d->disk, w);
+	probe_count_begin();
 	ret = one_io(ring, d, pt, w, buf, size, off);
+	*misses = probe_count_end(hits);
 	after = probe_disk_ios(d->disk, w);
-	tr_write("function_profile_enabled", "0", false);
-	probe_ftrace_sum(tracefs, syms, NSYMS, hits, usec);
 	*req = after - before;
 	return ret;
+}
+
+/*
+ * The wall time of the fastest of ITER I/Os of the case, no kprobe armed
+ * (other work on the machine only adds time).
+ */
+static double time_ios(struct io_uring *ring, const struct nvdev *d, bool pt,
+		       bool w, void *buf, size_t size, off_t off)
+{
+	double t, best = -1;
+	int it;
+
+	for (it = 0; it < iters; it++) {
+		t = probe_now_usec();
+		if (one_io(ring, d, pt, w, buf, size, off) != (int)size)
+			return -1;
+		t = probe_now_usec() - t;
+		if (best < 0 || t < best)
+			best = t;
+	}
+	return best;
 }
 
 /* one I/O with the page-size kprobes on, the trace buffer emptied first */
@@ -416,13 +449,13 @@ static void print_case(const struct label *l, const struct windows *win,
 {
 	size_t i;
 
-	printf("IOMMUPROF " LFMT " ios=%d requests_min=%ld data=%s\n",
-	       LARG(l), iters, win->req_min, data);
+	printf("IOMMUPROF " LFMT " ios=%d requests_min=%ld data=%s wall_usec=%.1f misses=%ld\n",
+	       LARG(l), win->nwin, win->req_min, data, win->wall_usec,
+	       win->misses);
 	for (i = 0; i < NSYMS; i++)
-		if (traced[i])
-			printf("IOMMUPROF " LFMT " sym=%s hits=%lu min=%lu usec=%.3f\n",
-			       LARG(l), syms[i], win->sum[i], win->min[i],
-			       win->usec[i]);
+		if (counted[i])
+			printf("IOMMUPROF " LFMT " sym=%s hits=%lu min=%lu\n",
+			       LARG(l), syms[i], win->sum[i], win->min[i]);
 	if (have_ptes)
 		printf("IOMMUPROF " LFMT " ptes map_calls=%lu map_4k=%llu map_2m=%llu map_1g=%llu map_other=%llu missed=%d\n",
 		       LARG(l), win->pmin.map_calls,
@@ -449,13 +482,12 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 	/* the I/O ends where the buffer does (see run_backing()) */
 	uint8_t *buf = (uint8_t *)hb->addr + (MAX_IO - size);
 	unsigned long hits[NSYMS];
-	double usec[NSYMS];
 	struct hb_iommu_pred pred;
 	struct windows win;
 	struct ptes p;
 	char why[200];
 	int it, ret, fail = 0, have_pred;
-	long req, bad;
+	long req, bad, misses;
 
 	memset(&win, 0, sizeof(win));
 	have_pred = predict(km, d, hb, buf, size, pt, cfg, &pred, why,
@@ -488,18 +520,21 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 		printf("IOMMUPROF " LFMT " error=io:%d\n", LARG(&l), ret);
 		return 1;
 	}
+	win.wall_usec = time_ios(ring, d, pt, w, buf, size, off);
+	probe_count_enable(true);
 	for (it = 0; it < iters && !fail; it++) {
 		if (!w)
 			memset(buf, 0, size);
 		ret = profile_one(ring, d, pt, w, buf, size, off, hits,
-				  usec, &req);
+				  &misses, &req);
 		if (ret != (int)size) {
 			printf("IOMMUPROF " LFMT " error=io:%d\n", LARG(&l),
 			       ret);
 			fail = 1;
 		}
-		window_add(&win, it, hits, usec, req);
+		window_add(&win, hits, misses, req);
 	}
+	probe_count_enable(false);
 	for (it = 0; it < iters && have_kprobes && !fail; it++) {
 		ret = ptes_one(ring, d, pt, w, buf, size, off, &p);
 		if (ret != (int)size) {
@@ -735,11 +770,8 @@ int main(int argc, char **argv)
 	cfg.sgl = ctrl_sgls(d.fd);
 	for (i = 0; i < NSYMS; i++)
 		syms[i] = prof[i].name;
-	if (probe_ftrace_filter(tracefs, syms, NSYMS, traced,
-				"IOMMUPROF") <= 0) {
-		printf("IOMMUPROF skip=no function profiler in %s\n", tracefs);
+	if (probe_count_open(tracefs, syms, NSYMS, counted, "IOMMUPROF") <= 0)
 		return 77;
-	}
 	have_kprobes = !kprobes_setup(true);
 	if (!have_kprobes)
 		printf("IOMMUPROF nokprobe=intel_iommu_map_pages\n");
@@ -758,7 +790,7 @@ int main(int argc, char **argv)
 	for (bk = 0; bk < (int)NBK; bk++)
 		fail |= run_backing(&ring, &d, km.name[0] ? &km : NULL, &cfg,
 				    base, bk);
-	tr_write("set_ftrace_filter", "\n", false);
+	probe_count_close();
 	kprobes_setup(false);
 	io_uring_queue_exit(&ring);
 	printf("IOMMUPROF mode=%s done fail=%d\n", mode, fail);

@@ -9,16 +9,15 @@
  * I/O:
  *   - device requests: /sys/block/<disk>/stat field 1 (reads) or 5
  *     (writes), after minus before;
- *   - calls and time of the DMA-mapping path that the coalescing series
- *     removes (__blk_rq_map_sg, sg_next, dma_map_sg_attrs,
- *     dma_direct_map_sg, dma_pool_alloc, nvme_map_data, the PRP/SGL setup),
- *     from ftrace's function profiler (trace_stat/function<cpu>, summed
- *     over CPUs), limited to those functions through set_ftrace_filter.
- * sg_next() lives in lib/, which the kernel builds without the ftrace hook
- * (lib/Makefile: ccflags-remove FTRACE): its calls are counted by a kprobe
- * event instead (kprobe_profile's hit count), without a time.
- * Counts are exact. The time is inclusive of callees and, under TCG, only
- * a ratio between columns.
+ *   - calls of the DMA-mapping path that the coalescing series removes
+ *     (__blk_rq_map_sg, sg_next, dma_map_sg_attrs, dma_direct_map_sg,
+ *     dma_pool_alloc, nvme_map_data, the PRP/SGL setup), from kprobe
+ *     events' hit counts (probe_count_open(): on a distribution config
+ *     too; sg_next(), in the kernel's notrace lib/, by a breakpoint
+ *     register where kprobe events refuse it), one window per I/O;
+ *   - the wall time per I/O seen from user space (the fastest of a pass
+ *     of its own with no counter armed: a kprobe hit traps).
+ * Counts are exact. The time is, under TCG, only a ratio between kernels.
  *
  * One I/O before the profiled ones warms TCG's translation cache. Every
  * READ_FIXED reads back what the WRITE_FIXED of the same backing wrote and
@@ -29,7 +28,7 @@
  * driver may build SGLs instead of PRP lists.
  *
  * Output: "NVPROF key=value ..." lines; exit 0 on success, 1 on a failure,
- * 77 when there is no tracefs profiler or no device.
+ * 77 when there are no kprobe events or no device.
  *
  * Usage: nvme-profile [-d /dev/nvme0n1] [-n ITER] [-t TRACEFS]
  */
@@ -57,88 +56,14 @@ static const char *const syms[] = {
 	"nvme_pci_setup_sgls",
 	"nvme_setup_prp_simple",
 	"nvme_setup_sgl_simple",
+	"sg_next",		/* lib/: notrace */
 };
 #define NSYMS (sizeof(syms) / sizeof(syms[0]))
 
 static const char *tracefs = "/sys/kernel/tracing";
 static const char *dev = "/dev/nvme0n1";
 static int iters = 4;
-static int traced[NSYMS];
-
-/* write @s to a tracefs file: added to its list, or replacing it */
-static int write_str(const char *file, const char *s, bool append)
-{
-	return probe_trace_write(tracefs, file, s, append);
-}
-
-/*
- * set_ftrace_filter rejects a function it cannot trace (EINVAL), e.g. a
- * static one the compiler inlined: write them one by one and remember
- * which are in. "name.*" adds the compiler's clones (name.isra.0,
- * name.constprop.0), which is what the callers call when they exist.
- */
-static int setup_filter(void)
-{
-	char clone[160];
-	size_t i;
-	int n = 0;
-
-	if (write_str("set_ftrace_filter", "\n", false))
-		return -1;
-	for (i = 0; i < NSYMS; i++) {
-		traced[i] = !write_str("set_ftrace_filter", syms[i], true);
-		snprintf(clone, sizeof(clone), "%s.*", syms[i]);
-		traced[i] |= !write_str("set_ftrace_filter", clone, true);
-		n += traced[i];
-		if (!traced[i])
-			printf("NVPROF untraceable=%s\n", syms[i]);
-	}
-	return n ? 0 : -1;
-}
-
-#define KPROBE_EVENT "hugebuf_sg_next"
-
-/* the kprobe on sg_next: 0 when it is armed */
-static int kprobe_setup(bool on)
-{
-	if (!on) {
-		write_str("events/kprobes/" KPROBE_EVENT "/enable", "0", false);
-		return write_str("kprobe_events", "-:" KPROBE_EVENT, true);
-	}
-	return write_str("kprobe_events", "p:" KPROBE_EVENT " sg_next", true);
-}
-
-/* kprobe_profile's hits of the sg_next probe; -1 when absent */
-static long kprobe_hits(void)
-{
-	unsigned long hits, misses;
-
-	if (probe_kprobe_profile(tracefs, KPROBE_EVENT, &hits, &misses))
-		return -1;
-	return (long)hits;
-}
-
-static int have_kprobe;
-
-struct stat_row {
-	unsigned long hits;
-	double usec;
-};
-
-/* the profiler's tables summed over CPUs (probe-util.c) */
-static int read_profile(struct stat_row *rows)
-{
-	unsigned long hits[NSYMS];
-	double usec[NSYMS];
-	size_t j;
-	int ret = probe_ftrace_sum(tracefs, syms, NSYMS, hits, usec);
-
-	for (j = 0; j < NSYMS; j++) {
-		rows[j].hits = hits[j];
-		rows[j].usec = usec[j];
-	}
-	return ret;
-}
+static int counted[NSYMS];
 
 /* each backing writes and reads back a pattern of its own */
 static uint64_t seed_of(bool huge)
@@ -146,19 +71,62 @@ static uint64_t seed_of(bool huge)
 	return huge ? 2 : 1;
 }
 
-/* one (op, backing) case: ITER I/Os of 8 MiB, then the profile */
+/*
+ * ITER I/Os of the case from @off: 0, or the failed I/O's result.
+ * Counted (@count): each I/O's calls added to @sum.  Timed: the wall time
+ * of the fastest in @best (other work on the machine only adds time).
+ */
+static int run_ios(struct io_uring *ring, int fd, bool write, uint8_t *buf,
+		   off_t off, bool count, unsigned long *sum, long *misses,
+		   double *best)
+{
+	unsigned long hits[NSYMS];
+	int it, ret;
+	double t;
+	long m;
+	size_t i;
+
+	for (it = 0; it < iters; it++) {
+		if (!write)
+			memset(buf, 0, IO_SIZE);
+		if (count)
+			probe_count_begin();
+		t = probe_now_usec();
+		ret = probe_rw_fixed(ring, write, fd, buf, IO_SIZE,
+				     off + (off_t)it * IO_SIZE, 0);
+		t = probe_now_usec() - t;
+		if (ret != (int)IO_SIZE)
+			return ret ? ret : -EIO;
+		if (!count) {
+			if (*best < 0 || t < *best)
+				*best = t;
+			continue;
+		}
+		m = probe_count_end(hits);
+		*misses = m < 0 || *misses < 0 ? -1 : *misses + m;
+		for (i = 0; i < NSYMS; i++)
+			sum[i] += hits[i];
+	}
+	return 0;
+}
+
+/*
+ * One (op, backing) case: a timed pass of ITER I/Os of 8 MiB with no
+ * counter armed, then a counted one, each I/O a window of its own.
+ */
 static int run_case(struct io_uring *ring, int fd, const char *disk,
 		    off_t base, bool write, bool huge)
 {
 	const char *op = write ? "write" : "read";
 	const char *bk = huge ? "2M" : "4k";
-	struct stat_row rows[NSYMS];
+	unsigned long hits[NSYMS] = { 0 };
 	struct hb_buf hb;
 	size_t i;
 	struct iovec iov;
-	long before, after, kp0 = -1, kp1 = -1, bad;
+	long before, after, bad, misses = 0;
+	double wall = -1;
 	uint8_t *buf;
-	int it, ret, fail = 0;
+	int ret, fail = 0;
 	off_t off = base + (huge ? IO_SIZE * iters : 0);
 
 	if (probe_alloc(huge ? "hugetlb:2M" : "4k", IO_SIZE, 0, &hb)) {
@@ -180,43 +148,23 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 	}
 	/* one I/O outside the profile: TCG translates the path once */
 	ret = probe_rw_fixed(ring, write, fd, buf, IO_SIZE, off, 0);
-	if (ret != (int)IO_SIZE) {
-		printf("NVPROF op=%s backing=%s error=io:%d\n", op, bk, ret);
-		fail = 1;
-	}
-	write_str("function_profile_enabled", "0", false);
-	/* enabling resets the counters */
-	write_str("function_profile_enabled", "1", false);
+	if (ret >= 0 && ret != (int)IO_SIZE)
+		ret = -EIO;
+	if (ret == (int)IO_SIZE)
+		ret = run_ios(ring, fd, write, buf, off, false, NULL, NULL,
+			      &wall);
 	before = probe_disk_ios(disk, write);
-	for (it = 0; it < iters; it++) {
-		if (!write)
-			memset(buf, 0, IO_SIZE);
-		ret = probe_rw_fixed(ring, write, fd, buf, IO_SIZE,
-				     off + (off_t)it * IO_SIZE, 0);
-		if (ret != (int)IO_SIZE) {
-			printf("NVPROF op=%s backing=%s error=io:%d\n", op,
-			       bk, ret);
-			fail = 1;
-			break;
-		}
+	if (ret >= 0 && !probe_count_enable(true)) {
+		ret = run_ios(ring, fd, write, buf, off, true, hits, &misses,
+			      NULL);
+		probe_count_enable(false);
+	} else if (ret >= 0) {
+		ret = -ENODEV;
 	}
 	after = probe_disk_ios(disk, write);
-	write_str("function_profile_enabled", "0", false);
-	read_profile(rows);
-	/*
-	 * The same I/Os again for the kprobe count alone: a kprobe hit traps,
-	 * which would swell the profiled time of sg_next()'s callers.
-	 */
-	if (have_kprobe && !fail &&
-	    !write_str("events/kprobes/" KPROBE_EVENT "/enable", "1", false)) {
-		kp0 = kprobe_hits();
-		for (it = 0; it < iters; it++)
-			if (probe_rw_fixed(ring, write, fd, buf, IO_SIZE,
-					   off + (off_t)it * IO_SIZE,
-					   0) != (int)IO_SIZE)
-				kp0 = -1;
-		kp1 = kprobe_hits();
-		write_str("events/kprobes/" KPROBE_EVENT "/enable", "0", false);
+	if (ret < 0) {
+		printf("NVPROF op=%s backing=%s error=io:%d\n", op, bk, ret);
+		fail = 1;
 	}
 	io_uring_unregister_buffers(ring);
 	/* the reads see what the writes of the same backing left */
@@ -228,16 +176,14 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 			fail = 1;
 		}
 	}
-	printf("NVPROF op=%s backing=%s ios=%d requests=%ld data=%s\n", op,
-	       bk, iters, after - before,
-	       write ? "written" : (fail ? "BAD" : "verified"));
+	printf("NVPROF op=%s backing=%s ios=%d requests=%ld data=%s wall_usec=%.1f misses=%ld\n",
+	       op, bk, iters, after - before,
+	       write ? "written" : (fail ? "BAD" : "verified"),
+	       wall, misses);
 	for (i = 0; i < NSYMS; i++)
-		if (traced[i])
-			printf("NVPROF op=%s backing=%s sym=%s hits=%lu usec=%.3f\n",
-			       op, bk, syms[i], rows[i].hits, rows[i].usec);
-	if (kp0 >= 0 && kp1 >= 0)
-		printf("NVPROF op=%s backing=%s sym=sg_next(kprobe) hits=%ld usec=0\n",
-		       op, bk, kp1 - kp0);
+		if (counted[i])
+			printf("NVPROF op=%s backing=%s sym=%s hits=%lu\n", op,
+			       bk, syms[i], hits[i]);
 	hb_free(&hb);
 	return fail;
 }
@@ -298,13 +244,8 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	identify(fd);
-	if (setup_filter()) {
-		printf("NVPROF skip=no function profiler in %s\n", tracefs);
+	if (probe_count_open(tracefs, syms, NSYMS, counted, "NVPROF") <= 0)
 		return 77;
-	}
-	have_kprobe = !kprobe_setup(true);
-	if (!have_kprobe)
-		printf("NVPROF nokprobe=sg_next\n");
 	if (io_uring_queue_init(8, &ring, 0)) {
 		printf("NVPROF skip=no io_uring\n");
 		return 77;
@@ -314,9 +255,7 @@ int main(int argc, char **argv)
 		for (h = 0; h <= 1; h++)
 			fail |= run_case(&ring, fd, disk,
 					 (off_t)(size - REGION), w, h);
-	write_str("set_ftrace_filter", "\n", false);
-	if (have_kprobe)
-		kprobe_setup(false);
+	probe_count_close();
 	io_uring_queue_exit(&ring);
 	close(fd);
 	printf("NVPROF done fail=%d\n", fail);

@@ -5,8 +5,8 @@
  * kernel/ktest.sh).  Everything lib/ already measures (VmPin, free
  * hugepages, block-device counters, folio layout, allocation) comes from
  * lib/hugebuf.h; this file holds only what the guest programs need on top:
- * knob writes, the per-task fault injection, the FOLL_PIN counter, one
- * fixed I/O, one data pattern.
+ * kernel call counts (kprobe events), knob writes, the per-task fault
+ * injection, the FOLL_PIN counter, one fixed I/O, one data pattern.
  */
 #ifndef HUGEBUF_PROBE_UTIL_H
 #define HUGEBUF_PROBE_UTIL_H
@@ -37,33 +37,58 @@
  */
 int probe_write(const char *path, const char *val, int flags);
 /*
- * The ftrace function profiler (tracefs at @tracefs): whether a name of
- * its tables, @name, is function @sym or one of the compiler's clones of
- * it ("sym.isra.0", "sym.constprop.0"), and the hits and microseconds of
- * each of @syms[0..@n) summed over the per-CPU tables
- * trace_stat/function<cpu> ("name hits time us ..."): 0, or -1 (all zero)
- * when there are none.
+ * Call counts of kernel functions, exact, on any config with
+ * KPROBE_EVENTS (Debian's have no FUNCTION_PROFILER):
+ * probe_count_open() makes a kprobe event "hbprof/NAME" on each
+ * /proc/kallsyms entry of @syms[0..@n) and of its compiler clones
+ * ("sym.isra.0", "sym.constprop.0"); a function that kprobe events refuse
+ * as notrace (no KPROBE_EVENTS_ON_NOTRACE: all of the kernel's lib/, e.g.
+ * sg_next()) gets a hardware execute breakpoint on every CPU instead
+ * (perf_event_open(), PERF_TYPE_BREAKPOINT), said in a line
+ * "@tag counter=SYM how=breakpoint".  @counted[i]: the number of counters
+ * of @syms[i], 0 when it has none, each of those with a line
+ * "@tag untraceable=SYM why=not-in-kallsyms|ERRNO" (inlined, renamed, or
+ * refused).  Returns the number of symbols counted, -1 without
+ * kprobe_events; when it is not > 0, after one line "@tag skip=REASON".
+ * probe_count_enable(): arm or disarm them all (0 or -errno).
+ * probe_count_begin() / probe_count_end(): one window; end puts each
+ * symbol's calls since begin in @hits[0..@n) (kprobe_profile's hits plus
+ * misses: a hit that nests in another kprobe's handler skips the handler
+ * but is counted as missed on its own probe) and returns the misses
+ * among them, -1 when the counters cannot be read.
+ * probe_count_close(): disarm and remove every counter.
  */
-bool probe_same_function(const char *name, const char *sym);
-int probe_ftrace_sum(const char *tracefs, const char *const *syms, size_t n,
-		     unsigned long *hits, double *usec);
+int probe_count_open(const char *tracefs, const char *const *syms, size_t n,
+		     int *counted, const char *tag);
+int probe_count_enable(bool on);
+void probe_count_begin(void);
+long probe_count_end(unsigned long *hits);
+void probe_count_close(void);
+/*
+ * The requests an I/O made, counted where the kernel makes them: the NVMe
+ * driver sets up each request's command once (nvme_setup_cmd(), from
+ * nvme_prep_rq(), through nvme_queue_rq() and nvme_queue_rqs(), 6.1 to
+ * 7.x; again only for a requeued request, which can only add).  The disk's
+ * statistics (/sys/block/<disk>/stat) are not an exact count of one I/O:
+ * blk_mq_end_request() ends the request's bios (blk_update_request()),
+ * which completes the I/O and wakes its reader, before it counts the
+ * request (__blk_mq_end_request_acct(), blk_account_io_done(); 6.1 and
+ * 6.12 block/blk-mq.c, and blk_mq_end_request_batch() likewise), so a
+ * reader that reads the counter at once may miss the I/O's last request.
+ */
+#define PROBE_REQ_SYM "nvme_setup_cmd"
+/* CLOCK_MONOTONIC in microseconds: the user-space wall time of an I/O */
+double probe_now_usec(void);
 /*
  * tracefs (at @tracefs) helpers of the profiling programs.
  * probe_trace_write(): @s into @file, added to what it holds (@append) or
  * replacing it (O_TRUNC); 0 or -errno.
- * probe_ftrace_filter(): set_ftrace_filter to @syms[0..@n) and their
- * compiler clones ("name.*"), one at a time (a name it cannot trace, e.g.
- * an inlined static one, is refused alone); @traced[i] says whether the
- * filter lists @syms[i] afterwards, and each one that is not gets a line
- * "@tag untraceable=NAME".  The number traced, or -1 without tracefs.
  * probe_kprobe_profile(): kprobe_profile's hits and misses of @event
  * (a miss: a hit while another kprobe ran, dropped); -1 when absent.
  * probe_disk_ios(): completed reads or writes of block device @disk.
  */
 int probe_trace_write(const char *tracefs, const char *file, const char *s,
 		      bool append);
-int probe_ftrace_filter(const char *tracefs, const char *const *syms,
-			size_t n, int *traced, const char *tag);
 int probe_kprobe_profile(const char *tracefs, const char *event,
 			 unsigned long *hits, unsigned long *misses);
 long probe_disk_ios(const char *disk, bool write);

@@ -1,23 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target: the hugebuf CLI's argument parser and its pure "plan"
- * command, called as a function (the files of cli/ are included into this
- * one, cli/main.c with main() renamed).  "check" (allocates, does I/O) is
- * not fuzzed; "info" reads /proc and /sys only.  The input is split at NUL or newline bytes into at
- * most 8 arguments after the command.  Every run must end with exit status
- * 0 (success) or 2 (usage) and, for 2, exactly one line on stderr that
- * starts with "hugebuf: "; 3 (a resource) is allowed for plan only when
- * memory for the page map is missing.  Arguments that would reach --help
- * (which exit()s) are left out.
+ * command, called as functions: the target links the CLI's objects (all of
+ * cli/ but main.c, whose main() would clash with libFuzzer's; t/fuzz/run.sh
+ * builds them) and calls cmd_plan() / cmd_info() as main() would for
+ * "plan" / "info".  "check" (allocates, does I/O) is not fuzzed; "info"
+ * reads /proc and /sys only.  The input is split at NUL or newline bytes
+ * into at most 8 arguments after the command.  Every run must end with
+ * exit status 0 (success) or 2 (usage) and, for 2, exactly one line on
+ * stderr that starts with "hugebuf: "; 3 (a resource) is allowed for plan
+ * only when memory for the page map is missing.  Arguments that would
+ * reach --help (which exit()s) are left out.
  */
-#define main hugebuf_cli_main
-#include "../../cli/main.c"
-#undef main
-#include "../../cli/opts.c"
-#include "../../cli/info.c"
-#include "../../cli/plan.c"
-#include "../../cli/check.c"
+#include <getopt.h>
 
+#include "cli.h"
 #include "fuzz.h"
 
 #define MAX_ARGS	10
@@ -27,11 +24,20 @@ static size_t err_len;
 
 static void reset_getopt(void)
 {
+	static const struct option none[] = { { 0 } };
 	char *argv[] = { (char *)"x", NULL };
 
 	/* optind = 0 makes glibc forget the previous argv (nextchar) */
 	optind = 0;
-	getopt_long(1, argv, "", long_opts, NULL);
+	getopt_long(1, argv, "", none, NULL);
+}
+
+/* what cli/main.c does with argv[1] for the two commands fuzzed */
+static int run_cli(int argc, char **argv)
+{
+	if (!strcmp(argv[1], "info"))
+		return cmd_info(argc - 1, argv + 1);
+	return cmd_plan(argc - 1, argv + 1);
 }
 
 static bool reaches_help(const char *a)
@@ -75,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stderr = open_memstream(&err_buf, &err_len);
 	if (!stdout || !stderr)
 		abort();
-	rc = hugebuf_cli_main(argc, argv);
+	rc = run_cli(argc, argv);
 	fclose(stdout);
 	fclose(stderr);
 	stdout = saved_out;

@@ -62,11 +62,22 @@ build() {
 			return 1
 		objs="$objs $o"
 	done
+	# the CLI's objects but main.o (libFuzzer has the main()), for fuzz-cli
+	local cliobjs=
+	for src in cli/*.c; do
+		[ "$src" = cli/main.c ] && continue
+		o=$out/obj/cli-$(basename "$src" .c).o
+		$cc $cflags -Icli -fsanitize=fuzzer-no-link -c -o "$o" "$src" ||
+			return 1
+		cliobjs="$cliobjs $o"
+	done
 	for t in $targets; do
+		local extra=
+		[ "$t" = fuzz-cli ] && extra="-Icli $cliobjs"
 		# shellcheck disable=SC2086
 		# the shared reference model of t/helpers/ (fuzz-model)
 		$cc $cflags -It -fsanitize=fuzzer -o "$out/$t" "t/fuzz/$t.c" \
-			t/helpers/refmodel.c $objs $libs || return 1
+			t/helpers/refmodel.c $extra $objs $libs || return 1
 	done
 }
 

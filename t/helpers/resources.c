@@ -6,7 +6,10 @@
  * See t/helpers.h.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -260,4 +263,128 @@ int t_expect_pinned(const void *addr, bool want, const char *what)
 			      r ? "copied" : "shared",
 			      want ? "pinned" : "unpinned");
 	return t_pass();
+}
+
+/* ------------------------------------------------------------------ */
+/* THP sizes                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Multi-size THP (6.8, 19eaf44954df): each size has its own mode in
+ * hugepages-<size>kB/enabled, and an MADV_HUGEPAGE fault takes the largest
+ * enabled size that fits the aligned range (alloc_anon_folio(),
+ * thp_vma_allowable_orders()).  So a case that tests one size enables that
+ * size alone; the saved modes go back when the case is over, at exit and on
+ * SIGINT/SIGTERM.
+ */
+#define T_THP_MAX 16
+#define T_THP_DIR "/sys/kernel/mm/transparent_hugepage"
+
+static struct {
+	unsigned int nr;
+	char path[T_THP_MAX][96];
+	char mode[T_THP_MAX][16];
+} t_thp_saved;
+
+/* the bracketed word of "always inherit [madvise] never" */
+static int thp_mode_read(const char *path, char *out, size_t len)
+{
+	char line[128], *o, *c;
+	FILE *fp = fopen(path, "re");
+
+	if (!fp)
+		return -1;
+	if (!fgets(line, sizeof(line), fp)) {
+		fclose(fp);
+		return -1;
+	}
+	fclose(fp);
+	o = strchr(line, '[');
+	c = o ? strchr(o, ']') : NULL;
+	if (!c || (size_t)(c - o) > len)
+		return -1;
+	memcpy(out, o + 1, c - o - 1);
+	out[c - o - 1] = '\0';
+	return 0;
+}
+
+static int thp_mode_write(const char *path, const char *mode)
+{
+	FILE *fp = fopen(path, "we");
+	int ret;
+
+	if (!fp)
+		return -1;
+	ret = fputs(mode, fp) < 0;
+	return fclose(fp) || ret ? -1 : 0;
+}
+
+void t_thp_restore(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < t_thp_saved.nr; i++)
+		thp_mode_write(t_thp_saved.path[i], t_thp_saved.mode[i]);
+	t_thp_saved.nr = 0;
+}
+
+static void thp_restore_and_die(int sig)
+{
+	t_thp_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* save @path's mode (once) and set it to @mode */
+static int thp_mode_set(const char *path, const char *mode)
+{
+	unsigned int n = t_thp_saved.nr;
+	char now[16];
+
+	if (thp_mode_read(path, now, sizeof(now)))
+		return -1;
+	if (!strcmp(now, mode))
+		return 0;
+	if (n == T_THP_MAX)
+		return -1;
+	snprintf(t_thp_saved.path[n], sizeof(t_thp_saved.path[n]), "%s", path);
+	snprintf(t_thp_saved.mode[n], sizeof(t_thp_saved.mode[n]), "%s", now);
+	if (thp_mode_write(path, mode))
+		return -1;
+	t_thp_saved.nr++;
+	return 0;
+}
+
+int t_thp_only(uint64_t size)
+{
+	static bool hooked;
+	char path[96], mode[16];
+	struct hb_sysinfo si;
+	unsigned int i;
+	int ret = 0;
+
+	if (geteuid() != 0)
+		return 0;
+	if (!hooked) {
+		atexit(t_thp_restore);
+		signal(SIGINT, thp_restore_and_die);
+		signal(SIGTERM, thp_restore_and_die);
+		hooked = true;
+	}
+	if (hb_sysinfo_read(&si))
+		return -1;
+	for (i = 0; i < si.nr_mthp; i++) {
+		snprintf(path, sizeof(path), "%s/hugepages-%llukB/enabled",
+			 T_THP_DIR,
+			 (unsigned long long)(si.mthp[i].size >> 10));
+		if (thp_mode_read(path, mode, sizeof(mode)))
+			continue;
+		ret |= thp_mode_set(path, si.mthp[i].size == size ? "madvise" :
+								     "never");
+	}
+	if (ret) {
+		t_thp_restore();
+		return -1;
+	}
+	return 0;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The engine's side of the buffer plan and the report: what fio's own
- * buffer carving needs, the vectored model once the ring exists, the
- * init-time notes, and the job-end report through lib's one writer.  fio
- * glue only: the plan's rules live in lib/jobplan.c.
+ * The engine's report: the init-time notes, the vectored model's bvecs
+ * once the ring exists, and the job-end report through lib's one writer
+ * (lib/report.c).  fio glue only; the buffer plan is engines/options.c's
+ * translation of the job and lib/jobplan.c's rules.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,26 +12,6 @@
 #include "hugebuf-engine.h"
 
 #include "verify.h"
-
-/*
- * Bytes fio's own carving writes to, through the iomem_alloc hook, before
- * post_init moves the buffers to the plan's layout: iodepth * max_bs,
- * plus a page and iomem_align of alignment slack, rounded up to
- * hugepage-size for mem=shmhuge/mmaphuge (init_io_u_buffers()), plus
- * another page and iomem_align (allocate_io_mem()).  The plan maps at
- * least this much.
- */
-uint64_t hbe_fio_len(struct thread_data *td)
-{
-	uint64_t slack = HB_PAGE_SIZE + td->o.mem_align;
-	uint64_t fios = (uint64_t)td->o.iodepth * td_max_bs(td) + slack;
-	uint64_t hps = td->o.hugepage_size;
-
-	if ((td->o.mem_type == MEM_SHMHUGE ||
-	     td->o.mem_type == MEM_MMAPHUGE) && hps)
-		fios = (fios + hps - 1) / hps * hps;
-	return fios + slack;
-}
 
 void hbe_model_vectored(struct hbe_data *hd)
 {
@@ -133,9 +113,14 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		.st = j->st,
 		.register_usec = j->register_usec,
 		.vmpin_kb = j->vmpin_kb,
-		.ios = hd->ios[0] + hd->ios[1],
-		/* the counters are per device: other jobs' I/O lands there */
-		.requests_approximate = thread_number > 1,
+		/* fio's count of whole reads and writes done */
+		.ios = td->io_blocks[DDIR_READ] + td->io_blocks[DDIR_WRITE],
+		/*
+		 * The counters are per device: other jobs' I/O lands there.
+		 * ramp_time: fio zeroes io_blocks when the ramp ends
+		 * (reset_all_stats()), the device counts from open.
+		 */
+		.requests_approximate = thread_number > 1 || td->o.ramp_time,
 		.limits = j->limits_ok ? &j->limits : NULL,
 		.vec_iovecs = hd->vec_n,
 		.shared = !j->share ? "" : j->share_idx ? "clone" : "source",
@@ -158,7 +143,7 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		r.device = j->dev;
 		r.dev_reads = r1 - j->dev_r0;
 		r.dev_writes = w1 - j->dev_w0;
-		r.write_ios = hd->ios[1];
+		r.write_ios = td->io_blocks[DDIR_WRITE];
 		if (!hbe_predict_requests(j, &pred, &plain)) {
 			r.pred = &pred;
 			if (!p->fixedbufs) {

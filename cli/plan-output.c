@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * hugebuf plan's output: the models' figures (cli/plan.c) as text lines
+ * or as one JSON document (the keys are hugebuf.1's "plan --json", which
+ * t/docs-match.sh compares).
+ */
+#include <stdio.h>
+
+#include "plan.h"
+
+static void plan_bvecs_text(const struct hb_imu *imu)
+{
+	unsigned int i;
+
+	for (i = 0; i < imu->nr_bvecs; i++)
+		printf("  bvec %u: folio %llu page %u offset %u len %u\n", i,
+		       (unsigned long long)imu->bvec[i].folio,
+		       imu->bvec[i].page_idx, imu->bvec[i].offset,
+		       imu->bvec[i].len);
+}
+
+static const char *add_unit(bool runs)
+{
+	return runs ? "folio runs" : "4 KiB pages";
+}
+
+static void plan_plain_text(const struct plan *p)
+{
+	const struct opts *o = &p->o;
+	const struct hb_plain_pred *pp = &p->plain, *x = &p->other;
+	bool runs = o->km.plain_folio_runs;
+
+	printf("plain:       one O_DIRECT read of the whole buffer, not "
+	       "registered (%s)\n", PLAIN_ASSUMPTION);
+	printf("  bios:        %u (max_bvecs %u)\n", pp->bios,
+	       pp->max_bvecs);
+	printf("  batches:     %u (of pages)\n", pp->batches);
+	printf("  adds:        %u (%s)\n", pp->adds, add_unit(runs));
+	printf("  merge_tests: %u\n", pp->merge_tests);
+	printf("  bvecs:       %u (%u same-page merges)\n", pp->bvecs,
+	       pp->same_page);
+	printf("  releases:    %u (per folio, at completion)\n", pp->releases);
+	if (o->have_limits)
+		printf("  requests:    %u\n", pp->requests);
+	/* the other way of adding pages, where it makes a difference */
+	if (x->adds != pp->adds || x->merge_tests != pp->merge_tests)
+		printf("  contrast:    %s: %u adds, %u merge tests (here: %u, "
+		       "%u)\n", runs ? "page by page" : "with folio runs",
+		       x->adds, x->merge_tests, pp->adds, pp->merge_tests);
+}
+
+static const char *iommu_mode_name(enum iommu_mode m)
+{
+	switch (m) {
+	case IOMMU_STRICT:
+		return "strict";
+	case IOMMU_LAZY:
+		return "lazy";
+	case IOMMU_DIRECT:
+		return "direct";
+	case IOMMU_OFF:
+		break;
+	}
+	return "off";
+}
+
+static const char *iommu_path_name(bool pt)
+{
+	return pt ? "passthrough" : "block";
+}
+
+/* A figure as the counted kernel functions see it in this mode. */
+static uint64_t fig(const struct plan *p, const struct hb_iommu_pred *x,
+		    enum hb_iommu_field f)
+{
+	return hb_iommu_figure(x, &p->icfg, f);
+}
+
+static uint64_t iommu_ptes(const struct hb_iommu_pred *x)
+{
+	return x->ptes[0] + x->ptes[1] + x->ptes[2];
+}
+
+/* strict: IOTLB syncs; lazy: IOVAs queued; both one per unmap */
+static unsigned int iommu_flushes(const struct plan *p,
+				  const struct hb_iommu_pred *x)
+{
+	return p->icfg.strict ? x->iotlb_syncs : x->fq_queued;
+}
+
+/* The headline figures of the I/O, on one line, for the contrast. */
+static void iommu_summary(const struct plan *p, const struct hb_iommu_pred *x,
+			  bool units)
+{
+	if (x->error) {
+		printf("refused");
+		return;
+	}
+	printf("%u%s, %llu%s", x->requests, units ? " requests" : "",
+	       (unsigned long long)(fig(p, x, HB_IOMMU_DMA_MAP_SG) +
+				    fig(p, x, HB_IOMMU_DMA_MAP_PAGE)),
+	       units ? " DMA API maps" : "");
+	if (!p->icfg.translated)
+		return;
+	printf(", %llu%s (%llu 4K, %llu 2M), %u%s, %u%s",
+	       (unsigned long long)iommu_ptes(x), units ? " PTEs" : "",
+	       (unsigned long long)x->ptes[0], (unsigned long long)x->ptes[1],
+	       x->map_pages, units ? " map_pages" : "", iommu_flushes(p, x),
+	       units ? (p->icfg.strict ? " IOTLB syncs" : " IOVAs queued") :
+		       "");
+}
+
+/* Whether the contrast's headline figures are the same as the I/O's. */
+static bool iommu_same(const struct plan *p, const struct hb_iommu_pred *x,
+		       const struct hb_iommu_pred *y)
+{
+	return !x->error == !y->error && x->requests == y->requests &&
+	       x->map_sg == y->map_sg && x->map_page == y->map_page &&
+	       x->ptes[0] == y->ptes[0] && x->ptes[1] == y->ptes[1] &&
+	       x->map_pages == y->map_pages &&
+	       iommu_flushes(p, x) == iommu_flushes(p, y);
+}
+
+static void plan_iommu_contrast_text(const struct plan *p)
+{
+	const struct hb_iommu_pred *x = &p->io, *y = &p->io_other;
+
+	if (!p->other_err[0] && iommu_same(p, x, y))
+		return;
+	if (p->io_km.gen == HB_KGEN_NONE)
+		printf("  contrast:    without coalescing: ");
+	else
+		printf("  contrast:    with coalescing (%s): ",
+		       hb_kgen_name(p->io_km.gen));
+	if (p->other_err[0]) {
+		printf("not modelled: %s\n", p->other_err);
+		return;
+	}
+	iommu_summary(p, y, true);
+	printf(" (here: ");
+	iommu_summary(p, x, false);
+	printf(")\n");
+}
+
+static void plan_iommu_text(const struct plan *p)
+{
+	const struct opts *o = &p->o;
+	const struct hb_iommu_pred *x = &p->io;
+
+	printf("iommu:       %s, one READ_FIXED of the whole buffer, %s path, "
+	       "NVMe behind an Intel IOMMU\n", iommu_mode_name(o->iommu),
+	       iommu_path_name(o->pt));
+	printf("  assumption:  %s\n", IOMMU_ASSUMPTION);
+	if (x->error) {
+		printf("  refused:     -EINVAL: %s (%llu B, max_hw %llu B)\n",
+		       p->io_why ? p->io_why : "the kernel refuses it",
+		       (unsigned long long)o->size,
+		       (unsigned long long)p->lim.max_hw_bytes);
+		plan_iommu_contrast_text(p);
+		return;
+	}
+	printf("  requests:    %u\n", x->requests);
+	printf("  dma api:     %llu map_sg (%u scatterlist entries), "
+	       "%llu map_page%s\n",
+	       (unsigned long long)fig(p, x, HB_IOMMU_DMA_MAP_SG),
+	       x->sg_entries,
+	       (unsigned long long)fig(p, x, HB_IOMMU_DMA_MAP_PAGE),
+	       p->icfg.translated ? "" : " (dma-direct: no IOVA, no IOMMU "
+					 "page table)");
+	if (p->icfg.translated) {
+		printf("  iova allocs: %u (%u above the IOVA cache, %llu B)\n",
+		       x->iova_allocs, x->iova_uncached,
+		       (unsigned long long)x->iova_bytes);
+		printf("  iommu_map:   %u (__iommu_map calls)\n",
+		       x->iommu_maps);
+		printf("  map_pages:   %u\n", x->map_pages);
+		printf("  ptes:        %llu 4K, %llu 2M\n",
+		       (unsigned long long)x->ptes[0],
+		       (unsigned long long)x->ptes[1]);
+		printf("  unmaps:      %u (%u unmap_pages)\n", x->unmaps,
+		       x->unmap_pages);
+		if (p->icfg.strict)
+			printf("  iotlb syncs: %u (strict: one per unmap)\n",
+			       x->iotlb_syncs);
+		else
+			printf("  iova queued: %u (lazy: flush queue, no sync "
+			       "per unmap)\n", x->fq_queued);
+	}
+	plan_iommu_contrast_text(p);
+}
+
+void plan_text(const struct plan *p)
+{
+	const struct opts *o = &p->o;
+	const struct hb_imu *imu = &p->imu;
+	char bs[HB_BACKING_STR_MAX], sz[32];
+
+	hb_backing_str(&o->backing, bs, sizeof(bs));
+	hb_fmt_size(o->size, sz, sizeof(sz));
+	printf("buffer:      %s of %s at offset 0x%llx\n", sz, bs,
+	       (unsigned long long)o->offset);
+	printf("kernel:      %s: %s\n", o->km.name, hb_kgen_name(o->km.gen));
+	printf("pages:       %u pinned\n", imu->nr_pages);
+	printf("folio_shift: %u\n", imu->folio_shift);
+	printf("nr_bvecs:    %u\n", imu->nr_bvecs);
+	printf("coalesced:   %s\n", yes_no(imu->coalesced));
+	printf("imu:         %llu B (header %u + %u x %u)\n",
+	       (unsigned long long)imu->imu_bytes, o->km.imu_header,
+	       imu->nr_bvecs, HB_BVEC_BYTES);
+	printf("allocation:  %llu B%s\n", (unsigned long long)imu->alloc_bytes,
+	       !imu->alloc_bytes && o->km.imu_cache_bvecs ?
+	       " (served from the ring's imu cache)" : "");
+	if (o->have_limits)
+		printf("requests:    %u per READ_FIXED of the whole buffer%s%s "
+		       "(max_sectors %llu B, max_segments %u, "
+		       "max_segment_size %llu B)\n", p->reqs,
+		       o->dev ? " on " : "", o->dev ? o->dev : "",
+		       (unsigned long long)o->max_bytes, o->max_segs,
+		       (unsigned long long)o->max_seg);
+	if (o->plain)
+		plan_plain_text(p);
+	if (o->iommu)
+		plan_iommu_text(p);
+	if (o->bvecs)
+		plan_bvecs_text(imu);
+}
+
+static void plan_bvecs_json(struct hb_json *j, const struct hb_imu *imu)
+{
+	unsigned int i;
+
+	hb_json_arr(j, "bvecs");
+	for (i = 0; i < imu->nr_bvecs; i++) {
+		hb_json_obj(j, NULL);
+		hb_json_u64(j, "folio", imu->bvec[i].folio);
+		hb_json_u64(j, "page", imu->bvec[i].page_idx);
+		hb_json_u64(j, "offset", imu->bvec[i].offset);
+		hb_json_u64(j, "len", imu->bvec[i].len);
+		hb_json_end(j);
+	}
+	hb_json_end(j);
+}
+
+static void plain_counts_json(struct hb_json *j,
+			      const struct hb_plain_pred *pp)
+{
+	hb_json_u64(j, "bios", pp->bios);
+	hb_json_u64(j, "batches", pp->batches);
+	hb_json_u64(j, "adds", pp->adds);
+	hb_json_u64(j, "merge_tests", pp->merge_tests);
+	hb_json_u64(j, "bvecs", pp->bvecs);
+	hb_json_u64(j, "same_page", pp->same_page);
+	hb_json_u64(j, "releases", pp->releases);
+	hb_json_u64(j, "max_bvecs", pp->max_bvecs);
+}
+
+static void plan_plain_json(struct hb_json *j, const struct plan *p)
+{
+	const struct opts *o = &p->o;
+	bool runs = o->km.plain_folio_runs;
+
+	hb_json_obj(j, "plain");
+	hb_json_str(j, "assumption", PLAIN_ASSUMPTION);
+	hb_json_bool(j, "folio_runs", runs);
+	plain_counts_json(j, &p->plain);
+	if (o->have_limits)
+		hb_json_u64(j, "requests", p->plain.requests);
+	hb_json_obj(j, "contrast");
+	hb_json_bool(j, "folio_runs", !runs);
+	plain_counts_json(j, &p->other);
+	if (o->have_limits)
+		hb_json_u64(j, "requests", p->other.requests);
+	hb_json_end(j);
+	hb_json_end(j);
+}
+
+/* The figures of one I/O: the refusal, or what the text prints. */
+static void iommu_counts_json(struct hb_json *j, const struct plan *p,
+			      const struct hb_iommu_pred *x, const char *why)
+{
+	hb_json_bool(j, "refused", x->error);
+	if (x->error) {
+		if (why)
+			hb_json_str(j, "reason", why);
+		return;
+	}
+	hb_json_u64(j, "requests", x->requests);
+	hb_json_u64(j, "map_sg", fig(p, x, HB_IOMMU_DMA_MAP_SG));
+	hb_json_u64(j, "map_page", fig(p, x, HB_IOMMU_DMA_MAP_PAGE));
+	hb_json_u64(j, "sg_entries", x->sg_entries);
+	if (!p->icfg.translated)
+		return;
+	hb_json_u64(j, "iova_allocs", x->iova_allocs);
+	hb_json_u64(j, "iova_uncached", x->iova_uncached);
+	hb_json_u64(j, "iova_bytes", x->iova_bytes);
+	hb_json_u64(j, "iommu_maps", x->iommu_maps);
+	hb_json_u64(j, "map_pages", x->map_pages);
+	hb_json_u64(j, "ptes_4k", x->ptes[0]);
+	hb_json_u64(j, "ptes_2m", x->ptes[1]);
+	hb_json_u64(j, "unmaps", x->unmaps);
+	hb_json_u64(j, "unmap_pages", x->unmap_pages);
+	if (p->icfg.strict)
+		hb_json_u64(j, "iotlb_syncs", x->iotlb_syncs);
+	else
+		hb_json_u64(j, "iova_queued", x->fq_queued);
+}
+
+static void plan_iommu_json(struct hb_json *j, const struct plan *p)
+{
+	const struct opts *o = &p->o;
+
+	hb_json_obj(j, "iommu");
+	hb_json_str(j, "mode", iommu_mode_name(o->iommu));
+	hb_json_str(j, "path", iommu_path_name(o->pt));
+	hb_json_str(j, "assumption", IOMMU_ASSUMPTION);
+	hb_json_u64(j, "max_hw_bytes", p->lim.max_hw_bytes);
+	iommu_counts_json(j, p, &p->io, p->io_why);
+	hb_json_obj(j, "contrast");
+	hb_json_str(j, "generation", hb_kgen_name(p->io_km.gen));
+	if (p->other_err[0])
+		hb_json_str(j, "not_modelled", p->other_err);
+	else
+		iommu_counts_json(j, p, &p->io_other, NULL);
+	hb_json_end(j);
+	hb_json_end(j);
+}
+
+int plan_json(const struct plan *p)
+{
+	const struct opts *o = &p->o;
+	const struct hb_imu *imu = &p->imu;
+	char bs[HB_BACKING_STR_MAX];
+	struct hb_str out;
+	struct hb_json j;
+
+	hb_backing_str(&o->backing, bs, sizeof(bs));
+	hb_str_init(&out);
+	hb_json_init(&j, &out);
+	hb_json_obj(&j, NULL);
+	hb_json_str(&j, "backing", bs);
+	hb_json_u64(&j, "size", o->size);
+	hb_json_u64(&j, "offset", o->offset);
+	hb_json_str(&j, "kernel", o->km.name);
+	hb_json_str(&j, "generation", hb_kgen_name(o->km.gen));
+	hb_json_u64(&j, "nr_pages", imu->nr_pages);
+	hb_json_u64(&j, "folio_shift", imu->folio_shift);
+	hb_json_u64(&j, "nr_bvecs", imu->nr_bvecs);
+	hb_json_bool(&j, "coalesced", imu->coalesced);
+	hb_json_u64(&j, "imu_bytes", imu->imu_bytes);
+	hb_json_u64(&j, "alloc_bytes", imu->alloc_bytes);
+	if (o->have_limits) {
+		hb_json_u64(&j, "predicted_requests", p->reqs);
+		hb_json_u64(&j, "max_sectors_bytes", o->max_bytes);
+		hb_json_u64(&j, "max_segments", o->max_segs);
+		hb_json_u64(&j, "max_segment_size", o->max_seg);
+	}
+	if (o->plain)
+		plan_plain_json(&j, p);
+	if (o->iommu)
+		plan_iommu_json(&j, p);
+	if (o->bvecs)
+		plan_bvecs_json(&j, imu);
+	hb_json_end(&j);
+	return print_json(&j);
+}
