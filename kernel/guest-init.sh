@@ -22,6 +22,28 @@ mount -t hugetlbfs hugetlbfs /dev/hugepages
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 . /hugebuf/env
+
+# wait until every path $3... exists, polling every $2 s, $1 polls at most
+wait_paths() {	# polls, seconds, paths...
+	polls=$1 every=$2
+	shift 2
+	for p in "$@"; do
+		while ! [ -e "$p" ] && [ "$polls" -gt 0 ]; do
+			polls=$((polls - 1))
+			sleep "$every"
+		done
+	done
+}
+
+# a Debian image's modules for the disks (kernel/kdeb.sh), in load order;
+# then the disks may take a moment to appear
+if [ -f /lib/modules/ktest/order ]; then
+	for m in $(cat /lib/modules/ktest/order); do
+		insmod /lib/modules/ktest/$m.ko ||
+			echo "@@KTEST INFO insmod $m failed"
+	done
+	wait_paths 50 0.2 /dev/vda /dev/nvme0n1
+fi
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 [ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$KTEST_HUGEPAGES" ] ||
 	echo "$KTEST_HUGEPAGES" >/proc/sys/vm/nr_hugepages
@@ -71,6 +93,23 @@ run() {	# name, command...
 	timeout "$KTEST_TEST_TIMEOUT" "$@" </dev/null 2>&1
 	rc=$?
 	echo "@@KTEST RESULT $name $rc $(($(date +%s) - s))"
+}
+
+# A probe that counts with the ftrace function profiler (its binary names
+# function_profile_enabled) on a kernel that has none (no
+# CONFIG_FUNCTION_PROFILER: Debian's configs) would count zeros: it is
+# one skip instead, with the probe's own skip line (TAG skip=...)
+run_profiled() {	# tag, name, program, args...
+	tag=$1
+	shift
+	if ! [ -e /sys/kernel/tracing/function_profile_enabled ] &&
+	   grep -q function_profile_enabled "$2"; then
+		echo "@@KTEST RUN $1"
+		echo "$tag skip=no function profiler: ${2##*/} counts with it and this kernel has no function_profile_enabled (CONFIG_FUNCTION_PROFILER)"
+		echo "@@KTEST RESULT $1 77 0"
+		return
+	fi
+	run "$@"
 }
 
 # The tests of KTEST_NVME_SUITE ("all" or a comma list of names) with
@@ -127,9 +166,9 @@ iommu_guest() {
 		echo "@@KTEST RESULT iommu:mount 1 0"
 	fi
 	/hugebuf/bin/passthrough.sh /dev/ng0n1 /hugebuf/engine/hugebuf.so
-	run iommu-profile:strict /hugebuf/bin/iommu-profile -m strict
+	run_profiled IOMMUPROF iommu-profile:strict /hugebuf/bin/iommu-profile -m strict
 	if echo DMA-FQ >/sys/kernel/iommu_groups/$grp/type; then
-		run iommu-profile:lazy /hugebuf/bin/iommu-profile -m lazy
+		run_profiled IOMMUPROF iommu-profile:lazy /hugebuf/bin/iommu-profile -m lazy
 	else
 		echo "@@KTEST RESULT iommu:switch-to-lazy 1 0"
 	fi
@@ -141,14 +180,9 @@ iommu_guest() {
 	if echo "$pci" >/sys/bus/pci/drivers/nvme/unbind &&
 	   echo identity >/sys/kernel/iommu_groups/$grp/type &&
 	   echo "$pci" >/sys/bus/pci/drivers/nvme/bind; then
-		n=0
-		while ! [ -b /dev/nvme0n1 ] || ! [ -c /dev/ng0n1 ]; do
-			n=$((n + 1))
-			[ $n -gt 30 ] && break
-			sleep 1
-		done
+		wait_paths 30 1 /dev/nvme0n1 /dev/ng0n1
 		cat $q/max_hw_sectors_kb >$q/max_sectors_kb 2>/dev/null
-		run iommu-profile:direct /hugebuf/bin/iommu-profile -m direct
+		run_profiled IOMMUPROF iommu-profile:direct /hugebuf/bin/iommu-profile -m direct
 	else
 		echo "@@KTEST RESULT iommu:switch-to-identity 1 0"
 	fi
@@ -245,10 +279,10 @@ umount /nvme 2>/dev/null
 [ -b /dev/nvme0n1 ] && /hugebuf/bin/passthrough.sh /dev/ng0n1 \
 	/hugebuf/engine/hugebuf.so
 if [ -b /dev/nvme0n1 ]; then
-	run nvme-profile /hugebuf/bin/nvme-profile -d /dev/nvme0n1 -n 8
+	run_profiled NVPROF nvme-profile /hugebuf/bin/nvme-profile -d /dev/nvme0n1 -n 8
 	# plain O_DIRECT (no registered buffers) on the same raw region: the
 	# block layer's page or folio adds, per I/O (our second 6.1 series)
-	run bio-profile /hugebuf/bin/bio-profile
+	run_profiled BIOPROF bio-profile /hugebuf/bin/bio-profile
 	# every allocation of one plain O_DIRECT I/O failing in turn (fault
 	# injection): an error or the full I/O with the right data, and no
 	# pin or page reference left behind

@@ -50,8 +50,8 @@ OP = "read"			# READ_FIXED
 BACKINGS = [("2M", "hugetlb", "2M (hugetlb)"), ("thp", "thp", "THP"),
             ("4k", "4k", "4K")]
 # console-<kernel>-iommu.log.txt: known kernels first, in this order
-KERNELS = [("unpatched", "6.1"), ("patched", "6.1 + series"),
-           ("6.12", "6.12"), ("7.2", "7.2")]
+KERNELS = [("control", "6.1"), ("patched", "6.1 + series"),
+           ("6.1", "Debian 6.1"), ("6.12", "6.12"), ("7.3", "7.3")]
 ZERO_AT = 0.5			# a 0 on a log axis is drawn here
 TITLE = ("Under an IOMMU (qemu intel-iommu, TCG): DMA-mapping work per "
          "8 MiB READ_FIXED, counted")

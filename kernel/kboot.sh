@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # kernel/kboot.sh: the guests of kernel/ktest.sh, sourced by it.  One
-# initramfs per kernel (static busybox, t/static's tests and CLI,
+# initramfs per kernel (static busybox, a Debian image's own modules, t/static's tests and CLI,
 # kernel/static's probes, fio and the engine with their libraries,
 # liburing's runtests.sh with our exported and its registered-buffer tests
 # and bash, and
@@ -103,6 +103,12 @@ build_initramfs() {	# $1 = label, $2 = output
 		cp "$KTEST_ENGINE" "$root/hugebuf/engine/hugebuf.so"
 	fi
 	copy_liburing_tests "$root"
+	# a Debian image's modules the guest needs, decompressed, in the
+	# order they load (kdeb.sh: deb_modules)
+	if [ -n "${DEB_MODS[$1]:-}" ]; then
+		mkdir -p "$root/lib/modules"
+		cp -r "${DEB_MODS[$1]}" "$root/lib/modules/ktest"
+	fi
 	cp "$WORK/fio.job" "$root/hugebuf/fio.job"
 	cp "$KDIR/fio-plain-verify.fio" "$root/hugebuf/fio-plain.job"
 	cp "$KDIR/fio-iommu-verify.fio" "$root/hugebuf/fio-iommu.job"

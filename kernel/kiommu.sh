@@ -10,7 +10,14 @@
 #     (counted = lib's prediction, strict, lazy and direct) is one pass,
 #     fail or skip; a mode that printed no model line and no skip fails;
 #   - the table of calls per I/O (print_iommu()).
-# Needs from ktest.sh: WORK, KTEST_IOMMU_KERNELS, count, log.
+# Which kernels have an IOMMU guest: kernels.tab's iommu column
+# (KTEST_IOMMU_KERNELS, set by kbuild.sh's resolve_kernels()).  7.x's
+# nvme-pci maps a request through the new DMA API
+# (blk_rq_dma_map_iter_start(), dma_iova_try_alloc(), dma_iova_link()),
+# which lib/iommu.c does not model yet: a 7.x model line that differs is a
+# counted skip with that reason, not a pass.
+# Needs from ktest.sh: WORK, KTEST_IOMMU_KERNELS, count, log; kbuild.sh's
+# kernel_field.
 
 iommu_wanted() {	# $1 = kernel
 	case " $KTEST_IOMMU_KERNELS " in
@@ -29,7 +36,10 @@ check_iommu_model() {	# kernels that had an IOMMU guest...
 			case $res in
 			ok) count pass "$k iommu model: ${line#IOMMUPROF model }" ;;
 			skip) count skip "$k iommu model: ${line#IOMMUPROF model }" ;;
-			*) count fail "$k iommu model: ${line#IOMMUPROF model }" ;;
+			*) case $(kernel_field "$k" model) in
+			   7.*) count skip "$k iommu model: 7.x DMA-API path not modelled yet: ${line#IOMMUPROF model }" ;;
+			   *) count fail "$k iommu model: ${line#IOMMUPROF model }" ;;
+			   esac ;;
 			esac
 		done < <(grep -a '^IOMMUPROF model mode=.*result=' "$log" 2>/dev/null)
 		for mode in strict lazy direct; do

@@ -25,7 +25,7 @@ L="mode=strict path=block op=read"
 Z="mode=lazy path=block op=read"
 S=size=8388608
 # 6.1: 2M and 4K; 2M has a 0 (IOTLB syncs lazy) and a fraction (7 / 2)
-cat >"$RUN/console-unpatched-iommu.log.txt" <<EOF
+cat >"$RUN/console-control-iommu.log.txt" <<EOF
 [    5.1] some kernel line
 IOMMUPROF mode=strict group_type=DMA max_hw_bytes=4194304 max_sectors_bytes=4194304 max_segments=127
 IOMMUPROF $L backing=2M $S ios=2 requests_min=2 data=verified

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# kernel/kreport.sh: the per-guest tables of kernel/ktest.sh from the
+# console logs (also for ktest.sh --profile RUNDIR), sourced by it: the
+# NVMe profile of the series (profile-diff.awk), bio-profile's plain
+# O_DIRECT counts (bioprof.awk), fault-plain's case summaries, and the
+# per-kernel table of kernel/README.md.
+# Needs from ktest.sh: KDIR, KTEST_KERNELS, R; kdeb.sh's DEB_PKGVER.
+
+# ---- the series' profile on NVMe ---------------------------------------------
+
+# one table in the shape of the series' perf diff: per 8 MiB I/O, column A
+# (before) and column B (after), from nvme-profile's NVPROF lines
+profile_diff() {	# op, fileA, backingA, fileB, backingB
+	awk -v op="$1" -v fa="$2" -v ba="$3" -v fb="$4" -v bb="$5" \
+		-f "$KDIR/profile-diff.awk" "$2" "$4"
+}
+
+# per guest kernel: 4 KiB pages (before) against 2 MiB hugepages (after);
+# then the series itself: control against patched 6.1, both 2 MiB
+print_profile() {	# dir with console-<kernel>.log.txt, kernels...
+	local dir=$1 k op f
+	shift
+	printf '\nNVMe profile per 8 MiB O_DIRECT I/O on nvme0n1 (kernel/probe/nvme-profile.c).\n'
+	printf 'Calls (kprobe events) and requests are exact. The wall time per I/O is\n'
+	printf 'seen from user space under TCG: compare ratios only.\n'
+	for k in "$@"; do
+		f=$dir/console-$k.log.txt
+		[ -f "$f" ] || continue
+		for op in read write; do
+			printf '\n%s, %s_FIXED: before = 4 KiB pages, after = 2 MiB hugepages\n' \
+				"$k ($(grep -a -o '@@KTEST BEGIN [^ ]*' "$f" | head -1 | cut -d' ' -f3))" \
+				"$(echo $op | tr a-z A-Z)"
+			profile_diff $op "$f" 4k "$f" 2M
+		done
+	done
+	if [ -f "$dir/console-control.log.txt" ] && [ -f "$dir/console-patched.log.txt" ]; then
+		for op in read write; do
+			printf '\nthe series, %s_FIXED from 2 MiB hugepages: before = control 6.1, after = patched 6.1\n' \
+				"$(echo $op | tr a-z A-Z)"
+			profile_diff $op "$dir/console-control.log.txt" 2M \
+				"$dir/console-patched.log.txt" 2M
+		done
+	fi
+	printf '\n'
+}
+
+# per guest: kernel/probe/bio-profile's plain O_DIRECT counts (BIOPROF)
+print_bioprof() {	# dir with console-<kernel>.log.txt, kernels...
+	local dir=$1 k f
+	shift
+	printf '\nPlain O_DIRECT per I/O on nvme0n1 (kernel/probe/bio-profile.c):\n'
+	printf 'calls are exact; wall_us is microseconds per I/O under TCG (a ratio only).\n'
+	for k in "$@"; do
+		f=$dir/console-$k.log.txt
+		[ -f "$f" ] && awk -v k="$k" -f "$KDIR/bioprof.awk" "$f"
+	done
+	printf '\n'
+}
+
+# per guest: kernel/probe/fault-plain's case summaries (FAULTPLAIN), every
+# allocation of one plain O_DIRECT I/O failing in turn
+print_faultplain() {	# dir with console-<kernel>.log.txt, kernels...
+	local dir=$1 k f
+	shift
+	printf '\nPlain O_DIRECT, its N-th allocation failing, N = 1, 2, ...\n'
+	printf '(kernel/probe/fault-plain.c): attempts = I/Os tried; complete = full\n'
+	printf 'I/Os; leaks = attempts that left a pin, a hugepage or a 4 KiB/THP page\n'
+	printf 'held; bad = wrong data read back.\n'
+	for k in "$@"; do
+		f=$dir/console-$k.log.txt
+		[ -f "$f" ] || continue
+		grep -a '^FAULTPLAIN ' "$f" | awk -v k="$k" '
+		/^FAULTPLAIN summary / {
+			for (i = 3; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+			printf "  %-10s %-5s %-10s %8s  attempts=%s complete=%s enomem=%s eagain=%s eio=%s other=%s short=%s leaks=%s bad=%s %s\n",
+				k, v["op"], v["backing"], v["len"], v["attempts"],
+				v["complete"], v["enomem"], v["eagain"], v["eio"],
+				v["other"], v["short"], v["leak_attempts"],
+				v["bad_data"], v["result"]
+			next }
+		/^FAULTPLAIN control / {
+			for (i = 3; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+			printf "  %-10s leak check, vmspliced %-10s held while spliced=%s, after close=%s %s\n",
+				k, v["backing"], v["held_while_spliced"],
+				v["held_after_close"], v["result"]
+			next }
+		/ skip=| error=/ { printf "  %-10s %s\n", k, $0 }'
+	done
+	printf '\n'
+}
+
+# One Markdown row per guest, all measured in that guest: hugebuf check's
+# bvecs (the model whose requests and kernel memory the measurement
+# matched, so "?" when it matched none), regbuf-probe's requests per 8 MiB
+# READ_FIXED and kernel memory per 512 MiB registration, and the verdict
+print_kernels_md() {
+	local k b
+	printf '\nKernels (uname -r in the guest; Debian package and version, or built here)\n'
+	for k in $KTEST_KERNELS; do
+		printf '  %-10s %-32s %s\n' "$k" "${R[$k,release]:-n/a}" \
+			"${DEB_PKGVER[$k]:-built: $(kernel_field "$k" source)}"
+	done
+	printf '\n| kernel | uname -r | package | bvecs / 8 MiB hugetlb buffer | requests / 8 MiB, 2M / 4K | kernel kB / 512 MiB | hugebuf check: coalesced, matches model |\n'
+	printf '|---|---|---|---:|---:|---:|---|\n'
+	for k in $KTEST_KERNELS; do
+		b=${R[$k,nbvec]:-n/a}
+		[ "${R[$k,match]:-}" = true ] || b="? (model ${b} not matched)"
+		printf '| %s | `%s` | %s | %s | %s / %s | %s | %s |\n' "$k" \
+			"${R[$k,release]:-n/a}" \
+			"${DEB_PKGVER[$k]:-built here}" "$b" "${R[$k,reqs]:-n/a}" \
+			"${R[$k,reqs4k]:-n/a}" "${R[$k,kmem]:-n/a}" \
+			"${R[$k,coal]:-n/a}, ${R[$k,match]:-n/a}"
+	done
+	printf '\n'
+}
