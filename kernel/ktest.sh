@@ -111,8 +111,9 @@ KTEST_NVME_SUITE=${KTEST_NVME_SUITE:-regbuf-thp-tail,regbuf-small-in-folio}
 [ "$KTEST_NVME_SUITE" = 1 ] && KTEST_NVME_SUITE=all
 
 T0=$(date +%s)
-# a kernel BUG, WARN_ON splat, Oops or bad page report, after the printk time
-BAD_RE='\[ *[0-9]+\.[0-9]+\] (.*WARNING: CPU:|.*------------\[ cut here \]|.*kernel BUG at|BUG: |.*Oops|.*Bad page (state|map))'
+# a kernel BUG, WARN_ON splat, soft lockup, Oops or bad page report, after the
+# printk time
+BAD_RE='\[ *[0-9]+\.[0-9]+\] (.*BUG: soft lockup|.*WARNING: CPU:|.*------------\[ cut here \]|.*kernel BUG at|BUG: |.*Oops|.*Bad page (state|map))'
 
 log() { echo "ktest: $*" >&2; }
 die() { echo "ktest: error: $*" >&2; exit 1; }
