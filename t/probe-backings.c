@@ -141,6 +141,21 @@ static int check_degraded(const char *name, const struct hb_buf *buf,
 	int status, ret;
 	pid_t pid;
 
+	/*
+	 * A private hugetlb mapping's reservations stay with the parent
+	 * (HPAGE_RESV_OWNER): a page the child must fault in comes from the
+	 * pool's free pages or is SIGBUS.  On 6.18 fork now and then leaves
+	 * the child's mapping of a 1G page unpopulated (seen with both 1G
+	 * pages of the pool in the buffer), so with no free page the child's
+	 * probe cannot be run.
+	 */
+	if (buf->backing.kind == HB_BACKING_HUGETLB &&
+	    hb_hugepages_free(buf->backing.folio_size) == 0)
+		return t_skip_check("%s: degraded probe not run: a forked child "
+				    "of a private hugetlb mapping needs a free "
+				    "hugepage of the pool for its faults, and "
+				    "none is left",
+				    name);
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
@@ -170,8 +185,12 @@ static int check_degraded(const char *name, const struct hb_buf *buf,
 		hb_probe_free(&p);
 		_exit(ret);
 	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return t_fail("%s: the unprivileged probe child died", name);
+	if (waitpid(pid, &status, 0) < 0)
+		return t_fail("%s: waitpid: %s", name, strerror(errno));
+	if (!WIFEXITED(status))
+		return t_fail("%s: the unprivileged probe child died of "
+			      "signal %d",
+			      name, WIFSIGNALED(status) ? WTERMSIG(status) : -1);
 	/* the child's own tally dies with it: count its verdict here */
 	switch (WEXITSTATUS(status)) {
 	case T_EXIT_SKIP:
