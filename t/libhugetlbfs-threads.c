@@ -52,6 +52,12 @@ static bool find_next_dlsym(void)
 	return next_dlsym;
 }
 
+/*
+ * Not under AddressSanitizer: its runtime resolves its interceptors
+ * through dlsym() before main, where this wrapper has nothing to call yet
+ * (SIGSEGV).  The ASan build skips; the plain build runs the race.
+ */
+#ifndef __SANITIZE_ADDRESS__
 void *dlsym(void *handle, const char *name)
 {
 	if (!find_next_dlsym())
@@ -60,6 +66,7 @@ void *dlsym(void *handle, const char *name)
 		usleep(WIDEN_US);
 	return next_dlsym(handle, name);
 }
+#endif
 
 struct worker {
 	pthread_t thread;
@@ -138,6 +145,11 @@ int main(void)
 	ret = t_need_hugepages(T_SZ_2M, NR_THREADS);
 	if (ret)
 		return t_done(ret);
+#ifdef __SANITIZE_ADDRESS__
+	return t_done(t_skip("built with AddressSanitizer, whose runtime needs "
+			     "dlsym() before main: the race window is widened "
+			     "only in the plain build (t/runtests.sh)"));
+#endif
 	if (!find_next_dlsym())
 		return t_done(t_skip("no dlsym() to wrap (statically linked): "
 				     "run the dynamically linked t/%s.t",

@@ -180,7 +180,7 @@ static int test_batch_dedup(void)
 
 /* ---- sequences over rings (hb_model_account_ops()) ---------------- */
 
-#define KB(x)	((int64_t)(x) << 10)
+#define KB(x)	((int64_t)(x) * 1024)
 /* a 2 MiB hugepage, in KiB */
 #define H_KB	2048
 
