@@ -286,28 +286,6 @@ static struct {
 	char mode[T_THP_MAX][16];
 } t_thp_saved;
 
-/* the bracketed word of "always inherit [madvise] never" */
-static int thp_mode_read(const char *path, char *out, size_t len)
-{
-	char line[128], *o, *c;
-	FILE *fp = fopen(path, "re");
-
-	if (!fp)
-		return -1;
-	if (!fgets(line, sizeof(line), fp)) {
-		fclose(fp);
-		return -1;
-	}
-	fclose(fp);
-	o = strchr(line, '[');
-	c = o ? strchr(o, ']') : NULL;
-	if (!c || (size_t)(c - o) > len)
-		return -1;
-	memcpy(out, o + 1, c - o - 1);
-	out[c - o - 1] = '\0';
-	return 0;
-}
-
 static int thp_mode_write(const char *path, const char *mode)
 {
 	FILE *fp = fopen(path, "we");
@@ -335,14 +313,11 @@ static void thp_restore_and_die(int sig)
 	raise(sig);
 }
 
-/* save @path's mode (once) and set it to @mode */
-static int thp_mode_set(const char *path, const char *mode)
+/* save @path's mode @now and set it to @mode */
+static int thp_mode_set(const char *path, const char *now, const char *mode)
 {
 	unsigned int n = t_thp_saved.nr;
-	char now[16];
 
-	if (thp_mode_read(path, now, sizeof(now)))
-		return -1;
 	if (!strcmp(now, mode))
 		return 0;
 	if (n == T_THP_MAX)
@@ -358,7 +333,7 @@ static int thp_mode_set(const char *path, const char *mode)
 int t_thp_only(uint64_t size)
 {
 	static bool hooked;
-	char path[96], mode[16];
+	char path[96];
 	struct hb_sysinfo si;
 	unsigned int i;
 	int ret = 0;
@@ -377,10 +352,10 @@ int t_thp_only(uint64_t size)
 		snprintf(path, sizeof(path), "%s/hugepages-%llukB/enabled",
 			 T_THP_DIR,
 			 (unsigned long long)(si.mthp[i].size >> 10));
-		if (thp_mode_read(path, mode, sizeof(mode)))
-			continue;
-		ret |= thp_mode_set(path, si.mthp[i].size == size ? "madvise" :
-								     "never");
+		/* lib's reader gives the mode (hb_sysinfo_read()) */
+		ret |= thp_mode_set(path, si.mthp[i].enabled,
+				    si.mthp[i].size == size ? "madvise" :
+							      "never");
 	}
 	if (ret) {
 		t_thp_restore();
