@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 #
-# kernel/kbuild.sh: the guest kernels of kernel/ktest.sh, sourced by it.
+# kernel/kbuild.sh: the guest kernels of kernel/ktest.sh and the packages
+# it needs, sourced by it.
 # kernel/kernels.tab lists them; this file reads it (kernel_field,
 # kernels_where) for ktest.sh, kboot.sh and kiommu.sh.  Only our series is
 # compiled: Debian's linux-source-6.1, allnoconfig + kernel/hugebuf.config,
@@ -106,6 +107,37 @@ source_package() {	# $1 = package, $2 = its tarball, $3 = Debian's suite
 	apt_install "$1" ||
 		die "apt-get install $1 failed, see $KTEST_CACHE/apt.log"
 	[ -f "$2" ] || WHY_SOURCE="$2 still missing after installing $1"
+}
+
+# the packages the harness needs, installed when missing (root)
+ensure_packages() {
+	local missing="" pair cmd pkg k
+	for pair in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static \
+		    flex:flex bison:bison bc:bc cpio:cpio mkfs.ext4:e2fsprogs \
+		    xz:xz-utils make:make gcc:gcc fio:fio perl:perl file:file; do
+		cmd=${pair%%:*} pkg=${pair#*:}
+		command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
+	done
+	[ -f /usr/include/libelf.h ] || missing="$missing libelf-dev"
+	[ -f /usr/include/liburing.h ] || missing="$missing liburing-dev"
+	[ -f /usr/include/openssl/ssl.h ] || missing="$missing libssl-dev"
+	if [ -n "$missing" ]; then
+		[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root or install them)"
+		log "installing:$missing"
+		apt_updated
+		apt_install $missing ||
+			die "apt-get install failed, see $KTEST_CACHE/apt.log"
+	fi
+	busybox --list 2>/dev/null | grep -qx timeout ||
+		die "busybox has no timeout applet"
+	# the tree of our two kernels, when one of them is to boot
+	WHY_SRC_61=
+	for k in $KTEST_KERNELS; do
+		is_built "$k" || continue
+		source_package linux-source-6.1 "$TARBALL" bookworm
+		WHY_SRC_61=$WHY_SOURCE
+		break
+	done
 }
 
 # ---- keys: image = (source package version, fragment, compiler [, series])
@@ -330,6 +362,22 @@ ready_kernel() {	# $1 = kernel
 		sleep 5
 		waited=$((waited + 5))
 	done
+}
+
+# The kernels in the order they boot: every one whose image is there or
+# is Debian's first, then those of ours whose build is still under way (the
+# build ahead of tools/check.sh), so that no guest waits for a build while
+# another could boot
+boot_order() {
+	local k late=
+	for k in $KTEST_KERNELS; do
+		if is_built "$k" && [ ! -f "$(image_of "$k")" ]; then
+			late="$late $k"
+		else
+			echo "$k"
+		fi
+	done
+	echo "$late"
 }
 
 run_checkpatch() {

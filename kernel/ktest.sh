@@ -119,38 +119,6 @@ log() { echo "ktest: $*" >&2; }
 die() { echo "ktest: error: $*" >&2; exit 1; }
 elapsed() { echo $(($(date +%s) - T0)); }
 
-# ---- dependencies ----------------------------------------------------------
-
-ensure_packages() {
-	local missing="" pair cmd pkg k
-	for pair in qemu-system-x86_64:qemu-system-x86 busybox:busybox-static \
-		    flex:flex bison:bison bc:bc cpio:cpio mkfs.ext4:e2fsprogs \
-		    xz:xz-utils make:make gcc:gcc fio:fio perl:perl file:file; do
-		cmd=${pair%%:*} pkg=${pair#*:}
-		command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
-	done
-	[ -f /usr/include/libelf.h ] || missing="$missing libelf-dev"
-	[ -f /usr/include/liburing.h ] || missing="$missing liburing-dev"
-	[ -f /usr/include/openssl/ssl.h ] || missing="$missing libssl-dev"
-	if [ -n "$missing" ]; then
-		[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root or install them)"
-		log "installing:$missing"
-		apt_updated
-		apt_install $missing ||
-			die "apt-get install failed, see $KTEST_CACHE/apt.log"
-	fi
-	busybox --list 2>/dev/null | grep -qx timeout ||
-		die "busybox has no timeout applet"
-	# the tree of our two kernels, when one of them is to boot
-	WHY_SRC_61=
-	for k in $KTEST_KERNELS; do
-		is_built "$k" || continue
-		source_package linux-source-6.1 "$TARBALL" bookworm
-		WHY_SRC_61=$WHY_SOURCE
-		break
-	done
-}
-
 # the kernels: kernels.tab, cache keys, the series, configure, build
 # shellcheck source=kernel/kbuild.sh
 . "$KDIR/kbuild.sh"
@@ -514,7 +482,12 @@ main() {
 	# the cache lock: held while a kernel tree is unpacked, patched or
 	# built (and the series checked in it), not while guests run
 	exec 9>"$KTEST_CACHE/lock"
+	# one apt-get at a time: tools/check.sh starts a build ahead and this
+	# run together, and apt-get update fails on a list lock it cannot take
+	exec 7>"$KTEST_CACHE/deps.lock"
+	flock -w 1800 7 || die "$KTEST_CACHE/deps.lock held for 30 minutes"
 	ensure_packages
+	flock -u 7
 	compute_keys
 	case $mode in
 	checkpatch | bisect)
@@ -540,7 +513,7 @@ main() {
 	[ -f "$KTEST_ENGINE" ] || log "warning: no $KTEST_ENGINE: fio run skipped"
 	find_liburing_tests
 	booted= iommu_booted=
-	for k in $KTEST_KERNELS; do
+	for k in $(boot_order); do
 		ready_kernel "$k" || continue
 		booted="$booted $k"
 		img=$(image_of "$k")
@@ -557,7 +530,9 @@ main() {
 		collect "$k-iommu" $rc
 		log "$k IOMMU guest done after $(elapsed) s"
 	done
-	KTEST_KERNELS=${booted# }
+	# the tables keep kernels.tab's order, whatever the boot order was
+	KTEST_KERNELS=$(for k in $KTEST_KERNELS; do
+		case " $booted " in *" $k "*) echo "$k" ;; esac; done | xargs)
 	# the series must stay checkpatch --strict clean, every run that
 	# boots a kernel built here (in the 6.1 tree: after the guests, so no
 	# build of it is under way)

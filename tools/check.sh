@@ -21,6 +21,7 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
+t_start=$(date +%s)
 
 passed=0
 failed=0
@@ -118,26 +119,40 @@ make -j"$(nproc)" all static >/tmp/hugebuf-build.log 2>&1 ||
 . t/_testenv.sh
 testenv_setup
 
-# The guest kernels are most of a cold run (6 to 15 minutes each): build
-# them in the background, at the lowest priority, while the stages before
-# the kernel stage run, which need no kernel build and have no timing
-# threshold.  kernel/ktest.sh --build-only takes the kernel cache's lock
-# for each kernel it builds; the kernel stage's own ktest.sh boots each
-# guest as soon as its image is there, while the build ahead goes on with
-# the next kernels (or builds one itself when nobody holds the lock).
-# HB_KERNEL_AHEAD=0 builds them in the kernel stage instead.
+# The kernel stage (kernel/ktest.sh: the guests under qemu, about 20 of a
+# run's minutes) starts with the first host stage and runs beside them:
+# those sleep more than they compute (time-based fio jobs, the soak, the
+# fuzzers), the guests share no hugepage pool, pin no page and have no
+# timing threshold on the host, so two cores do both.  Its output is
+# printed, and counted, after the last host stage.  It boots Debian's
+# images first; our two kernels are built meanwhile by a build ahead
+# (kernel/ktest.sh --build-only at the lowest priority; it takes the
+# kernel cache's lock for each kernel, and the stage boots each as soon
+# as its image is there).  HB_KERNEL_BESIDE=0 runs the stage after the
+# host stages instead, HB_KERNEL_AHEAD=0 has it build the kernels itself.
 kbuild_pid=
+kstage_pid=
 kbuild_log=/tmp/hugebuf-kbuild-ahead.log
-stop_kbuild() {
+kstage_log=/tmp/hugebuf-kernel-stage.log
+kernel_stage=0
+[ "${HB_SKIP_KERNEL:-0}" != 1 ] && [ -x kernel/ktest.sh ] && kernel_stage=1
+stop_background() {
 	[ -n "$kbuild_pid" ] && kill -- "-$kbuild_pid" 2>/dev/null
-	kbuild_pid=
+	[ -n "$kstage_pid" ] && kill -- "-$kstage_pid" 2>/dev/null
+	kbuild_pid= kstage_pid=
 }
-trap 'stop_kbuild; testenv_restore' EXIT
-if [ "${HB_SKIP_KERNEL:-0}" != 1 ] && [ -x kernel/ktest.sh ] &&
-   [ "${HB_KERNEL_AHEAD:-1}" = 1 ] && command -v setsid >/dev/null; then
-	setsid nice -n 19 kernel/ktest.sh --build-only >"$kbuild_log" 2>&1 &
-	kbuild_pid=$!
-	echo "check: building the guest kernels in the background (log: $kbuild_log)"
+trap 'stop_background; testenv_restore' EXIT
+if [ $kernel_stage = 1 ] && command -v setsid >/dev/null; then
+	if [ "${HB_KERNEL_AHEAD:-1}" = 1 ]; then
+		setsid nice -n 19 kernel/ktest.sh --build-only >"$kbuild_log" 2>&1 &
+		kbuild_pid=$!
+		echo "check: building the guest kernels in the background (log: $kbuild_log)"
+	fi
+	if [ "${HB_KERNEL_BESIDE:-1}" = 1 ]; then
+		setsid kernel/ktest.sh >"$kstage_log" 2>&1 &
+		kstage_pid=$!
+		echo "check: the kernel stage runs beside the host stages (log: $kstage_log)"
+	fi
 fi
 
 log=$(mktemp /tmp/hugebuf-check.XXXXXX)
@@ -218,10 +233,19 @@ else
 	stage_off tools/liburing-check.sh HB_SKIP_LIBURING
 fi
 
-if [ "${HB_SKIP_KERNEL:-0}" != 1 ] && [ -x kernel/ktest.sh ]; then
+echo "check: host stages done after $(($(date +%s) - t_start)) s"
+if [ $kernel_stage = 1 ]; then
 	# a kernel the build ahead failed to make is built (and its failure
-	# reported) by this ktest.sh, which takes the lock when it is free
-	kernel/ktest.sh 2>&1 | tee "$log"
+	# reported) by the stage's ktest.sh, which takes the lock when free
+	if [ -n "$kstage_pid" ]; then
+		echo "check: waiting for the kernel stage (kernel/ktest.sh)"
+		wait "$kstage_pid"
+		kstage_pid=
+		cat "$kstage_log" >"$log"
+		cat "$log"
+	else
+		kernel/ktest.sh 2>&1 | tee "$log"
+	fi
 	count_stage "$log" "kernel/ktest.sh"
 	if [ -n "$kbuild_pid" ]; then
 		wait "$kbuild_pid" ||
@@ -229,6 +253,7 @@ if [ "${HB_SKIP_KERNEL:-0}" != 1 ] && [ -x kernel/ktest.sh ]; then
 		kbuild_pid=
 		grep -E 'built in|kernels ready' "$kbuild_log"
 	fi
+	echo "check: kernel stage done after $(($(date +%s) - t_start)) s"
 else
 	stage_off kernel/ktest.sh HB_SKIP_KERNEL
 fi
