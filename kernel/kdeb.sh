@@ -67,6 +67,17 @@ deb_index() {
 	DEB_INDEXED=0
 }
 
+# Why suite $1 has no index: no entry of the machine's to derive it from
+# (a root whose sources hold only bookworm has no security archive URI),
+# or apt's own line about that suite, or its first complaint
+deb_suite_why() {
+	local why
+	grep -qs -E "[ /]$1( |/|\$)" "$APT_KERNELS"/sources.list.d/bin.* ||
+		{ echo "$1: no entry of this machine's apt sources to take its URI from (a -security suite needs the machine's own -security entry)"; return; }
+	why=$(grep -E '^(E|W):' "$APT_KERNELS/update.log" | grep -F "/$1/" | head -n 1)
+	echo "$1: ${why:-$(apt_reason "$APT_KERNELS/update.log")}"
+}
+
 # the index of suite $1 in the private state, if apt has it
 deb_list() {
 	local f
@@ -94,8 +105,7 @@ deb_pick() {
 			missing="$missing $s"
 		fi
 	done
-	[ -z "$missing" ] ||
-		log "$1: no index of$missing: $(apt_reason "$APT_KERNELS/update.log")"
+	for s in $missing; do log "$1: no index of $(deb_suite_why "$s")"; done
 	pkgs=$APT_KERNELS/packages-$1
 	for f in $lists; do /usr/lib/apt/apt-helper cat-file "$f"; done |
 		awk '/^Package: linux-(image|binary|modules|base)-/ { p = $2 }
@@ -110,7 +120,7 @@ deb_pick() {
 	done <"$pkgs"
 	if [ -z "$DEB_PKG" ]; then
 		if [ -n "$missing" ]; then
-			DEB_WHY="$pat: the index of${missing} cannot be had ($(apt_reason "$APT_KERNELS/update.log"))"
+			DEB_WHY="$pat: no index of $(for s in $missing; do deb_suite_why "$s"; done | paste -sd';')"
 		else
 			DEB_WHY="$pat: not served in ${suites//,/ or }"
 		fi
