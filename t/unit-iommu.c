@@ -750,6 +750,26 @@ struct vcase {
 
 #define GEN_IOVA .gen = HB_IOMMU_GEN_IOVA
 
+/*
+ * The IOVA path's figures, strict and lazy alike (dma_iova_destroy()
+ * syncs in both): cases (v1), (v2) and (v4) below.
+ */
+#define V1_MAPPED                                                        \
+	{ GEN_IOVA, .requests = 2, .iova_tries = 2, .dma_vecs = 4,       \
+	  .iova_links = 4, .iova_allocs = 2, .iova_uncached = 2,         \
+	  .iova_bytes = 8 * M, .iommu_maps = 4, .ptes = { 0, 4, 0 },     \
+	  .sync_map = 2, .unmaps = 2, .iotlb_syncs = 2 }
+#define V2_MAPPED                                                        \
+	{ GEN_IOVA, .requests = 1, .iova_tries = 1, .dma_vecs = 16,      \
+	  .iova_links = 16, .iova_allocs = 1, .iova_bytes = 64 * K,      \
+	  .iommu_maps = 16, .ptes = { 16, 0, 0 }, .sync_map = 1,         \
+	  .unmaps = 1, .iotlb_syncs = 1 }
+#define V4_MAPPED                                                        \
+	{ GEN_IOVA, .requests = 1, .iova_tries = 1, .dma_vecs = 1,       \
+	  .iova_links = 1, .iova_allocs = 1, .iova_bytes = 128 * K,      \
+	  .iommu_maps = 1, .ptes = { 32, 0, 0 }, .sync_map = 1,          \
+	  .unmaps = 1, .iotlb_syncs = 1 }
+
 static const struct vcase vcases[] = {
 	/*
 	 * (v1) case (a) under 7.3: 2 requests of 4M, 2 segments each (the
@@ -763,14 +783,7 @@ static const struct vcase vcases[] = {
 	 */
 	{ { "(v1) 8M of 2M folios, 7.3 IOVA path", "7.3", 9, 4, FOUR_2M, 0,
 	    8 * M, false, false, false, &q4m, { 0 }, 0 },
-	  { GEN_IOVA, .requests = 2, .iova_tries = 2, .dma_vecs = 4,
-	    .iova_links = 4, .iova_allocs = 2, .iova_uncached = 2,
-	    .iova_bytes = 8 * M, .iommu_maps = 4, .ptes = { 0, 4, 0 },
-	    .sync_map = 2, .unmaps = 2, .iotlb_syncs = 2 },
-	  { GEN_IOVA, .requests = 2, .iova_tries = 2, .dma_vecs = 4,
-	    .iova_links = 4, .iova_allocs = 2, .iova_uncached = 2,
-	    .iova_bytes = 8 * M, .iommu_maps = 4, .ptes = { 0, 4, 0 },
-	    .sync_map = 2, .unmaps = 2, .iotlb_syncs = 2 },
+	  V1_MAPPED, V1_MAPPED,
 	  { GEN_IOVA, .requests = 2, .iova_tries = 2, .dma_vecs = 4,
 	    .map_phys = 4 } },
 	/*
@@ -785,14 +798,7 @@ static const struct vcase vcases[] = {
 	      0x1010, 0x1012, 0x1014, 0x1016, 0x1018, 0x101a, 0x101c,
 	      0x101e },
 	    0, 64 * K, false, false, false, &q4m, { 0 }, 0 },
-	  { GEN_IOVA, .requests = 1, .iova_tries = 1, .dma_vecs = 16,
-	    .iova_links = 16, .iova_allocs = 1, .iova_bytes = 64 * K,
-	    .iommu_maps = 16, .ptes = { 16, 0, 0 }, .sync_map = 1,
-	    .unmaps = 1, .iotlb_syncs = 1 },
-	  { GEN_IOVA, .requests = 1, .iova_tries = 1, .dma_vecs = 16,
-	    .iova_links = 16, .iova_allocs = 1, .iova_bytes = 64 * K,
-	    .iommu_maps = 16, .ptes = { 16, 0, 0 }, .sync_map = 1,
-	    .unmaps = 1, .iotlb_syncs = 1 },
+	  V2_MAPPED, V2_MAPPED,
 	  { GEN_IOVA, .requests = 1, .iova_tries = 1, .dma_vecs = 16,
 	    .map_phys = 16 } },
 	/*
@@ -821,14 +827,7 @@ static const struct vcase vcases[] = {
 	 */
 	{ { "(v4) 128K in a hugepage, 7.3 no SGLs", "7.3", 9, 1, { 0x10000 },
 	    64 * K, 128 * K, false, true, false, &q4m, { 0 }, 0 },
-	  { GEN_IOVA, .requests = 1, .iova_tries = 1, .dma_vecs = 1,
-	    .iova_links = 1, .iova_allocs = 1, .iova_bytes = 128 * K,
-	    .iommu_maps = 1, .ptes = { 32, 0, 0 }, .sync_map = 1,
-	    .unmaps = 1, .iotlb_syncs = 1 },
-	  { GEN_IOVA, .requests = 1, .iova_tries = 1, .dma_vecs = 1,
-	    .iova_links = 1, .iova_allocs = 1, .iova_bytes = 128 * K,
-	    .iommu_maps = 1, .ptes = { 32, 0, 0 }, .sync_map = 1,
-	    .unmaps = 1, .iotlb_syncs = 1 },
+	  V4_MAPPED, V4_MAPPED,
 	  { GEN_IOVA, .requests = 1, .iova_tries = 1, .dma_vecs = 1,
 	    .map_phys = 1 } },
 };
