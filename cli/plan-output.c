@@ -157,6 +157,12 @@ static void plan_iommu_contrast_text(const struct plan *p)
 	printf(")\n");
 }
 
+static const char *direct_note(const struct plan *p)
+{
+	return p->icfg.translated ? "" : " (dma-direct: no IOVA, no IOMMU "
+					 "page table)";
+}
+
 /* The IOMMU's own work: IOVAs, page table, unmaps, flushes. */
 static void plan_iommu_work_text(const struct plan *p,
 				 const struct hb_iommu_pred *x)
@@ -211,17 +217,14 @@ static void plan_iommu_text(const struct plan *p)
 		       "(%u segments), %llu map_page, %u dma_map_phys%s\n",
 		       x->iova_tries, x->iova_links, x->dma_vecs,
 		       (unsigned long long)fig(p, x, HB_IOMMU_DMA_MAP_PAGE),
-		       x->map_phys,
-		       p->icfg.translated ? "" : " (dma-direct: no IOVA, no "
-						 "IOMMU page table)");
+		       x->map_phys, direct_note(p));
 	else
 		printf("  dma api:     %llu map_sg (%u scatterlist entries), "
 		       "%llu map_page%s\n",
 		       (unsigned long long)fig(p, x, HB_IOMMU_DMA_MAP_SG),
 		       x->sg_entries,
 		       (unsigned long long)fig(p, x, HB_IOMMU_DMA_MAP_PAGE),
-		       p->icfg.translated ? "" : " (dma-direct: no IOVA, no "
-						 "IOMMU page table)");
+		       direct_note(p));
 	if (p->icfg.translated)
 		plan_iommu_work_text(p, x);
 	plan_iommu_contrast_text(p);

@@ -523,8 +523,8 @@ static bool iova_allowed(const struct iommu_run *r)
 		return true;
 	boundary = (r->cfg->pgsize_bitmap & -r->cfg->pgsize_bitmap) - 1;
 	for (i = 1; i < r->nent; i++)
-		gaps |= r->ent[i].phys | (r->ent[i - 1].phys +
-					  r->ent[i - 1].len);
+		gaps |= r->ent[i].phys |
+			(r->ent[i - 1].phys + r->ent[i - 1].len);
 	return !(gaps & boundary);
 }
 

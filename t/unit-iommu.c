@@ -744,31 +744,36 @@ static int run_case(const struct icase *c)
  * dma_iova_try_alloc() (which says no) and dma_map_phys() per segment.
  */
 struct vcase {
-	struct icase c;	/* c.want unused */
+	struct icase c; /* c.want unused */
 	struct hb_iommu_pred strict, lazy, direct;
 };
-
-#define GEN_IOVA .gen = HB_IOMMU_GEN_IOVA
 
 /*
  * The IOVA path's figures, strict and lazy alike (dma_iova_destroy()
  * syncs in both): cases (v1), (v2) and (v4) below.
  */
-#define V1_MAPPED                                                        \
-	{ GEN_IOVA, .requests = 2, .iova_tries = 2, .dma_vecs = 4,       \
-	  .iova_links = 4, .iova_allocs = 2, .iova_uncached = 2,         \
-	  .iova_bytes = 8 * M, .iommu_maps = 4, .ptes = { 0, 4, 0 },     \
-	  .sync_map = 2, .unmaps = 2, .iotlb_syncs = 2 }
-#define V2_MAPPED                                                        \
-	{ GEN_IOVA, .requests = 1, .iova_tries = 1, .dma_vecs = 16,      \
-	  .iova_links = 16, .iova_allocs = 1, .iova_bytes = 64 * K,      \
-	  .iommu_maps = 16, .ptes = { 16, 0, 0 }, .sync_map = 1,         \
-	  .unmaps = 1, .iotlb_syncs = 1 }
-#define V4_MAPPED                                                        \
-	{ GEN_IOVA, .requests = 1, .iova_tries = 1, .dma_vecs = 1,       \
-	  .iova_links = 1, .iova_allocs = 1, .iova_bytes = 128 * K,      \
-	  .iommu_maps = 1, .ptes = { 32, 0, 0 }, .sync_map = 1,          \
-	  .unmaps = 1, .iotlb_syncs = 1 }
+#define V1_MAPPED                                                         \
+	{                                                                 \
+		.gen = HB_IOMMU_GEN_IOVA, .requests = 2, .iova_tries = 2, \
+		.dma_vecs = 4, .iova_links = 4, .iova_allocs = 2,         \
+		.iova_uncached = 2, .iova_bytes = 8 * M, .iommu_maps = 4, \
+		.ptes = { 0, 4, 0 }, .sync_map = 2, .unmaps = 2,          \
+		.iotlb_syncs = 2                                          \
+	}
+#define V2_MAPPED                                                             \
+	{                                                                     \
+		.gen = HB_IOMMU_GEN_IOVA, .requests = 1, .iova_tries = 1,     \
+		.dma_vecs = 16, .iova_links = 16, .iova_allocs = 1,           \
+		.iova_bytes = 64 * K, .iommu_maps = 16, .ptes = { 16, 0, 0 }, \
+		.sync_map = 1, .unmaps = 1, .iotlb_syncs = 1                  \
+	}
+#define V4_MAPPED                                                             \
+	{                                                                     \
+		.gen = HB_IOMMU_GEN_IOVA, .requests = 1, .iova_tries = 1,     \
+		.dma_vecs = 1, .iova_links = 1, .iova_allocs = 1,             \
+		.iova_bytes = 128 * K, .iommu_maps = 1, .ptes = { 32, 0, 0 }, \
+		.sync_map = 1, .unmaps = 1, .iotlb_syncs = 1                  \
+	}
 
 static const struct vcase vcases[] = {
 	/*
@@ -781,10 +786,25 @@ static const struct vcase vcases[] = {
 	 * dma_iova_destroy(): one __iommu_unmap() and one IOTLB sync a
 	 * request in strict and lazy alike, nothing queued.
 	 */
-	{ { "(v1) 8M of 2M folios, 7.3 IOVA path", "7.3", 9, 4, FOUR_2M, 0,
-	    8 * M, false, false, false, &q4m, { 0 }, 0 },
-	  V1_MAPPED, V1_MAPPED,
-	  { GEN_IOVA, .requests = 2, .iova_tries = 2, .dma_vecs = 4,
+	{ { "(v1) 8M of 2M folios, 7.3 IOVA path",
+	    "7.3",
+	    9,
+	    4,
+	    FOUR_2M,
+	    0,
+	    8 * M,
+	    false,
+	    false,
+	    false,
+	    &q4m,
+	    { 0 },
+	    0 },
+	  V1_MAPPED,
+	  V1_MAPPED,
+	  { .gen = HB_IOMMU_GEN_IOVA,
+	    .requests = 2,
+	    .iova_tries = 2,
+	    .dma_vecs = 4,
 	    .map_phys = 4 } },
 	/*
 	 * (v2) 64K of 16 order-0 folios at every other PFN: one request of
@@ -793,13 +813,26 @@ static const struct vcase vcases[] = {
 	 * one sync_map, one unmap, one IOTLB sync in both modes.  6.12 would
 	 * give one map_sg of 16 entries and, lazy, a queued IOVA instead.
 	 */
-	{ { "(v2) 64K of 16 apart 4K pages, 7.3", "7.3", 0, 16,
+	{ { "(v2) 64K of 16 apart 4K pages, 7.3",
+	    "7.3",
+	    0,
+	    16,
 	    { 0x1000, 0x1002, 0x1004, 0x1006, 0x1008, 0x100a, 0x100c, 0x100e,
-	      0x1010, 0x1012, 0x1014, 0x1016, 0x1018, 0x101a, 0x101c,
-	      0x101e },
-	    0, 64 * K, false, false, false, &q4m, { 0 }, 0 },
-	  V2_MAPPED, V2_MAPPED,
-	  { GEN_IOVA, .requests = 1, .iova_tries = 1, .dma_vecs = 16,
+	      0x1010, 0x1012, 0x1014, 0x1016, 0x1018, 0x101a, 0x101c, 0x101e },
+	    0,
+	    64 * K,
+	    false,
+	    false,
+	    false,
+	    &q4m,
+	    { 0 },
+	    0 },
+	  V2_MAPPED,
+	  V2_MAPPED,
+	  { .gen = HB_IOMMU_GEN_IOVA,
+	    .requests = 1,
+	    .iova_tries = 1,
+	    .dma_vecs = 16,
 	    .map_phys = 16 } },
 	/*
 	 * (v3) case (c) under 7.3: one segment, SGLs:
@@ -808,27 +841,70 @@ static const struct vcase vcases[] = {
 	 * the 6.12 figures, the unmap (__iommu_dma_unmap()) queued in lazy
 	 * mode; no dma_iova_*().
 	 */
-	{ { "(v3) 128K in a hugepage, 7.3 simple", "7.3", 9, 1, { 0x10000 },
-	    64 * K, 128 * K, false, false, false, &q4m, { 0 }, 0 },
-	  { GEN_IOVA, .requests = 1, .map_page = 1, .map_phys = 1,
-	    .iova_allocs = 1, .iova_bytes = 128 * K, .iommu_maps = 1,
-	    .ptes = { 32, 0, 0 }, .sync_map = 1, .unmaps = 1,
+	{ { "(v3) 128K in a hugepage, 7.3 simple",
+	    "7.3",
+	    9,
+	    1,
+	    { 0x10000 },
+	    64 * K,
+	    128 * K,
+	    false,
+	    false,
+	    false,
+	    &q4m,
+	    { 0 },
+	    0 },
+	  { .gen = HB_IOMMU_GEN_IOVA,
+	    .requests = 1,
+	    .map_page = 1,
+	    .map_phys = 1,
+	    .iova_allocs = 1,
+	    .iova_bytes = 128 * K,
+	    .iommu_maps = 1,
+	    .ptes = { 32, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
 	    .iotlb_syncs = 1 },
-	  { GEN_IOVA, .requests = 1, .map_page = 1, .map_phys = 1,
-	    .iova_allocs = 1, .iova_bytes = 128 * K, .iommu_maps = 1,
-	    .ptes = { 32, 0, 0 }, .sync_map = 1, .unmaps = 1,
+	  { .gen = HB_IOMMU_GEN_IOVA,
+	    .requests = 1,
+	    .map_page = 1,
+	    .map_phys = 1,
+	    .iova_allocs = 1,
+	    .iova_bytes = 128 * K,
+	    .iommu_maps = 1,
+	    .ptes = { 32, 0, 0 },
+	    .sync_map = 1,
+	    .unmaps = 1,
 	    .fq_queued = 1 },
-	  { GEN_IOVA, .requests = 1, .map_page = 1, .map_phys = 1 } },
+	  { .gen = HB_IOMMU_GEN_IOVA,
+	    .requests = 1,
+	    .map_page = 1,
+	    .map_phys = 1 } },
 	/*
 	 * (v4) the same without SGLs: 64K + 128K > 8K, no PRP simple
 	 * (BLK_STS_AGAIN), so blk_rq_dma_map_iter_start() with one segment:
 	 * one IOVA of 32 pages (order 5, cached, not rounded), one link,
 	 * one IOTLB sync in both modes.
 	 */
-	{ { "(v4) 128K in a hugepage, 7.3 no SGLs", "7.3", 9, 1, { 0x10000 },
-	    64 * K, 128 * K, false, true, false, &q4m, { 0 }, 0 },
-	  V4_MAPPED, V4_MAPPED,
-	  { GEN_IOVA, .requests = 1, .iova_tries = 1, .dma_vecs = 1,
+	{ { "(v4) 128K in a hugepage, 7.3 no SGLs",
+	    "7.3",
+	    9,
+	    1,
+	    { 0x10000 },
+	    64 * K,
+	    128 * K,
+	    false,
+	    true,
+	    false,
+	    &q4m,
+	    { 0 },
+	    0 },
+	  V4_MAPPED,
+	  V4_MAPPED,
+	  { .gen = HB_IOMMU_GEN_IOVA,
+	    .requests = 1,
+	    .iova_tries = 1,
+	    .dma_vecs = 1,
 	    .map_phys = 1 } },
 };
 
