@@ -50,8 +50,8 @@ OP = "read"			# READ_FIXED
 BACKINGS = [("2M", "hugetlb", "2M (hugetlb)"), ("thp", "thp", "THP"),
             ("4k", "4k", "4K")]
 # console-<kernel>-iommu.log.txt: known kernels first, in this order
-KERNELS = [("control", "6.1 built"), ("6.1", "6.1"),
-           ("patched", "6.1+series"), ("6.12", "6.12"), ("7.3", "7.3")]
+KERNELS = [("control", "6.1"), ("6.1", "Debian 6.1"),
+           ("patched", "6.1 + series"), ("6.12", "6.12"), ("7.3", "7.3")]
 ZERO_AT = 0.5			# a 0 on a log axis is drawn here
 TITLE = ("Under an IOMMU (qemu intel-iommu, TCG): DMA-mapping work per "
          "8 MiB READ_FIXED, counted")
@@ -194,7 +194,8 @@ def gp_panel(path, top, title, ylabel, nkernels, mode):
          "border -1\nset boxwidth %g absolute\nset datafile missing '?'\n"
          "set key outside below horizontal maxcols 3 samplen 2 width -2 "
          "font ',9'\n"
-         "unset xlabel\nset ylabel '%s'\nset xtics font ',8'\n"
+         "unset xlabel\nset ylabel '%s'\n"
+         "set xtics rotate by 25 right font ',8'\n"
          "set title \"%s\\nper I/O, %s mode\" font ',10'\n"
          "set label 1 'a 0 is drawn at %g' at graph 0.02, graph 0.96 "
          "front font ',9'\n" % (top * 12, nkernels - 0.4, w, ylabel, title,
