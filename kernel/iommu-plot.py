@@ -253,8 +253,8 @@ def write_md(base, runs):
     out = ["Per 8 MiB READ_FIXED on the block path, per I/O (strict unless "
            "named; requests: the minimum over the windows; __iommu_map: "
            "iommu_map_nosync on 7.x; IOVA allocs: alloc_iova_fast; IOTLB "
-           "syncs: intel_iommu_tlb_sync; –: not counted). From kernel/probe/iommu-profile.c under qemu "
-           "intel-iommu (TCG).", "",
+           "syncs: intel_iommu_tlb_sync; –: not counted). From "
+           "kernel/probe/iommu-profile.c under qemu intel-iommu (TCG).", "",
            "| " + " | ".join(MD_HEAD) + " |",
            "|" + "|".join("---" for _ in MD_HEAD) + "|"]
     out += ["| " + " | ".join(r) + " |" for r in rows]
