@@ -775,6 +775,21 @@ struct vcase {
 		.sync_map = 1, .unmaps = 1, .iotlb_syncs = 1                  \
 	}
 
+/* case (c)'s buffer and I/O: 128K at 64K inside one hugepage */
+#define HUGEPAGE_128K(what, no_sgl)                                     \
+	{                                                               \
+		what, "7.3", 9, 1, { 0x10000 }, 64 * K, 128 * K, false, \
+			no_sgl, false, &q4m, { 0 }, 0                   \
+	}
+/* (v3): strict and lazy apart only in how the unmap flushes */
+#define V3_MAPPED(flush)                                                \
+	{                                                               \
+		.gen = HB_IOMMU_GEN_IOVA, .requests = 1, .map_page = 1, \
+		.map_phys = 1, .iova_allocs = 1, .iova_bytes = 128 * K, \
+		.iommu_maps = 1, .ptes = { 32, 0, 0 }, .sync_map = 1,   \
+		.unmaps = 1, flush                                      \
+	}
+
 static const struct vcase vcases[] = {
 	/*
 	 * (v1) case (a) under 7.3: 2 requests of 4M, 2 segments each (the
@@ -841,41 +856,9 @@ static const struct vcase vcases[] = {
 	 * the 6.12 figures, the unmap (__iommu_dma_unmap()) queued in lazy
 	 * mode; no dma_iova_*().
 	 */
-	{ { "(v3) 128K in a hugepage, 7.3 simple",
-	    "7.3",
-	    9,
-	    1,
-	    { 0x10000 },
-	    64 * K,
-	    128 * K,
-	    false,
-	    false,
-	    false,
-	    &q4m,
-	    { 0 },
-	    0 },
-	  { .gen = HB_IOMMU_GEN_IOVA,
-	    .requests = 1,
-	    .map_page = 1,
-	    .map_phys = 1,
-	    .iova_allocs = 1,
-	    .iova_bytes = 128 * K,
-	    .iommu_maps = 1,
-	    .ptes = { 32, 0, 0 },
-	    .sync_map = 1,
-	    .unmaps = 1,
-	    .iotlb_syncs = 1 },
-	  { .gen = HB_IOMMU_GEN_IOVA,
-	    .requests = 1,
-	    .map_page = 1,
-	    .map_phys = 1,
-	    .iova_allocs = 1,
-	    .iova_bytes = 128 * K,
-	    .iommu_maps = 1,
-	    .ptes = { 32, 0, 0 },
-	    .sync_map = 1,
-	    .unmaps = 1,
-	    .fq_queued = 1 },
+	{ HUGEPAGE_128K("(v3) 128K in a hugepage, 7.3 simple", false),
+	  V3_MAPPED(.iotlb_syncs = 1),
+	  V3_MAPPED(.fq_queued = 1),
 	  { .gen = HB_IOMMU_GEN_IOVA,
 	    .requests = 1,
 	    .map_page = 1,
@@ -886,19 +869,7 @@ static const struct vcase vcases[] = {
 	 * one IOVA of 32 pages (order 5, cached, not rounded), one link,
 	 * one IOTLB sync in both modes.
 	 */
-	{ { "(v4) 128K in a hugepage, 7.3 no SGLs",
-	    "7.3",
-	    9,
-	    1,
-	    { 0x10000 },
-	    64 * K,
-	    128 * K,
-	    false,
-	    true,
-	    false,
-	    &q4m,
-	    { 0 },
-	    0 },
+	{ HUGEPAGE_128K("(v4) 128K in a hugepage, 7.3 no SGLs", true),
 	  V4_MAPPED,
 	  V4_MAPPED,
 	  { .gen = HB_IOMMU_GEN_IOVA,
