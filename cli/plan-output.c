@@ -81,11 +81,19 @@ static uint64_t iommu_ptes(const struct hb_iommu_pred *x)
 	return x->ptes[0] + x->ptes[1] + x->ptes[2];
 }
 
-/* strict: IOTLB syncs; lazy: IOVAs queued; both one per unmap */
+/*
+ * strict: IOTLB syncs; lazy: IOVAs queued; both one per unmap, except
+ * that the IOVA-based DMA API (7.x) syncs in lazy mode too
+ */
 static unsigned int iommu_flushes(const struct plan *p,
 				  const struct hb_iommu_pred *x)
 {
 	return p->icfg.strict ? x->iotlb_syncs : x->fq_queued;
+}
+
+static bool iova_gen(const struct hb_iommu_pred *x)
+{
+	return x->gen == HB_IOMMU_GEN_IOVA;
 }
 
 /* The headline figures of the I/O, on one line, for the contrast. */
@@ -98,16 +106,21 @@ static void iommu_summary(const struct plan *p, const struct hb_iommu_pred *x,
 	}
 	printf("%u%s, %llu%s", x->requests, units ? " requests" : "",
 	       (unsigned long long)(fig(p, x, HB_IOMMU_DMA_MAP_SG) +
-				    fig(p, x, HB_IOMMU_DMA_MAP_PAGE)),
+				    fig(p, x, HB_IOMMU_DMA_MAP_PAGE) +
+				    fig(p, x, HB_IOMMU_IOVA_TRIES)),
 	       units ? " DMA API maps" : "");
 	if (!p->icfg.translated)
 		return;
 	printf(", %llu%s (%llu 4K, %llu 2M), %u%s, %u%s",
 	       (unsigned long long)iommu_ptes(x), units ? " PTEs" : "",
 	       (unsigned long long)x->ptes[0], (unsigned long long)x->ptes[1],
-	       x->map_pages, units ? " map_pages" : "", iommu_flushes(p, x),
+	       iova_gen(x) ? x->iova_links : x->map_pages,
+	       units ? (iova_gen(x) ? " dma_iova_link" : " map_pages") : "",
+	       iommu_flushes(p, x),
 	       units ? (p->icfg.strict ? " IOTLB syncs" : " IOVAs queued") :
 		       "");
+	if (!p->icfg.strict && x->iotlb_syncs)
+		printf(", %u%s", x->iotlb_syncs, units ? " IOTLB syncs" : "");
 }
 
 /* Whether the contrast's headline figures are the same as the I/O's. */
@@ -118,6 +131,8 @@ static bool iommu_same(const struct plan *p, const struct hb_iommu_pred *x,
 	       x->map_sg == y->map_sg && x->map_page == y->map_page &&
 	       x->ptes[0] == y->ptes[0] && x->ptes[1] == y->ptes[1] &&
 	       x->map_pages == y->map_pages &&
+	       x->iova_links == y->iova_links &&
+	       x->iotlb_syncs == y->iotlb_syncs &&
 	       iommu_flushes(p, x) == iommu_flushes(p, y);
 }
 
@@ -142,14 +157,51 @@ static void plan_iommu_contrast_text(const struct plan *p)
 	printf(")\n");
 }
 
+static const char *direct_note(const struct plan *p)
+{
+	return p->icfg.translated ? "" : " (dma-direct: no IOVA, no IOMMU "
+					 "page table)";
+}
+
+/* The IOMMU's own work: IOVAs, page table, unmaps, flushes. */
+static void plan_iommu_work_text(const struct plan *p,
+				 const struct hb_iommu_pred *x)
+{
+	printf("  iova allocs: %u (%u above the IOVA cache, %llu B)\n",
+	       x->iova_allocs, x->iova_uncached,
+	       (unsigned long long)x->iova_bytes);
+	printf("  iommu_map:   %u (%s calls)\n", x->iommu_maps,
+	       iova_gen(x) ? "iommu_map_nosync" : "__iommu_map");
+	if (!iova_gen(x))
+		printf("  map_pages:   %u\n", x->map_pages);
+	printf("  ptes:        %llu 4K, %llu 2M\n",
+	       (unsigned long long)x->ptes[0], (unsigned long long)x->ptes[1]);
+	if (iova_gen(x))
+		printf("  unmaps:      %u (one range each, generic page "
+		       "table)\n", x->unmaps);
+	else
+		printf("  unmaps:      %u (%u unmap_pages)\n", x->unmaps,
+		       x->unmap_pages);
+	if (p->icfg.strict)
+		printf("  iotlb syncs: %u (strict: one per unmap)\n",
+		       x->iotlb_syncs);
+	else if (x->iotlb_syncs)
+		printf("  iotlb syncs: %u (lazy too: dma_iova_destroy() "
+		       "syncs)\n", x->iotlb_syncs);
+	if (!p->icfg.strict)
+		printf("  iova queued: %u (lazy: flush queue, no sync per "
+		       "unmap)\n", x->fq_queued);
+}
+
 static void plan_iommu_text(const struct plan *p)
 {
 	const struct opts *o = &p->o;
 	const struct hb_iommu_pred *x = &p->io;
 
 	printf("iommu:       %s, one READ_FIXED of the whole buffer, %s path, "
-	       "NVMe behind an Intel IOMMU\n", iommu_mode_name(o->iommu),
-	       iommu_path_name(o->pt));
+	       "NVMe behind an Intel IOMMU, %s DMA mapping\n",
+	       iommu_mode_name(o->iommu), iommu_path_name(o->pt),
+	       hb_iommu_gen_name(x->gen));
 	printf("  assumption:  %s\n", IOMMU_ASSUMPTION);
 	if (x->error) {
 		printf("  refused:     -EINVAL: %s (%llu B, max_hw %llu B)\n",
@@ -160,32 +212,21 @@ static void plan_iommu_text(const struct plan *p)
 		return;
 	}
 	printf("  requests:    %u\n", x->requests);
-	printf("  dma api:     %llu map_sg (%u scatterlist entries), "
-	       "%llu map_page%s\n",
-	       (unsigned long long)fig(p, x, HB_IOMMU_DMA_MAP_SG),
-	       x->sg_entries,
-	       (unsigned long long)fig(p, x, HB_IOMMU_DMA_MAP_PAGE),
-	       p->icfg.translated ? "" : " (dma-direct: no IOVA, no IOMMU "
-					 "page table)");
-	if (p->icfg.translated) {
-		printf("  iova allocs: %u (%u above the IOVA cache, %llu B)\n",
-		       x->iova_allocs, x->iova_uncached,
-		       (unsigned long long)x->iova_bytes);
-		printf("  iommu_map:   %u (__iommu_map calls)\n",
-		       x->iommu_maps);
-		printf("  map_pages:   %u\n", x->map_pages);
-		printf("  ptes:        %llu 4K, %llu 2M\n",
-		       (unsigned long long)x->ptes[0],
-		       (unsigned long long)x->ptes[1]);
-		printf("  unmaps:      %u (%u unmap_pages)\n", x->unmaps,
-		       x->unmap_pages);
-		if (p->icfg.strict)
-			printf("  iotlb syncs: %u (strict: one per unmap)\n",
-			       x->iotlb_syncs);
-		else
-			printf("  iova queued: %u (lazy: flush queue, no sync "
-			       "per unmap)\n", x->fq_queued);
-	}
+	if (iova_gen(x))
+		printf("  dma api:     %u dma_iova_try_alloc, %u dma_iova_link "
+		       "(%u segments), %llu map_page, %u dma_map_phys%s\n",
+		       x->iova_tries, x->iova_links, x->dma_vecs,
+		       (unsigned long long)fig(p, x, HB_IOMMU_DMA_MAP_PAGE),
+		       x->map_phys, direct_note(p));
+	else
+		printf("  dma api:     %llu map_sg (%u scatterlist entries), "
+		       "%llu map_page%s\n",
+		       (unsigned long long)fig(p, x, HB_IOMMU_DMA_MAP_SG),
+		       x->sg_entries,
+		       (unsigned long long)fig(p, x, HB_IOMMU_DMA_MAP_PAGE),
+		       direct_note(p));
+	if (p->icfg.translated)
+		plan_iommu_work_text(p, x);
 	plan_iommu_contrast_text(p);
 }
 
@@ -285,9 +326,16 @@ static void iommu_counts_json(struct hb_json *j, const struct plan *p,
 		return;
 	}
 	hb_json_u64(j, "requests", x->requests);
+	hb_json_str(j, "dma_mapping", hb_iommu_gen_name(x->gen));
 	hb_json_u64(j, "map_sg", fig(p, x, HB_IOMMU_DMA_MAP_SG));
 	hb_json_u64(j, "map_page", fig(p, x, HB_IOMMU_DMA_MAP_PAGE));
 	hb_json_u64(j, "sg_entries", x->sg_entries);
+	if (iova_gen(x)) {
+		hb_json_u64(j, "iova_tries", x->iova_tries);
+		hb_json_u64(j, "iova_links", x->iova_links);
+		hb_json_u64(j, "dma_vecs", x->dma_vecs);
+		hb_json_u64(j, "map_phys", x->map_phys);
+	}
 	if (!p->icfg.translated)
 		return;
 	hb_json_u64(j, "iova_allocs", x->iova_allocs);
@@ -299,9 +347,9 @@ static void iommu_counts_json(struct hb_json *j, const struct plan *p,
 	hb_json_u64(j, "ptes_2m", x->ptes[1]);
 	hb_json_u64(j, "unmaps", x->unmaps);
 	hb_json_u64(j, "unmap_pages", x->unmap_pages);
-	if (p->icfg.strict)
+	if (p->icfg.strict || x->iotlb_syncs)
 		hb_json_u64(j, "iotlb_syncs", x->iotlb_syncs);
-	else
+	if (!p->icfg.strict)
 		hb_json_u64(j, "iova_queued", x->fq_queued);
 }
 

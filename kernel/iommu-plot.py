@@ -15,7 +15,7 @@
 # with <label> = "mode=M path=P op=O backing=B size=S".
 #
 # Writes (python3, stdlib only; gnuplot for the pictures):
-#   OUTBASE.png, OUTBASE.svg   4 panels side by side, log y, x = kernel,
+#   OUTBASE.png, OUTBASE.svg   5 panels side by side, log y, x = kernel,
 #                              one bar per backing (2M, THP, 4K)
 #   OUTBASE.gp                 the gnuplot script (also without gnuplot)
 #   OUTBASE-<panel>.dat        one per panel: the numbers plotted
@@ -50,8 +50,8 @@ OP = "read"			# READ_FIXED
 BACKINGS = [("2M", "hugetlb", "2M (hugetlb)"), ("thp", "thp", "THP"),
             ("4k", "4k", "4K")]
 # console-<kernel>-iommu.log.txt: known kernels first, in this order
-KERNELS = [("control", "6.1"), ("patched", "6.1 + series"),
-           ("6.1", "Debian 6.1"), ("6.12", "6.12"), ("7.3", "7.3")]
+KERNELS = [("control", "6.1"), ("6.1", "Debian 6.1"),
+           ("patched", "6.1 + series"), ("6.12", "6.12"), ("7.3", "7.3")]
 ZERO_AT = 0.5			# a 0 on a log axis is drawn here
 TITLE = ("Under an IOMMU (qemu intel-iommu, TCG): DMA-mapping work per "
          "8 MiB READ_FIXED, counted")
@@ -132,6 +132,15 @@ def sym_of(mode, sym):
     return get
 
 
+def maps_of(mode):
+    """__iommu_map, or 7.x's iommu_map_nosync() where the kernel has no
+    __iommu_map (the profile counts what the kernel has)"""
+    def get(cases, bk):
+        sym = cases.get((mode, bk), {}).get("sym", {})
+        return sym.get("__iommu_map", sym.get("iommu_map_nosync"))
+    return get
+
+
 def ptes(cases, bk):
     c = cases.get(("strict", bk), {})
     if "map_4k" not in c:
@@ -139,14 +148,18 @@ def ptes(cases, bk):
     return c["map_4k"] + c["map_2m"]
 
 
+# (key, title, ylabel, getter, mode named in the title)
 PANELS = [
-    ("ptes", "IOMMU PTEs written (4K + 2M)", "PTEs per I/O", ptes),
-    ("iommu-map", "__iommu_map calls", "calls per I/O",
-     sym_of("strict", "__iommu_map")),
-    ("iova", "IOVA allocations (alloc_iova_fast)", "calls per I/O",
-     sym_of("strict", "alloc_iova_fast")),
-    ("iotlb", "IOTLB invalidations (intel_iommu_tlb_sync)", "calls per I/O",
-     sym_of("strict", "intel_iommu_tlb_sync")),
+    ("ptes", "IOMMU PTEs written (4K + 2M)", "PTEs per I/O", ptes,
+     "strict"),
+    ("iommu-map", "__iommu_map (7.x: iommu_map_nosync)",
+     "calls per I/O", maps_of("strict"), "strict"),
+    ("iova", "IOVA allocs (alloc_iova_fast)", "calls per I/O",
+     sym_of("strict", "alloc_iova_fast"), "strict"),
+    ("iotlb", "IOTLB syncs (intel_iommu_tlb_sync)", "calls per I/O",
+     sym_of("strict", "intel_iommu_tlb_sync"), "strict"),
+    ("iotlb-lazy", "IOTLB syncs (intel_iommu_tlb_sync)", "calls per I/O",
+     sym_of("lazy", "intel_iommu_tlb_sync"), "lazy"),
 ]
 
 
@@ -171,7 +184,7 @@ def write_dat(base, key, title, get, runs):
     return path, top
 
 
-def gp_panel(path, top, title, ylabel, nkernels):
+def gp_panel(path, top, title, ylabel, nkernels, mode):
     """clustered bars: x = kernel, one bar per backing, its count above
     it; the y range leaves a decade free at the top for the note"""
     nb = len(BACKINGS)
@@ -182,10 +195,11 @@ def gp_panel(path, top, title, ylabel, nkernels):
          "set key outside below horizontal maxcols 3 samplen 2 width -2 "
          "font ',9'\n"
          "unset xlabel\nset ylabel '%s'\n"
-         "set title \"%s\\nper I/O, strict mode\" font ',10'\n"
+         "set xtics rotate by 25 right font ',8'\n"
+         "set title \"%s\\nper I/O, %s mode\" font ',10'\n"
          "set label 1 'a 0 is drawn at %g' at graph 0.02, graph 0.96 "
          "front font ',9'\n" % (top * 12, nkernels - 0.4, w, ylabel, title,
-                                ZERO_AT))
+                                mode, ZERO_AT))
     parts = []
     for j, (b, st, name) in enumerate(BACKINGS):
         off = (j - (nb - 1) / 2.0) * w
@@ -230,17 +244,17 @@ def write_md(base, runs):
                 continue
             rows.append([label_of(k), name, fmt(st.get("requests")),
                          fmt(st.get("map_4k")), fmt(st.get("map_2m")),
-                         fmt(sym_of("strict", "__iommu_map")(cases, b)),
+                         fmt(maps_of("strict")(cases, b)),
                          fmt(sym_of("strict", "alloc_iova_fast")(cases, b)),
                          fmt(sym_of("strict", "intel_iommu_tlb_sync")(
                              cases, b)),
                          fmt(sym_of("lazy", "intel_iommu_tlb_sync")(
                              cases, b))])
     out = ["Per 8 MiB READ_FIXED on the block path, per I/O (strict unless "
-           "named; requests: the minimum over the windows; IOVA allocs: "
-           "alloc_iova_fast; IOTLB syncs: intel_iommu_tlb_sync; –: not "
-           "counted). From kernel/probe/iommu-profile.c under qemu "
-           "intel-iommu (TCG).", "",
+           "named; requests: the minimum over the windows; __iommu_map: "
+           "iommu_map_nosync on 7.x; IOVA allocs: alloc_iova_fast; IOTLB "
+           "syncs: intel_iommu_tlb_sync; –: not counted). From "
+           "kernel/probe/iommu-profile.c under qemu intel-iommu (TCG).", "",
            "| " + " | ".join(MD_HEAD) + " |",
            "|" + "|".join("---" for _ in MD_HEAD) + "|"]
     out += ["| " + " | ".join(r) + " |" for r in rows]
@@ -265,14 +279,14 @@ def main(argv):
             "iommu.log.txt: %s" % (rundir, FIX))
     write_md(base, runs)
     script = ""
-    dats = [write_dat(base, key, title, get, runs) + (title, ylabel)
-            for key, title, ylabel, get in PANELS]
+    dats = [write_dat(base, key, title, get, runs) + (title, ylabel, mode)
+            for key, title, ylabel, get, mode in PANELS]
     for term, out in gp_terms(base):
         script += "set terminal %s\nset output '%s'\n" % (term, out)
         script += "set multiplot layout 1,%d title '%s'\n" % (
             len(dats), TITLE)
-        for path, top, title, ylabel in dats:
-            script += gp_panel(path, top, title, ylabel, len(runs))
+        for path, top, title, ylabel, mode in dats:
+            script += gp_panel(path, top, title, ylabel, len(runs), mode)
         script += "unset multiplot\nset output\n"
     run_gnuplot(script, base)
     return 0

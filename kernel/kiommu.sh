@@ -12,10 +12,9 @@
 #   - the table of calls per I/O (print_iommu()).
 # Which kernels have an IOMMU guest: kernels.tab's iommu column
 # (KTEST_IOMMU_KERNELS, set by kbuild.sh's resolve_kernels()).  7.x's
-# nvme-pci maps a request through the new DMA API
-# (blk_rq_dma_map_iter_start(), dma_iova_try_alloc(), dma_iova_link()),
-# which lib/iommu.c does not model yet: a 7.x model line that differs is a
-# counted skip with that reason, not a pass.
+# nvme-pci maps a request through the IOVA-based DMA API
+# (blk_rq_dma_map_iter_start(), dma_iova_try_alloc(), dma_iova_link()):
+# lib/iommu.c's HB_IOMMU_GEN_IOVA, compared like every other model line.
 # Needs from ktest.sh: WORK, KTEST_IOMMU_KERNELS, count, log; kbuild.sh's
 # kernel_field.
 
@@ -36,10 +35,7 @@ check_iommu_model() {	# kernels that had an IOMMU guest...
 			case $res in
 			ok) count pass "$k iommu model: ${line#IOMMUPROF model }" ;;
 			skip) count skip "$k iommu model: ${line#IOMMUPROF model }" ;;
-			*) case $(kernel_field "$k" model) in
-			   7.*) count skip "$k iommu model: 7.x DMA-API path not modelled yet: ${line#IOMMUPROF model }" ;;
-			   *) count fail "$k iommu model: ${line#IOMMUPROF model }" ;;
-			   esac ;;
+			*) count fail "$k iommu model: ${line#IOMMUPROF model }" ;;
 			esac
 		done < <(grep -a '^IOMMUPROF model mode=.*result=' "$log" 2>/dev/null)
 		for mode in strict lazy direct; do
@@ -60,8 +56,9 @@ check_iommu_model() {	# kernels that had an IOMMU guest...
 # minimum; the two differ only where other work fell into a window).
 # req: device requests (block path only; passthrough is one request and
 # not in the disk's statistics); map_sg, map_pg: dma_map_sgtable() and
-# dma_map_page_attrs(); iova, iovarb: alloc_iova_fast() and its rbtree
-# allocations; maps: __iommu_map(); pte4k, pte2m: IOMMU PTEs written by
+# dma_map_page_attrs(); links: dma_iova_link() (7.x); iova, iovarb:
+# alloc_iova_fast() and its rbtree allocations; maps: __iommu_map() (7.x:
+# iommu_map_nosync(), the kernel has no __iommu_map()); pte4k, pte2m: IOMMU PTEs written by
 # page size (kprobe, minimum over windows); unmaps: __iommu_unmap();
 # syncs: intel_iommu_tlb_sync(); flsall: intel_flush_iotlb_all() (the
 # flush queue's, timer-driven); wall_us: the wall time per I/O seen from
@@ -95,22 +92,25 @@ print_iommu() {	# dir with console-<kernel>-iommu.log.txt, kernels...
 			}
 		}
 		function per(k, s) { return ios[k] ? h[k, s] / ios[k] : 0 }
+		function maps(k) { return ((k, "__iommu_map") in h) ? per(k, "__iommu_map") : per(k, "iommu_map_nosync") }
 		END {
-			printf "%-6s %-5s %-5s %8s %-4s %5s %6s %6s %6s %6s %6s %7s %6s %6s %6s %6s %9s\n",
+			printf "%-6s %-5s %-5s %8s %-4s %5s %6s %6s %6s %6s %6s %6s %7s %6s %6s %6s %6s %9s\n",
 			    "mode", "path", "op", "size", "buf", "req", "map_sg",
-			    "map_pg", "iova", "iovarb", "maps", "pte4k", "pte2m",
-			    "unmaps", "syncs", "flsall", "wall_us"
+			    "map_pg", "links", "iova", "iovarb", "maps", "pte4k",
+			    "pte2m", "unmaps", "syncs", "flsall", "wall_us"
 			for (i = 0; i < n; i++) {
 				k = order[i]
 				if (!(k in ios)) continue
 				split(k, f, " ")
-				printf "%-6s %-5s %-5s %8s %-4s %5s %6g %6g %6g %6g %6g %7s %6s %6g %6g %6g %9.0f\n",
+				printf "%-6s %-5s %-5s %8s %-4s %5s %6g %6g %6g %6g %6g %6g %7s %6s %6g %6g %6g %9.0f\n",
 				    f[1], f[2], f[3], f[4], f[5],
 				    f[2] == "pt" ? "-" : req[k],
 				    per(k, "dma_map_sgtable"),
 				    per(k, "dma_map_page_attrs"),
+				    per(k, "dma_iova_link"),
 				    per(k, "alloc_iova_fast"), per(k, "alloc_iova"),
-				    per(k, "__iommu_map"), p4[k], p2[k],
+				    maps(k), p4[k] == "" ? "-" : p4[k],
+				    p2[k] == "" ? "-" : p2[k],
 				    per(k, "__iommu_unmap"),
 				    per(k, "intel_iommu_tlb_sync"),
 				    per(k, "intel_flush_iotlb_all"), wall[k]

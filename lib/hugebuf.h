@@ -765,9 +765,35 @@ const char *hb_pt_path_name(enum hb_pt_path p);
 /*
  * The DMA-mapping work one registered-buffer I/O makes an NVMe PCIe
  * controller behind an Intel IOMMU do, with dma-iommu as the DMA API
- * (6.1 and 6.12; lib/iommu.c names each kernel function modelled and
+ * (6.1, 6.12 and 7.3; lib/iommu.c names each kernel function modelled and
  * docs/kernel-rules.md "Under an IOMMU" what each figure means).
  */
+
+/*
+ * How nvme-pci maps a request of more than one segment, by kernel
+ * (hb_iommu_gen_of(), the one place that decides it):
+ */
+enum hb_iommu_gen {
+	/*
+	 * blk_rq_map_sg() into a scatterlist, dma_map_sgtable() ->
+	 * iommu_dma_map_sg(): one IOVA, physically continuing entries
+	 * joined into one __iommu_map() (6.1 to 6.16)
+	 */
+	HB_IOMMU_GEN_SG,
+	/*
+	 * blk_rq_dma_map_iter_start()/_next(): dma_iova_try_alloc() of one
+	 * IOVA range for the request, one dma_iova_link() per segment, one
+	 * dma_iova_sync(); the unmap dma_iova_destroy() syncs the IOTLB even
+	 * in lazy mode.  A request whose segments leave gaps inside an IOMMU
+	 * granule, or dma-direct, maps each segment with dma_map_phys()
+	 * (6.17 and later; read in 7.3)
+	 */
+	HB_IOMMU_GEN_IOVA,
+};
+enum hb_iommu_gen hb_iommu_gen_of(const struct hb_kmodel *km);
+/* "sg" or "iova" */
+const char *hb_iommu_gen_name(enum hb_iommu_gen g);
+
 struct hb_iommu_cfg {
 	/*
 	 * false: no translation (no IOMMU, or an "identity" domain): the DMA
@@ -779,7 +805,7 @@ struct hb_iommu_cfg {
 	bool strict;
 	/* the domain's page sizes: intel-iommu 4K, | 2M | 1G superpages */
 	uint64_t pgsize_bitmap;
-	/* IOVA_RANGE_CACHE_MAX_SIZE (drivers/iommu/iova.c): 6 in 6.1, 6.12 */
+	/* IOVA_RANGE_CACHE_MAX_SIZE (drivers/iommu/iova.c): 6 (6.1 to 7.3) */
 	unsigned int rcache_max_order;
 	/* the controller has SGLs (Identify SGLS != 0), sgl_threshold != 0 */
 	bool sgl;
@@ -797,6 +823,8 @@ void hb_iommu_cfg_default(struct hb_iommu_cfg *c, bool strict);
 struct hb_iommu_pred {
 	/* 0, or -EINVAL: the kernel refuses the I/O (passthrough > max_hw) */
 	int error;
+	/* the generation modelled (hb_iommu_gen_of() of the kernel) */
+	enum hb_iommu_gen gen;
 	/* device requests */
 	unsigned int requests;
 	/*
@@ -827,7 +855,11 @@ struct hb_iommu_pred {
 	 * each other in a map_sg
 	 */
 	unsigned int iommu_maps;
-	/* ops->map_pages calls (intel_iommu_map_pages()) */
+	/*
+	 * ops->map_pages calls (intel_iommu_map_pages()); 0 in
+	 * HB_IOMMU_GEN_IOVA, whose intel-iommu (7.3) writes through the
+	 * generic page table, one pt->ops->map_range() per map
+	 */
 	unsigned int map_pages;
 	/*
 	 * leaf PTEs written: the pgcount of those calls summed by pgsize,
@@ -838,12 +870,34 @@ struct hb_iommu_pred {
 	unsigned int sync_map;
 	/* __iommu_unmap() calls: one per unmap, over its whole IOVA range */
 	unsigned int unmaps;
-	/* ops->unmap_pages calls (intel_iommu_unmap_pages()) */
+	/* ops->unmap_pages calls (intel_iommu_unmap_pages()); 0 as map_pages */
 	unsigned int unmap_pages;
-	/* strict: iommu_iotlb_sync() (intel_iommu_tlb_sync()): 1 per unmap */
+	/*
+	 * iommu_iotlb_sync() (intel_iommu_tlb_sync()): strict 1 per unmap;
+	 * lazy 1 per dma_iova_destroy() (HB_IOMMU_GEN_IOVA), else 0
+	 */
 	unsigned int iotlb_syncs;
-	/* lazy: queue_iova() calls (flush queue), one per unmap */
+	/*
+	 * lazy: queue_iova() calls (flush queue), one per unmap of
+	 * __iommu_dma_unmap() (HB_IOMMU_GEN_IOVA: the map_page requests and
+	 * the segments mapped one by one)
+	 */
 	unsigned int fq_queued;
+	/*
+	 * HB_IOMMU_GEN_IOVA only.  dma_iova_try_alloc() calls: one per
+	 * request of more than one segment whose gaps the IOMMU granule
+	 * allows (dma-direct: every such request; it returns false there)
+	 */
+	unsigned int iova_tries;
+	/* dma_iova_link() calls: one per segment of an IOVA-mapped request */
+	unsigned int iova_links;
+	/* the segments blk_rq_dma_map_iter_*() gave those requests */
+	unsigned int dma_vecs;
+	/*
+	 * dma_map_phys() calls: one per map_page request (through
+	 * dma_map_page_attrs()), one per segment mapped on its own
+	 */
+	unsigned int map_phys;
 };
 
 /*
@@ -879,11 +933,11 @@ enum hb_iommu_field {
 	HB_IOMMU_REQUESTS,
 	HB_IOMMU_DMA_MAP_PAGE,	/* dma_map_page_attrs() */
 	HB_IOMMU_DMA_MAP_SG,	/* dma_map_sgtable() */
-	HB_IOMMU_MAP_PAGE,	/* iommu_dma_map_page() */
+	HB_IOMMU_MAP_PAGE,	/* iommu_dma_map_page(); 7.x: _map_phys() */
 	HB_IOMMU_MAP_SG,	/* iommu_dma_map_sg() */
 	HB_IOMMU_IOVA_ALLOCS,
 	HB_IOMMU_IOVA_UNCACHED,
-	HB_IOMMU_MAPS,
+	HB_IOMMU_MAPS,		/* __iommu_map(); 7.x iommu_map_nosync() */
 	HB_IOMMU_MAP_PAGES,
 	HB_IOMMU_PTES_4K,
 	HB_IOMMU_PTES_2M,
@@ -891,6 +945,9 @@ enum hb_iommu_field {
 	HB_IOMMU_UNMAPS,
 	HB_IOMMU_UNMAP_PAGES,
 	HB_IOMMU_IOTLB_SYNCS,
+	HB_IOMMU_IOVA_TRIES,	/* dma_iova_try_alloc() */
+	HB_IOMMU_IOVA_LINKS,	/* dma_iova_link() */
+	HB_IOMMU_DMA_MAP_PHYS,	/* dma_map_phys() */
 };
 uint64_t hb_iommu_figure(const struct hb_iommu_pred *p,
 			 const struct hb_iommu_cfg *c, enum hb_iommu_field f);

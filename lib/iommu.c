@@ -5,7 +5,10 @@
  * IOVA space (drivers/iommu/iova.c), the IOMMU core (drivers/iommu/
  * iommu.c) cutting ranges into page sizes, intel-iommu (drivers/iommu/
  * intel/iommu.c) writing and clearing them.  Read in 6.1 and 6.12; where
- * nothing is said the two have the same code.
+ * nothing is said the two have the same code.  7.3 maps a request of more
+ * than one segment through the IOVA-based DMA API instead (block/
+ * blk-mq-dma.c, drivers/iommu/dma-iommu.c): a generation of its own,
+ * enum hb_iommu_gen, chosen by hb_iommu_gen_of() alone.
  *
  * The I/O's bvecs come from the registration model (hb_model_register(),
  * hb_model_import()), its requests from the block split
@@ -39,6 +42,24 @@ void hb_iommu_cfg_default(struct hb_iommu_cfg *c, bool strict)
 	/* IOVA_RANGE_CACHE_MAX_SIZE, 6.1 and 6.12 drivers/iommu/iova.c */
 	c->rcache_max_order = 6;
 	c->sgl = true;
+}
+
+/*
+ * nvme-pci's nvme_map_data() calls blk_rq_dma_map_iter_start() from 6.17:
+ * Debian's 6.17.13 image exports it (and dma_iova_try_alloc()), 6.16.12's
+ * exports dma_iova_try_alloc() only, its nvme-pci still on
+ * blk_rq_map_sg().  The backport (6.1+hugebuf) is 6.1 underneath.
+ */
+enum hb_iommu_gen hb_iommu_gen_of(const struct hb_kmodel *km)
+{
+	if (km->kmajor > 6 || (km->kmajor == 6 && km->kminor >= 17))
+		return HB_IOMMU_GEN_IOVA;
+	return HB_IOMMU_GEN_SG;
+}
+
+const char *hb_iommu_gen_name(enum hb_iommu_gen g)
+{
+	return g == HB_IOMMU_GEN_IOVA ? "iova" : "sg";
 }
 
 /* ------------------------------------------------------------------ */
@@ -163,6 +184,7 @@ struct map_chunk {
 };
 
 struct iommu_run {
+	enum hb_iommu_gen gen;
 	const struct hb_iommu_cfg *cfg;
 	const struct hb_pt_limits *lim;
 	struct hb_iommu_pred *out;
@@ -320,7 +342,9 @@ static int iommu_map(struct iommu_run *r, uint64_t iova, uint64_t paddr,
 		if (ret)
 			return ret;
 		r->ch[r->nch++] = (struct map_chunk){ iova, pgsize, count };
-		r->out->map_pages++;
+		/* 7.3: one pt->ops->map_range() per call, no map_pages */
+		if (r->gen == HB_IOMMU_GEN_SG)
+			r->out->map_pages++;
 		count_ptes(r->out, pgsize, count);
 		iova += pgsize * count;
 		paddr += pgsize * count;
@@ -373,12 +397,17 @@ static uint64_t leaf_at(const struct iommu_run *r, uint64_t iova)
  * hands the range to queue_iova() (the flush queue's own timer or a full
  * queue flushes later, outside this I/O).
  */
-static void dma_unmap(struct iommu_run *r, uint64_t iova, uint64_t size)
+static void dma_unmap(struct iommu_run *r, uint64_t iova, uint64_t size,
+		      bool destroy)
 {
 	uint64_t done = 0, pgsize, count, got, leaf;
 
 	r->out->unmaps++;
-	while (done < size) {
+	/*
+	 * 7.3's __iommu_unmap(): one pt->ops->unmap_range() over the range
+	 * (the generic page table), no unmap_pages
+	 */
+	while (r->gen == HB_IOMMU_GEN_SG && done < size) {
 		pgsize = iommu_pgsize(r->cfg->pgsize_bitmap, iova, iova,
 				      size - done, &count);
 		if (!pgsize)
@@ -391,7 +420,13 @@ static void dma_unmap(struct iommu_run *r, uint64_t iova, uint64_t size)
 		iova += got;
 		done += got;
 	}
-	if (r->cfg->strict)
+	/*
+	 * dma_iova_destroy() -> dma_iova_unlink() (7.3 dma-iommu.c): its
+	 * iotlb_gather is never queued, so iommu_iotlb_sync() runs in lazy
+	 * mode too, and dma_iova_free() frees the IOVA with
+	 * free_iova_fast(), past the flush queue
+	 */
+	if (r->cfg->strict || destroy)
 		r->out->iotlb_syncs++;
 	else
 		r->out->fq_queued++;
@@ -445,8 +480,129 @@ static int dma_map(struct iommu_run *r)
 			return ret;
 	}
 	r->out->sync_map++;
-	dma_unmap(r, iova, iova_len);
+	dma_unmap(r, iova, iova_len, false);
 	return 0;
+}
+
+/*
+ * blk_map_iter_next() (7.3 block/blk-mq-dma.c): a bvec cut at the segment
+ * boundary (get_max_segment_size()), and once a bvec is used up the next
+ * ones joined to it while biovec_phys_mergeable() and the room to the
+ * boundary allow: map_sg_entries()' entries, physically continuing ones
+ * joined within seg_room().
+ */
+static void join_vecs(struct iommu_run *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nent; i++) {
+		struct sg_ent *c = n ? &r->ent[n - 1] : NULL;
+
+		if (c && c->phys + c->len == r->ent[i].phys &&
+		    c->len + r->ent[i].len <= seg_room(r->lim, c->phys))
+			c->len += r->ent[i].len;
+		else
+			r->ent[n++] = r->ent[i];
+	}
+	r->nent = n;
+}
+
+/*
+ * blk_can_dma_map_iova() (7.3): req_phys_gap_mask(), the lowest bit where
+ * a segment starts or the one before ends (bvec_seg_gap() of
+ * bio_split_io_at(), block/blk-merge.c), must clear the merge boundary,
+ * iommu_dma_get_merge_boundary(): the domain's smallest page size - 1.
+ * dma-direct's boundary is 0 (dma_get_merge_boundary()): always allowed.
+ */
+static bool iova_allowed(const struct iommu_run *r)
+{
+	uint64_t gaps = 0, boundary;
+	size_t i;
+
+	if (!r->cfg->translated)
+		return true;
+	boundary = (r->cfg->pgsize_bitmap & -r->cfg->pgsize_bitmap) - 1;
+	for (i = 1; i < r->nent; i++)
+		gaps |= r->ent[i].phys |
+			(r->ent[i - 1].phys + r->ent[i - 1].len);
+	return !(gaps & boundary);
+}
+
+/*
+ * blk_rq_dma_map_iova() (7.3): dma_iova_try_alloc() took one IOVA range of
+ * iova_align(payload + the first segment's offset in its granule), as
+ * __iommu_dma_map() sizes one (iommu_dma_alloc_iova(): alloc_iova_fast());
+ * each segment is one dma_iova_link() -> __dma_iova_link() ->
+ * iommu_map_nosync() at its offset in that range, then one dma_iova_sync()
+ * -> iommu_sync_map() -> ops->iotlb_sync_map.  nvme_unmap_data() ->
+ * blk_rq_dma_unmap() -> dma_iova_destroy(): one iommu_unmap_fast() over
+ * the whole range (dma_unmap()).
+ */
+static int iova_map(struct iommu_run *r, uint64_t bytes)
+{
+	uint64_t off = r->ent[0].phys & (HB_PAGE_SIZE - 1), iova, mapped = 0;
+	uint64_t len = HB_ALIGN_UP(bytes + off, HB_PAGE_SIZE);
+	size_t i;
+	int ret;
+
+	r->nch = 0;
+	iova = alloc_iova(r, len >> HB_PAGE_SHIFT);
+	for (i = 0; i < r->nent; i++) {
+		uint64_t o = r->ent[i].phys & (HB_PAGE_SIZE - 1);
+		uint64_t l = HB_ALIGN_UP(r->ent[i].len + o, HB_PAGE_SIZE);
+
+		r->out->iova_links++;
+		ret = iommu_map(r, iova + mapped, r->ent[i].phys - o, l);
+		if (ret)
+			return ret;
+		mapped += l;
+	}
+	r->out->sync_map++;
+	dma_unmap(r, iova, len, true);
+	return 0;
+}
+
+/*
+ * blk_dma_map_direct() (7.3): each segment its own dma_map_phys().  Under
+ * dma-direct that is all (dma_direct_map_phys()).  Translated, a request
+ * lands here only when its segments leave a gap inside an IOMMU granule,
+ * which a registered buffer's never do (its bvecs meet at page
+ * boundaries; only the I/O's first start and last end are off one): not
+ * modelled rather than guessed.
+ */
+static int direct_map(struct iommu_run *r)
+{
+	if (r->cfg->translated)
+		return hb_seterr(EOPNOTSUPP, "segments with gaps inside an "
+					     "IOMMU granule are not modelled");
+	r->out->map_phys += (unsigned int)r->nent;
+	return 0;
+}
+
+/*
+ * HB_IOMMU_GEN_IOVA's request of more than one segment (or a single one
+ * the simple path declines): nvme_map_data() -> blk_rq_dma_map_iter_start()
+ * and _next() until the segments run out (nvme_pci_setup_data_prp() or
+ * _sgl(): both walk every segment, the counts do not depend on which).
+ */
+static int iova_request(struct iommu_run *r, const struct hb_imu *io,
+			const uint64_t *phys, unsigned int i, uint64_t done,
+			uint64_t bytes)
+{
+	bool iova;
+	int ret;
+
+	ret = map_sg_entries(r, io, phys, i, done, bytes);
+	if (ret)
+		return ret;
+	iova = iova_allowed(r);
+	join_vecs(r);
+	r->out->dma_vecs += (unsigned int)r->nent;
+	if (iova)
+		r->out->iova_tries++;
+	if (iova && r->cfg->translated)
+		return iova_map(r, bytes);
+	return direct_map(r);
 }
 
 /*
@@ -488,8 +644,13 @@ static int one_request(struct iommu_run *r, const struct hb_imu *io,
 		if (ret)
 			return ret;
 		r->out->map_page++;
+		/* 7.3: dma_map_bvec() -> dma_map_page_attrs() -> _phys() */
+		if (r->gen == HB_IOMMU_GEN_IOVA)
+			r->out->map_phys++;
 		return r->cfg->translated ? dma_map(r) : 0;
 	}
+	if (r->gen == HB_IOMMU_GEN_IOVA)
+		return iova_request(r, io, phys, i, done, bytes);
 	ret = map_sg_entries(r, io, phys, i, done, bytes);
 	if (ret)
 		return ret;
@@ -620,6 +781,7 @@ int hb_model_iommu_io(const struct hb_kmodel *km, const struct hb_page *pages,
 	if (ret)
 		return ret;
 	memset(out, 0, sizeof(*out));
+	out->gen = r.gen = hb_iommu_gen_of(km);
 	/*
 	 * Before 5.12 the bio is refilled page by page (km's comment): its
 	 * bvecs are not the imu's.
@@ -662,7 +824,10 @@ uint64_t hb_iommu_figure(const struct hb_iommu_pred *p,
 	case HB_IOMMU_DMA_MAP_SG:
 		return p->map_sg;
 	case HB_IOMMU_MAP_PAGE:
-		return translated_only(c, p->map_page);
+		/* 7.3: iommu_dma_map_phys(), every dma_map_phys() */
+		return translated_only(c, p->gen == HB_IOMMU_GEN_IOVA ?
+						  p->map_phys :
+						  p->map_page);
 	case HB_IOMMU_MAP_SG:
 		return translated_only(c, p->map_sg);
 	case HB_IOMMU_IOVA_ALLOCS:
@@ -685,6 +850,12 @@ uint64_t hb_iommu_figure(const struct hb_iommu_pred *p,
 		return p->unmap_pages;
 	case HB_IOMMU_IOTLB_SYNCS:
 		return p->iotlb_syncs;
+	case HB_IOMMU_IOVA_TRIES:
+		return p->iova_tries;
+	case HB_IOMMU_IOVA_LINKS:
+		return p->iova_links;
+	case HB_IOMMU_DMA_MAP_PHYS:
+		return p->map_phys;
 	}
 	return 0;
 }

@@ -10,6 +10,10 @@
 #    0 lazy (2 IOVAs queued instead);
 #  - 6.1 (one bvec per 4 KiB page): 17 requests (16 x 127 pages + 16),
 #    2048 4K PTEs, 20 map_pages (3 requests hold a folio end);
+#  - 7.3 (the IOVA-based DMA API, t/unit-iommu.c's case (v1)): the same
+#    2 requests and 4 2M PTEs through 2 dma_iova_try_alloc and 4
+#    dma_iova_link, and 2 IOTLB syncs in lazy mode too (dma_iova_destroy()),
+#    nothing queued; direct: 4 dma_map_phys;
 #  - direct: the same requests and DMA API calls, no IOMMU figures;
 #  - --pt: one passthrough request of 8M over max_hw 4M is refused;
 #  - the contrast line gives the other coalescing's figures;
@@ -128,6 +132,31 @@ if run pt4 "$HUGEBUF_CLI" plan --backing=hugetlb:2M --size=4M \
 		'^  requests: +1$' '^  ptes: +0 4K, 2 2M$' \
 		'^  contrast: +without coalescing: not modelled: '
 fi
+if run s73 ph --kernel=7.3 --iommu; then
+	want s73 "7.3 strict: 2 IOVA ranges, 4 links, 4 2M PTEs (case (v1))" \
+		'^iommu: +strict, .*block path, .*, iova DMA mapping$' \
+		'^  requests: +2$' \
+		'^  dma api: +2 dma_iova_try_alloc, 4 dma_iova_link \(4 segments\), 0 map_page, 0 dma_map_phys$' \
+		'^  iova allocs: +2 \(2 above the IOVA cache, 8388608 B\)$' \
+		'^  iommu_map: +4 \(iommu_map_nosync calls\)$' \
+		'^  ptes: +0 4K, 4 2M$' \
+		'^  unmaps: +2 ' \
+		'^  iotlb syncs: +2 '
+fi
+if run l73 ph --kernel=7.3 --iommu=lazy; then
+	want l73 "7.3 lazy: 2 IOTLB syncs all the same, 0 IOVAs queued" \
+		'^iommu: +lazy' '^  iotlb syncs: +2 \(lazy too' \
+		'^  iova queued: +0 '
+fi
+if run d73 ph --kernel=7.3 --iommu=direct; then
+	if has d73 '^  dma api: +2 dma_iova_try_alloc, 0 dma_iova_link \(4 segments\), 0 map_page, 4 dma_map_phys \(dma-direct' &&
+		! grep -qE '^  (iova|iommu_map|ptes|unmaps|iotlb)' "$T_DIR/d73"; then
+		t_ok "7.3 direct: 4 dma_map_phys, no IOMMU figures"
+	else
+		fail "7.3 direct: no 4 dma_map_phys, or an IOMMU figure"
+		sed 's/^/    /' "$T_DIR/d73"
+	fi
+fi
 if run no ph --kernel=6.12; then
 	if ! grep -q '^iommu:' "$T_DIR/no"; then
 		t_ok "without --iommu: no iommu part"
@@ -137,7 +166,7 @@ if run no ph --kernel=6.12; then
 fi
 
 # ---- JSON ----
-for a in "6.12 strict" "6.12 lazy" "6.1 strict" "6.12 direct"; do
+for a in "6.12 strict" "6.12 lazy" "6.1 strict" "6.12 direct" "7.3 lazy"; do
 	k=${a% *}
 	m=${a#* }
 	n="j$k$m"
@@ -151,9 +180,10 @@ for a in "6.12 strict" "6.12 lazy" "6.1 strict" "6.12 direct"; do
 done
 run jpt ph --kernel=6.12 --iommu --pt --json
 if msg=$(python3 - "$T_DIR/j6.12strict" "$T_DIR/j6.12lazy" \
-	"$T_DIR/j6.1strict" "$T_DIR/j6.12direct" "$T_DIR/jpt" 2>&1 <<'PY'
+	"$T_DIR/j6.1strict" "$T_DIR/j6.12direct" "$T_DIR/jpt" \
+	"$T_DIR/j7.3lazy" 2>&1 <<'PY'
 import json, sys
-s, l, o, d, pt = (json.load(open(f))["iommu"] for f in sys.argv[1:6])
+s, l, o, d, pt, v = (json.load(open(f))["iommu"] for f in sys.argv[1:7])
 bad = []
 def want(x, what, **kv):
     for k, v in kv.items():
@@ -179,6 +209,10 @@ want(pt, "--pt", path="passthrough", refused=True,
      reason="larger than max_hw_sectors_kb")
 if "requests" in pt:
     bad.append("--pt refused, yet has requests")
+want(s, "6.12 strict", dma_mapping="sg")
+want(v, "7.3 lazy", dma_mapping="iova", requests=2, map_sg=0,
+     iova_tries=2, iova_links=4, dma_vecs=4, iommu_maps=4, ptes_2m=4,
+     unmaps=2, iotlb_syncs=2, iova_queued=0)
 print("; ".join(bad) if bad else "6.12 %d PTEs of 2M, 6.1 %d of 4K" %
       (s["ptes_2m"], o["ptes_4k"]))
 sys.exit(1 if bad else 0)

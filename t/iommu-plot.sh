@@ -1,14 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# kernel/iommu-plot.py on a run directory written here by hand (two
+# kernel/iommu-plot.py on a run directory written here by hand (three
 # kernels' console-<kernel>-iommu.log.txt with a few IOMMUPROF lines of
 # kernel/probe/iommu-profile.c):
 #  - the Markdown table has exactly those lines' per-I/O values (hits
 #    divided by ios; the ptes line taken as it is; requests_min), for the
 #    8 MiB block reads only (a 128K read, a passthrough read and a write
 #    of other counts are in the logs too), strict, and lazy for the
-#    IOTLB syncs; "6.1" and "6.1 + series" in that order;
+#    IOTLB syncs; "6.1" and "6.1 + series" in that order; 7.3's
+#    iommu_map_nosync() where it has no __iommu_map();
 #  - a panel's .dat has the value and the value drawn (0 at 0.5);
 #  - without gnuplot: exit 0, one line saying so, the .gp, .dat and .md
 #    still written, no picture; with gnuplot: the .png and .svg;
@@ -63,6 +64,16 @@ IOMMUPROF $L backing=thp $S sym=intel_iommu_tlb_sync hits=0 min=0
 IOMMUPROF $L backing=thp $S ptes map_calls=4 map_4k=1 map_2m=3 map_1g=0 map_other=0 missed=1
 EOF
 
+# 7.3: no __iommu_map, its iommu_map_nosync() stands in; no ptes line
+cat >"$RUN/console-7.3-iommu.log.txt" <<EOF
+IOMMUPROF $L backing=4k $S ios=2 requests_min=64 data=verified
+IOMMUPROF $L backing=4k $S sym=iommu_map_nosync hits=3544 min=1772
+IOMMUPROF $L backing=4k $S sym=alloc_iova_fast hits=128 min=64
+IOMMUPROF $L backing=4k $S sym=intel_iommu_tlb_sync hits=128 min=64
+IOMMUPROF $Z backing=4k $S ios=2 requests_min=64 data=verified
+IOMMUPROF $Z backing=4k $S sym=intel_iommu_tlb_sync hits=128 min=64
+EOF
+
 # the rows wanted: kernel, backing, requests, PTEs 4K, PTEs 2M,
 # __iommu_map, IOVA allocs, IOTLB syncs strict, IOTLB syncs lazy
 cat >"$T_DIR/want" <<'EOF'
@@ -74,9 +85,9 @@ EOF
 
 OUT=$T_DIR/out/iommu
 if python3 "$PLOT" "$RUN" "$OUT" >"$T_DIR/log" 2>&1; then
-	t_ok "exit 0 on two kernels' consoles"
+	t_ok "exit 0 on three kernels' consoles"
 else
-	t_fail_now "exit $? on two kernels' consoles: $(head -n 1 "$T_DIR/log")"
+	t_fail_now "exit $? on three kernels' consoles: $(head -n 1 "$T_DIR/log")"
 fi
 
 grep '^| 6\.1' "$OUT.md" >"$T_DIR/rows"
@@ -85,6 +96,12 @@ if cmp -s "$T_DIR/want" "$T_DIR/rows"; then
 else
 	fail "the table's rows are not the lines' per-I/O values:"
 	diff "$T_DIR/want" "$T_DIR/rows" | sed 's/^/  /'
+fi
+
+if grep -qFx '| 7.3 | 4K | 64 | – | – | 1772 | 64 | 64 | 64 |' "$OUT.md"; then
+	t_ok "7.3: iommu_map_nosync for __iommu_map, lazy IOTLB syncs, no PTEs"
+else
+	fail "7.3's row: $(grep '^| 7\.3' "$OUT.md")"
 fi
 
 # the PTE panel: index, kernel, 2M thp 4k, then the same as drawn

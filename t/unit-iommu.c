@@ -651,6 +651,11 @@ static int compare(const struct icase *c, const char *mode,
 	CMP(unmap_pages);
 	CMP(iotlb_syncs);
 	CMP(fq_queued);
+	CMP(gen);
+	CMP(iova_tries);
+	CMP(iova_links);
+	CMP(dma_vecs);
+	CMP(map_phys);
 	return ret;
 }
 
@@ -729,6 +734,223 @@ static int run_case(const struct icase *c)
 			run_direct(c, &km, pages, pfn, span));
 	free(pages);
 	free(pfn);
+	return ret;
+}
+
+/*
+ * 7.3's IOVA-based DMA API (HB_IOMMU_GEN_IOVA), every mode worked out by
+ * hand: lazy is not strict's figures with the syncs queued, since
+ * dma_iova_destroy() syncs the IOTLB in both, and dma-direct calls
+ * dma_iova_try_alloc() (which says no) and dma_map_phys() per segment.
+ */
+struct vcase {
+	struct icase c; /* c.want unused */
+	struct hb_iommu_pred strict, lazy, direct;
+};
+
+/*
+ * The IOVA path's figures, strict and lazy alike (dma_iova_destroy()
+ * syncs in both): cases (v1), (v2) and (v4) below.
+ */
+#define V1_MAPPED                                                         \
+	{                                                                 \
+		.gen = HB_IOMMU_GEN_IOVA, .requests = 2, .iova_tries = 2, \
+		.dma_vecs = 4, .iova_links = 4, .iova_allocs = 2,         \
+		.iova_uncached = 2, .iova_bytes = 8 * M, .iommu_maps = 4, \
+		.ptes = { 0, 4, 0 }, .sync_map = 2, .unmaps = 2,          \
+		.iotlb_syncs = 2                                          \
+	}
+#define V2_MAPPED                                                             \
+	{                                                                     \
+		.gen = HB_IOMMU_GEN_IOVA, .requests = 1, .iova_tries = 1,     \
+		.dma_vecs = 16, .iova_links = 16, .iova_allocs = 1,           \
+		.iova_bytes = 64 * K, .iommu_maps = 16, .ptes = { 16, 0, 0 }, \
+		.sync_map = 1, .unmaps = 1, .iotlb_syncs = 1                  \
+	}
+#define V4_MAPPED                                                             \
+	{                                                                     \
+		.gen = HB_IOMMU_GEN_IOVA, .requests = 1, .iova_tries = 1,     \
+		.dma_vecs = 1, .iova_links = 1, .iova_allocs = 1,             \
+		.iova_bytes = 128 * K, .iommu_maps = 1, .ptes = { 32, 0, 0 }, \
+		.sync_map = 1, .unmaps = 1, .iotlb_syncs = 1                  \
+	}
+
+/* case (c)'s buffer and I/O: 128K at 64K inside one hugepage */
+#define HUGEPAGE_128K(what, no_sgl)                                     \
+	{                                                               \
+		what, "7.3", 9, 1, { 0x10000 }, 64 * K, 128 * K, false, \
+			no_sgl, false, &q4m, { 0 }, 0                   \
+	}
+/* (v3): strict and lazy apart only in how the unmap flushes */
+#define V3_MAPPED(flush)                                                \
+	{                                                               \
+		.gen = HB_IOMMU_GEN_IOVA, .requests = 1, .map_page = 1, \
+		.map_phys = 1, .iova_allocs = 1, .iova_bytes = 128 * K, \
+		.iommu_maps = 1, .ptes = { 32, 0, 0 }, .sync_map = 1,   \
+		.unmaps = 1, flush                                      \
+	}
+
+static const struct vcase vcases[] = {
+	/*
+	 * (v1) case (a) under 7.3: 2 requests of 4M, 2 segments each (the
+	 * folios apart; blk_map_iter_next() joins nothing), gaps at 2M
+	 * boundaries: the IOVA path.  dma_iova_try_alloc(): one 4M IOVA
+	 * (1024 pages, order 10: uncached) a request; dma_iova_link() per
+	 * segment: 4, each 2M at a 2M-aligned IOVA and PFN: 4 2M PTEs, no
+	 * map_pages (the generic page table).  dma_iova_sync(): 2 sync_map.
+	 * dma_iova_destroy(): one __iommu_unmap() and one IOTLB sync a
+	 * request in strict and lazy alike, nothing queued.
+	 */
+	{ { "(v1) 8M of 2M folios, 7.3 IOVA path",
+	    "7.3",
+	    9,
+	    4,
+	    FOUR_2M,
+	    0,
+	    8 * M,
+	    false,
+	    false,
+	    false,
+	    &q4m,
+	    { 0 },
+	    0 },
+	  V1_MAPPED,
+	  V1_MAPPED,
+	  { .gen = HB_IOMMU_GEN_IOVA,
+	    .requests = 2,
+	    .iova_tries = 2,
+	    .dma_vecs = 4,
+	    .map_phys = 4 } },
+	/*
+	 * (v2) 64K of 16 order-0 folios at every other PFN: one request of
+	 * 16 segments (q4m allows 127).  One IOVA of 16 pages (order 4,
+	 * cached, a power of two already: 64K), 16 links of one 4K PTE each,
+	 * one sync_map, one unmap, one IOTLB sync in both modes.  6.12 would
+	 * give one map_sg of 16 entries and, lazy, a queued IOVA instead.
+	 */
+	{ { "(v2) 64K of 16 apart 4K pages, 7.3",
+	    "7.3",
+	    0,
+	    16,
+	    { 0x1000, 0x1002, 0x1004, 0x1006, 0x1008, 0x100a, 0x100c, 0x100e,
+	      0x1010, 0x1012, 0x1014, 0x1016, 0x1018, 0x101a, 0x101c, 0x101e },
+	    0,
+	    64 * K,
+	    false,
+	    false,
+	    false,
+	    &q4m,
+	    { 0 },
+	    0 },
+	  V2_MAPPED,
+	  V2_MAPPED,
+	  { .gen = HB_IOMMU_GEN_IOVA,
+	    .requests = 1,
+	    .iova_tries = 1,
+	    .dma_vecs = 16,
+	    .map_phys = 16 } },
+	/*
+	 * (v3) case (c) under 7.3: one segment, SGLs:
+	 * nvme_pci_setup_data_simple() -> dma_map_bvec() ->
+	 * dma_map_page_attrs() -> dma_map_phys() -> iommu_dma_map_phys():
+	 * the 6.12 figures, the unmap (__iommu_dma_unmap()) queued in lazy
+	 * mode; no dma_iova_*().
+	 */
+	{ HUGEPAGE_128K("(v3) 128K in a hugepage, 7.3 simple", false),
+	  V3_MAPPED(.iotlb_syncs = 1),
+	  V3_MAPPED(.fq_queued = 1),
+	  { .gen = HB_IOMMU_GEN_IOVA,
+	    .requests = 1,
+	    .map_page = 1,
+	    .map_phys = 1 } },
+	/*
+	 * (v4) the same without SGLs: 64K + 128K > 8K, no PRP simple
+	 * (BLK_STS_AGAIN), so blk_rq_dma_map_iter_start() with one segment:
+	 * one IOVA of 32 pages (order 5, cached, not rounded), one link,
+	 * one IOTLB sync in both modes.
+	 */
+	{ HUGEPAGE_128K("(v4) 128K in a hugepage, 7.3 no SGLs", true),
+	  V4_MAPPED,
+	  V4_MAPPED,
+	  { .gen = HB_IOMMU_GEN_IOVA,
+	    .requests = 1,
+	    .iova_tries = 1,
+	    .dma_vecs = 1,
+	    .map_phys = 1 } },
+};
+
+static int run_vmode(const struct vcase *v, const struct hb_kmodel *km,
+		     const struct hb_page *pages, const uint64_t *pfn,
+		     uint64_t span, int mode)
+{
+	static const char *const names[] = { "strict", "lazy", "direct" };
+	const struct hb_iommu_pred *want[] = { &v->strict, &v->lazy,
+					       &v->direct };
+	const struct icase *c = &v->c;
+	struct hb_iommu_pred got;
+	struct hb_iommu_cfg cfg;
+
+	hb_iommu_cfg_default(&cfg, mode == 0);
+	cfg.translated = mode != 2;
+	cfg.sgl = !c->no_sgl;
+	if (hb_model_iommu_io(km, pages, pfn, BASE, span, BASE + c->io_off,
+			      c->io_len, c->pt, c->lim, &cfg, &got))
+		return t_fail("%s: %s", c->what, hb_errmsg());
+	/* the dma-iommu entry: iommu_dma_map_phys(), translated only */
+	if (hb_iommu_figure(&got, &cfg, HB_IOMMU_MAP_PAGE) !=
+	    (mode == 2 ? 0 : want[mode]->map_phys))
+		return t_fail("%s (%s): iommu_dma_map_phys() figure %llu",
+			      c->what, names[mode],
+			      (unsigned long long)hb_iommu_figure(
+				      &got, &cfg, HB_IOMMU_MAP_PAGE));
+	return compare(c, names[mode], &got, want[mode]);
+}
+
+static int run_vcase(const struct vcase *v)
+{
+	struct hb_page *pages = NULL;
+	uint64_t *pfn = NULL, span;
+	struct hb_kmodel km;
+	int ret, mode;
+
+	if (hb_kmodel_parse(v->c.kernel, &km))
+		return t_fail("cannot parse %s", v->c.kernel);
+	ret = setup(&v->c, &pages, &pfn, &span);
+	for (mode = 0; mode < 3 && ret == T_EXIT_PASS; mode++)
+		ret = run_vmode(v, &km, pages, pfn, span, mode);
+	free(pages);
+	free(pfn);
+	return ret;
+}
+
+/*
+ * The generation is the kernel's: nvme-pci on blk_rq_dma_map_iter_*()
+ * from 6.17 (lib/iommu.c), the backport is 6.1 underneath.
+ */
+static int check_gen(void)
+{
+	static const struct {
+		const char *kernel;
+		enum hb_iommu_gen gen;
+	} g[] = { { "6.1", HB_IOMMU_GEN_SG },
+		  { "6.1+hugebuf", HB_IOMMU_GEN_SG },
+		  { "6.12", HB_IOMMU_GEN_SG },
+		  { "6.16", HB_IOMMU_GEN_SG },
+		  { "6.17", HB_IOMMU_GEN_IOVA },
+		  { "7.3", HB_IOMMU_GEN_IOVA } };
+	struct hb_kmodel km;
+	int ret = T_EXIT_PASS;
+	size_t i;
+
+	for (i = 0; i < T_ARRAY_SIZE(g); i++) {
+		if (hb_kmodel_parse(g[i].kernel, &km))
+			return t_fail("cannot parse %s", g[i].kernel);
+		if (hb_iommu_gen_of(&km) != g[i].gen)
+			ret = t_fail("%s: generation %s, expected %s",
+				     g[i].kernel,
+				     hb_iommu_gen_name(hb_iommu_gen_of(&km)),
+				     hb_iommu_gen_name(g[i].gen));
+	}
 	return ret;
 }
 
@@ -814,11 +1036,16 @@ int main(int argc, char **argv)
 		return t_done(t_skip("takes no arguments"));
 	for (i = 0; i < T_ARRAY_SIZE(cases); i++)
 		ret = t_worst(ret, t_sub(run_case(&cases[i])));
+	for (i = 0; i < T_ARRAY_SIZE(vcases); i++)
+		ret = t_worst(ret, t_sub(run_vcase(&vcases[i])));
+	ret = t_worst(ret, t_sub(check_gen()));
 	ret = t_worst(ret, t_sub(check_unmodelled()));
 	ret = t_worst(ret, t_sub(check_verdict()));
 	if (ret == T_EXIT_PASS)
-		t_info("%zu IOMMU cases, strict, lazy and direct, agree with the "
-		       "hand-worked kernel rules",
-		       T_ARRAY_SIZE(cases));
+		t_info("%zu IOMMU cases (%zu of 7.3's DMA-API path), strict, "
+		       "lazy and direct, agree with the hand-worked kernel "
+		       "rules",
+		       T_ARRAY_SIZE(cases) + T_ARRAY_SIZE(vcases),
+		       T_ARRAY_SIZE(vcases));
 	return t_done(ret);
 }

@@ -54,48 +54,63 @@
 
 #define F_NONE (-1)	/* shown, not compared */
 
+#define G_ANY (-1)	/* the figure in every generation */
+
 /*
- * The functions profiled (6.1 and 6.12 names; one kernel lacks some) and
- * the figure each one's calls per I/O stand for (F_NONE: shown only).
- * iommu_dma_map_page() is what the one-segment ("simple") path of
- * nvme_map_data() reaches through dma_map_bvec(); the PRP and SGL
- * descriptor pages come from dma_pool_alloc(), whose pool was mapped once
- * when it was created.
+ * The functions profiled (6.1, 6.12 and 7.3 names; each kernel lacks
+ * some), the figure each one's calls per I/O stand for (F_NONE: shown
+ * only) and the generation of lib's model (enum hb_iommu_gen) in which it
+ * stands for it (G_ANY: every one; in another it is shown only).
+ * iommu_dma_map_page() (7.3: iommu_dma_map_phys()) is what the
+ * one-segment ("simple") path of nvme_map_data() reaches through
+ * dma_map_bvec(); the PRP and SGL descriptor pages come from
+ * dma_pool_alloc(), whose pool was mapped once when it was created.  7.3
+ * maps the other requests with dma_iova_try_alloc(), dma_iova_link() per
+ * segment (-> iommu_map_nosync(), which iommu_map() calls too) and
+ * dma_iova_destroy().
  */
 static const struct {
 	const char *name;
 	int fig;	/* enum hb_iommu_field, or F_NONE */
+	int gen;	/* enum hb_iommu_gen, or G_ANY */
 } prof[] = {
-	{ "nvme_map_data", F_NONE },		/* 6.12 inlines it */
-	{ "__blk_rq_map_sg", F_NONE },
-	{ "dma_pool_alloc", F_NONE },
-	{ "dma_map_sgtable", HB_IOMMU_DMA_MAP_SG },
-	{ "dma_map_page_attrs", HB_IOMMU_DMA_MAP_PAGE },
-	{ "iommu_dma_map_page", HB_IOMMU_MAP_PAGE },
-	{ "iommu_dma_map_sg", HB_IOMMU_MAP_SG },
-	{ "dma_unmap_sg_attrs", F_NONE },
-	{ "dma_unmap_page_attrs", F_NONE },
-	{ "iommu_dma_unmap_page", F_NONE },
-	{ "iommu_dma_unmap_sg", F_NONE },
-	{ "alloc_iova_fast", HB_IOMMU_IOVA_ALLOCS },
-	{ "alloc_iova", HB_IOMMU_IOVA_UNCACHED },
-	{ "free_iova_fast", F_NONE },
-	{ "free_iova", F_NONE },
-	{ "__iommu_map", HB_IOMMU_MAPS },
-	{ "__iommu_map_sg", F_NONE },		/* 6.1 */
-	{ "iommu_map_sg", F_NONE },		/* 6.12 */
-	{ "intel_iommu_map_pages", HB_IOMMU_MAP_PAGES },
-	{ "intel_iommu_iotlb_sync_map", HB_IOMMU_SYNC_MAP },
-	{ "__iommu_unmap", HB_IOMMU_UNMAPS },
-	{ "intel_iommu_unmap_pages", HB_IOMMU_UNMAP_PAGES },
-	{ "intel_iommu_tlb_sync", HB_IOMMU_IOTLB_SYNCS },
-	{ "iommu_flush_iotlb_psi", F_NONE },	/* 6.1 */
-	{ "cache_tag_flush_range", F_NONE },	/* 6.12 */
-	{ "qi_submit_sync", F_NONE },
-	{ "intel_flush_iotlb_all", F_NONE },	/* lazy: the flush queue */
-	{ "fq_flush_timeout", F_NONE },
-	{ "clflush_cache_range", F_NONE },
-	{ PROBE_REQ_SYM, F_NONE },	/* the requests: see probe-util.h */
+	{ "nvme_map_data", F_NONE, G_ANY },	/* 6.12 inlines it */
+	{ "__blk_rq_map_sg", F_NONE, G_ANY },
+	{ "dma_pool_alloc", F_NONE, G_ANY },
+	{ "dma_map_sgtable", HB_IOMMU_DMA_MAP_SG, G_ANY },
+	{ "dma_map_page_attrs", HB_IOMMU_DMA_MAP_PAGE, G_ANY },
+	{ "dma_map_phys", HB_IOMMU_DMA_MAP_PHYS, HB_IOMMU_GEN_IOVA },
+	{ "iommu_dma_map_page", HB_IOMMU_MAP_PAGE, G_ANY },
+	{ "iommu_dma_map_phys", HB_IOMMU_MAP_PAGE, G_ANY },	/* 7.3 */
+	{ "iommu_dma_map_sg", HB_IOMMU_MAP_SG, G_ANY },
+	{ "dma_iova_try_alloc", HB_IOMMU_IOVA_TRIES, HB_IOMMU_GEN_IOVA },
+	{ "dma_iova_link", HB_IOMMU_IOVA_LINKS, HB_IOMMU_GEN_IOVA },
+	{ "dma_iova_destroy", F_NONE, G_ANY },
+	{ "dma_unmap_sg_attrs", F_NONE, G_ANY },
+	{ "dma_unmap_page_attrs", F_NONE, G_ANY },
+	{ "iommu_dma_unmap_page", F_NONE, G_ANY },
+	{ "iommu_dma_unmap_sg", F_NONE, G_ANY },
+	{ "alloc_iova_fast", HB_IOMMU_IOVA_ALLOCS, G_ANY },
+	{ "alloc_iova", HB_IOMMU_IOVA_UNCACHED, G_ANY },
+	{ "free_iova_fast", F_NONE, G_ANY },
+	{ "free_iova", F_NONE, G_ANY },
+	{ "__iommu_map", HB_IOMMU_MAPS, HB_IOMMU_GEN_SG },
+	{ "iommu_map_nosync", HB_IOMMU_MAPS, HB_IOMMU_GEN_IOVA },
+	{ "__iommu_map_sg", F_NONE, G_ANY },		/* 6.1 */
+	{ "iommu_map_sg", F_NONE, G_ANY },		/* 6.12 */
+	{ "intel_iommu_map_pages", HB_IOMMU_MAP_PAGES, HB_IOMMU_GEN_SG },
+	{ "intel_iommu_iotlb_sync_map", HB_IOMMU_SYNC_MAP, G_ANY },
+	{ "__iommu_unmap", HB_IOMMU_UNMAPS, G_ANY },
+	{ "intel_iommu_unmap_pages", HB_IOMMU_UNMAP_PAGES,
+	  HB_IOMMU_GEN_SG },
+	{ "intel_iommu_tlb_sync", HB_IOMMU_IOTLB_SYNCS, G_ANY },
+	{ "iommu_flush_iotlb_psi", F_NONE, G_ANY },	/* 6.1 */
+	{ "cache_tag_flush_range", F_NONE, G_ANY },	/* 6.12 */
+	{ "qi_submit_sync", F_NONE, G_ANY },
+	{ "intel_flush_iotlb_all", F_NONE, G_ANY },	/* lazy: flush queue */
+	{ "fq_flush_timeout", F_NONE, G_ANY },
+	{ "clflush_cache_range", F_NONE, G_ANY },
+	{ PROBE_REQ_SYM, F_NONE, G_ANY },	/* requests: probe-util.h */
 };
 #define REQ_SYM (sizeof(prof) / sizeof(prof[0]) - 1)
 #define NSYMS (sizeof(prof) / sizeof(prof[0]))
@@ -361,7 +376,8 @@ static int compare_model(const struct label *l,
 	size_t i;
 
 	for (i = 0; i < NSYMS; i++)
-		if (counted[i] && prof[i].fig != F_NONE)
+		if (counted[i] && prof[i].fig != F_NONE &&
+		    (prof[i].gen == G_ANY || prof[i].gen == (int)pred->gen))
 			fail |= model_line(l, prof[i].name, pred, cfg,
 					   prof[i].fig, w->min[i]);
 	/*
@@ -373,8 +389,12 @@ static int compare_model(const struct label *l,
 				   HB_IOMMU_REQUESTS,
 				   counted[REQ_SYM] ? (long)w->min[REQ_SYM] :
 				   (w->req_min < 0 ? 0 : w->req_min));
-	if (!have_ptes)
+	if (!have_ptes) {
+		/* 7.3: the generic page table, no per-size map call */
+		printf("IOMMUPROF model " LFMT " what=ptes result=skip reason=no kprobe on intel_iommu_map_pages (pgsize, pgcount)\n",
+		       LARG(l));
 		return fail;
+	}
 	if (w->pmin.missed) {
 		printf("IOMMUPROF model " LFMT " what=ptes result=skip reason=the map_pages kprobe missed hits\n",
 		       LARG(l));
