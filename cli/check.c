@@ -18,6 +18,8 @@
 #include <liburing.h>
 
 #include "cli.h"
+/* hb_seterr(): the check's own failures go to lib's message too */
+#include "internal.h"
 
 /* Reads per request count: other I/O only adds, so take the minimum. */
 #define READ_TRIES	10

@@ -27,6 +27,10 @@
 #pragma GCC visibility push(hidden)
 
 #include "hugebuf.h"
+#include "jobplan.h"
+#include "json.h"
+#include "ring.h"
+#include "sysread.h"
 
 #define HBE_LOG_PREFIX	"hugebuf: "
 
