@@ -104,10 +104,23 @@ $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+# libhugebuf.so exports exactly the functions the public headers declare
+# (a declaration starts at column 0 with its type, as .clang-format lays
+# it out): the version script is written from them, so declaring a
+# function there is what exports it.  t/lib-layers.sh holds the exports
+# to the declarations gcc sees.
+LIB_MAP := lib/libhugebuf.map
+$(LIB_MAP): $(PUBLIC_HDRS)
+	{ printf '{\nglobal:\n'; \
+	  sed -n 's/^[a-z][^(]*[ *]\(hb_[a-z0-9_]*\)(.*/\t\1;/p' \
+		$(PUBLIC_HDRS) | LC_ALL=C sort -u; \
+	  printf 'local:\n\t*;\n};\n'; } >$@.tmp && mv $@.tmp $@
+
 # the same objects (-fPIC) as a shared library, libhugebuf.so.MAJOR its
 # soname; the two symlinks are made only where it is installed
-$(LIB_SO): $(LIB_OBJS) VERSION
+$(LIB_SO): $(LIB_OBJS) $(LIB_MAP) VERSION
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--no-undefined \
+		-Wl,--version-script=$(LIB_MAP) \
 		$(CFLAGS) -o $@ $(LIB_OBJS) $(HB_LDLIBS) $(LIB_PTHREAD)
 
 t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) $(LIB_HDRS) config-host.h
@@ -125,17 +138,23 @@ $(CLI): $(CLI_SRCS) $(CLI_HDRS) $(LIB_A) $(LIB_HDRS) VERSION
 ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/report.c \
 	engines/share.c engines/nvme.c
 
+# engines/hugebuf.map: the engine exports only the ops symbol fio's
+# dlopen_ioengine() looks up (ioengine); lib/ inside it, linked from
+# libhugebuf.a, is local to it
+ENGINE_MAP := engines/hugebuf.map
+ENGINE_LDFLAGS := -shared -Wl,--version-script=$(ENGINE_MAP)
+
 $(ENGINE): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) $(LIB_HDRS) \
-		config-host.mak
-	$(CC) $(ENGINE_CFLAGS) -shared -o $@ $(ENGINE_SRCS) $(LIB_A) \
-		$(HB_LDLIBS)
+		$(ENGINE_MAP) config-host.mak
+	$(CC) $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $@ $(ENGINE_SRCS) \
+		$(LIB_A) $(HB_LDLIBS)
 
 # The engine built as if for another fio release, for t/fio-abi-guard.sh:
 # its load-time guard must refuse to run inside the real one.
 $(ENGINE_ABITEST): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) \
-		$(LIB_HDRS) config-host.mak
-	$(CC) $(ENGINE_CFLAGS) -DHBE_BUILT_FOR='"fio-0.0-abitest"' -shared \
-		-o $@ $(ENGINE_SRCS) $(LIB_A) $(HB_LDLIBS)
+		$(LIB_HDRS) $(ENGINE_MAP) config-host.mak
+	$(CC) $(ENGINE_CFLAGS) -DHBE_BUILT_FOR='"fio-0.0-abitest"' \
+		$(ENGINE_LDFLAGS) -o $@ $(ENGINE_SRCS) $(LIB_A) $(HB_LDLIBS)
 
 # make unit: lib/ and its unit tests (t/unit-*.c, with the t/helpers/
 # objects) built in build-unit/ and run, needing only gcc and liburing-dev:
@@ -298,7 +317,8 @@ format:
 		t/helpers/*.c t/helpers/*.h
 
 clean:
-	rm -f lib/*.o $(LIB_A) lib/libhugebuf.so.* t/*.o t/helpers/*.o t/*.t \
+	rm -f lib/*.o $(LIB_A) lib/libhugebuf.so.* $(LIB_MAP) t/*.o \
+		t/helpers/*.o t/*.t \
 		$(CLI) $(ENGINE) $(ENGINE_ABITEST)
 	rm -rf t/static kernel/static $(KPROBE_UTIL).o $(UNIT_DIR)
 

@@ -5,8 +5,8 @@
 # with PREFIX=/usr: exactly the files of the layout below, the public
 # headers (lib/hugebuf.h and lib/hugebuf-model.h, the Makefile's
 # PUBLIC_HDRS) and no private one, the shared library's soname from
-# VERSION, hugebuf.pc good enough for a program (pkg-config, shared and
-# static) that runs, hugebuf --version, a bash completion that parses and knows every
+# VERSION, a private function not exported, hugebuf.pc good enough for a
+# program (pkg-config, shared and static) that runs, hugebuf --version, a bash completion that parses and knows every
 # option, and an uninstall that leaves only directories and what was
 # there before.  The tree must be built (make): install builds nothing.
 # t_ok never fails: "cond && t_ok || fail" is an if-then-else here
@@ -202,6 +202,29 @@ if gcc $cw -o "$T_DIR/prog-shared" "$T_DIR/prog.c" $flags \
 	run_prog prog-shared yes
 else
 	fail "linking with \`pkg-config --cflags --libs hugebuf\` failed:"
+	sed 's/^/  | /' "$T_DIR/cc.log" | head -n 10
+fi
+# a private function (lib/internal.h's) is not in the shared library: the
+# version script (lib/libhugebuf.map) exports only the public headers'
+cat >"$T_DIR/private.c" <<'EOF'
+#include <stddef.h>
+int hb_read_file(const char *path, char *buf, size_t len);
+
+int main(void)
+{
+	char buf[16];
+
+	return hb_read_file("/proc/self/stat", buf, sizeof(buf)) != 0;
+}
+EOF
+# shellcheck disable=SC2086
+if gcc $cw -o "$T_DIR/private" "$T_DIR/private.c" $flags \
+	>"$T_DIR/cc.log" 2>&1; then
+	fail "a program calling the private hb_read_file() links with libhugebuf.so"
+elif grep -q "undefined reference to .hb_read_file" "$T_DIR/cc.log"; then
+	t_ok "libhugebuf.so does not export the private hb_read_file()"
+else
+	fail "linking the private-call program failed for another reason:"
 	sed 's/^/  | /' "$T_DIR/cc.log" | head -n 10
 fi
 # libhugebuf.a into a dynamic program (the private libs from the .pc)
