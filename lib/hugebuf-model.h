@@ -67,126 +67,43 @@ struct hb_kmodel {
 	enum hb_kgen gen;
 	/* sizeof(struct io_mapped_ubuf) without the bvec array */
 	unsigned int imu_header;
-	/*
-	 * The bvec array is an allocation of its own (kvmalloc_array() of
-	 * 16-byte bio_vecs) and the imu header sits in the ring's table of
-	 * imus, so a buffer costs 16 bytes per bvec and no header: before
-	 * 41edf1a5ec96 (5.13), and in 5.10.y before 788d0824269b (5.10.162
-	 * took 5.15's io_uring).
-	 */
+	/* bvecs apart from the imu: 16 bytes each, no header (< 5.13) */
 	bool imu_bvecs_apart;
-	/*
-	 * A fixed-buffer I/O's bio is built by adding the imu's bvecs one at
-	 * a time with bio_add_page() (__bio_iov_bvec_add_pages(), 5.10's
-	 * block/bio.c): physically contiguous pages merge into one bvec, a
-	 * bio holds at most 256 (BIO_MAX_PAGES) and a long I/O is several
-	 * bios, each split on its own, as on the plain path (lib/plain.c).
-	 * Since c42bca92be92 (5.12) bio_iov_bvec_set() hands the bio the
-	 * imu's bvecs as they are.
-	 */
+	/* fixed-buffer bios built by bio_add_page() (< 5.12; analysis.c) */
 	bool fixed_bio_add_page;
 	/* io_import_fixed computes an exact nr_segs (6.15, 80c7378f94cf) */
 	bool exact_nr_segs;
 	/* ctx->imu_cache serves imus of <= this many bvecs (0: no cache) */
 	unsigned int imu_cache_bvecs;
-	/*
-	 * io_pin_pages() walks the buffer's VMAs itself (before 6.5): a buffer
-	 * over VMAs of different files, such as a hugetlb page next to
-	 * anonymous memory, is -EINVAL (edd478269640, also in 6.1.y), and a
-	 * hole after pinned pages can come back as -EINVAL too.
-	 */
+	/* io_pin_pages() walks the VMAs itself (< 6.5; lib/kmodel.c) */
 	bool pin_checks_vmas;
-	/*
-	 * A coalesced bvec[0] keeps the page pinned for the first byte with
-	 * an in-page offset (6.3's single-folio way, our 6.1 backport)
-	 * instead of the folio's head page with the offset in the folio.
-	 * The same bytes either way; only bv_page/bv_offset differ.
-	 */
+	/* bvec[0] names the pinned page, not the folio head (model.c) */
 	bool first_bvec_pinned_page;
-	/*
-	 * io_sqe_buffers_register() publishes each buffer in the ring's table
-	 * inside its loop (up to 6.12), so headpage_already_acct() finds a
-	 * hugepage charged by an earlier buffer of the same call; since the
-	 * 6.13 table rework (3597f2786b68) only the previous head (last_hpage)
-	 * is deduplicated within one call.
-	 */
+	/* a hugepage charged once per register call (< 6.13; account.c) */
 	bool acct_batch_dedup;
-	/*
-	 * 7.2's per-ring hugepage accounting ("io_uring/rsrc: add huge page
-	 * accounting for registered buffers"): the ring counts references to
-	 * each compound head in ctx->hpage_acct (hpage_acct_ref(),
-	 * hpage_acct_unref()), so a hugepage is charged once per ring however
-	 * many buffers, calls or clones hold it, and un-charged with its last
-	 * reference; imu->acct_pages, headpage_already_acct() and last_hpage
-	 * are gone.  Read in 7.2.13's io_uring/rsrc.c; absent from the BTF of
-	 * Debian's 7.1.13 image, present in 7.2.12's.
-	 */
+	/* per-ring hugepage accounting (7.2; lib/account.c) */
 	bool acct_per_ring;
-	/*
-	 * VmPin (mm->pinned_vm) is charged only to a ring that has ctx->user,
-	 * i.e. one created without CAP_IPC_LOCK (io_buffer_account_pin()
-	 * returns early otherwise): seen in 7.2.13's io_uring/rsrc.c and its
-	 * guest, part of the same change as acct_per_ring; the 6.18 host
-	 * charges every ring.
-	 */
+	/* VmPin charged only without CAP_IPC_LOCK (7.2; account.c) */
 	bool vmpin_needs_user;
 	/* IORING_OP_READV_FIXED / WRITEV_FIXED exist (6.15, 9ef4cbbcb4ac) */
 	bool vec_fixed;
-	/*
-	 * The vectored import takes each iovec's offset from bvec[0]'s
-	 * bv_offset (e1d7727b73a1, 6.16 and 6.15.y), not from the user
-	 * address masked to the folio size.
-	 */
+	/* vectored offsets from bvec[0].bv_offset (e1d7727b73a1) */
 	bool vec_offset_from_bvec;
-	/*
-	 * Historical io_import_fixed() quirks of 6.3's hand-coded advance
-	 * (b000ae0ec2d7); lib/kmodel.c names the releases that fixed them.
-	 * An I/O starting exactly at bvec[0]'s end stays in bvec[0] with an
-	 * empty first segment ("offset <= bv_len", fixed by d6fef34ee4d1):
-	 */
+	/* 6.3's "offset <= bv_len" (d6fef34ee4d1; lib/model.c) */
 	bool import_offset_le_bvlen;
 	/* nr_segs = bvec[0].bv_len for an I/O inside bvec[0] (a23800f08a60) */
 	bool import_nr_segs_bvlen;
-	/*
-	 * 6.3.0/6.3.1: one bvec for any buffer inside one folio, consecutive
-	 * pages or not (CVE-2023-2598, fixed by 776617db78c6).
-	 */
+	/* 6.3.0/6.3.1: any pages of one folio coalesce (CVE-2023-2598) */
 	bool coalesce_nonconsecutive;
-	/*
-	 * NVMe passthrough with a fixed buffer (blk_rq_map_user_bvec(), see
-	 * hb_model_pt_map() and lib/kmodel.c for the releases): the bvecs are
-	 * checked by bio_split_rw_at() against every queue limit, trimmed to
-	 * the I/O (be0e822bb3f5, 6.12; 6.11.8).  Without it, the 6.1 walk:
-	 * max_segments against the iterator's nr_segs, whole bvecs, virt
-	 * boundary gaps only.
-	 */
+	/* passthrough bvecs checked by bio_split_rw_at() (6.12; ptmap.c) */
 	bool pt_split_check;
-	/*
-	 * Before 2ff949441802 (6.12; 6.11.7, 6.6.60, 6.1.116) that walk also
-	 * refused, with -EINVAL, a bvec over a page boundary and whole bvecs
-	 * adding up to more than the I/O: only an I/O from a bvec's start to
-	 * the buffer's end could be mapped directly.
-	 */
+	/* passthrough refuses page-crossing bvecs (before 2ff949441802) */
 	bool pt_old_bvec_checks;
-	/*
-	 * Plain O_DIRECT (bio_iov_iter_get_pages(), no registered buffer)
-	 * adds a physically contiguous run of one folio with one call
-	 * (ed9832bc08db, 6.12; 6.1 with kernel/patches/0004) instead of one
-	 * 4 KiB page at a time (docs/kernel-rules.md §9.2).
-	 */
+	/* plain O_DIRECT adds a folio run per call (6.12; lib/plain.c) */
 	bool plain_folio_runs;
-	/*
-	 * The plain path's merge test runs for every add, the first of a bio
-	 * too (__bio_try_merge_page(), before 6.5), not only when the bio
-	 * already has a bvec (bvec_try_merge_page(), 6.5 and later).
-	 */
+	/* plain path: a bio's first add is merge-tested (< 6.5) */
 	bool plain_merge_test_first;
-	/*
-	 * Each folio run of a plain I/O is a bvec of its own: no merge test,
-	 * no merge with the bvec before it, one release per bvec (7.x:
-	 * bio_iov_iter_get_pages() fills the bvecs in iov_iter_extract_bvecs();
-	 * read in 7.2's source and measured in its guest; 6.18 still merges).
-	 */
+	/* plain path: a bvec per folio run, no merge (7.x; lib/plain.c) */
 	bool plain_bvec_per_run;
 	/* the release modelled; sublevel -1 when not known */
 	int kmajor, kminor, ksublevel;

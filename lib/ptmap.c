@@ -238,6 +238,13 @@ static int walk_whole_bvecs_61(const struct hb_kmodel *km,
 			return set_result(out, HB_PT_EINVAL,
 					  "bvec bytes "
 					  "overflow 32 bits");
+		/*
+		 * km->pt_old_bvec_checks: before 2ff949441802 (6.12; 6.11.7,
+		 * 6.6.60, 6.1.116) the 6.1 walk also refused, with -EINVAL, a
+		 * bvec over a page boundary and whole bvecs adding up to more
+		 * than the I/O: only an I/O from a bvec's start to the buffer's
+		 * end could be mapped directly.
+		 */
 		if (bytes + v.len > it->count) {
 			if (!km->pt_old_bvec_checks)
 				break;
@@ -466,6 +473,13 @@ int hb_model_pt_map(const struct hb_kmodel *km, const struct hb_imu *imu,
 				 "address or length not aligned to "
 				 "dma_alignment+1 (copy)",
 				 out);
+	/*
+	 * km->pt_split_check: NVMe passthrough with a fixed buffer
+	 * (blk_rq_map_user_bvec(); lib/kmodel.c has the releases): the bvecs
+	 * are checked by bio_split_rw_at() against every queue limit, trimmed to the I/O (be0e822bb3f5, 6.12; 6.11.8).
+	 * Without it, the 6.1 walk: max_segments against the iterator's
+	 * nr_segs, whole bvecs, virt boundary gaps only.
+	 */
 	if (km->pt_split_check)
 		return map_612(&it, lim, out);
 	return map_61(km, &it, lim, out);
