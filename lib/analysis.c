@@ -291,12 +291,15 @@ int hb_predict_io_requests(const struct hb_kmodel *km,
 	ret = hb_imu_hypotheses(km, p->pages + first, addr, len, &none,
 				&multi);
 	if (!ret) {
-		out->model = hb_predict_requests(&imu, q->max_bytes,
-						 q->max_segs, q->max_seg);
-		out->none = hb_predict_requests(&none, q->max_bytes,
-						q->max_segs, q->max_seg);
-		out->multi = hb_predict_requests(&multi, q->max_bytes,
-						 q->max_segs, q->max_seg);
+		out->model = hb_predict_requests(&imu, q->max_hw_bytes,
+						 q->max_segments,
+						 q->max_segment_size);
+		out->none = hb_predict_requests(&none, q->max_hw_bytes,
+						q->max_segments,
+						q->max_segment_size);
+		out->multi = hb_predict_requests(&multi, q->max_hw_bytes,
+						 q->max_segments,
+						 q->max_segment_size);
 		hb_imu_free(&none);
 		hb_imu_free(&multi);
 	}

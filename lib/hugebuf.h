@@ -458,7 +458,7 @@ struct hb_pt_report {
 	unsigned int count[3];		/* buffers per enum hb_pt_path */
 	unsigned int segs_min, segs_max;	/* DMA segments, direct ones */
 	const char *why;		/* first reason that is not direct */
-	const struct hb_pt_limits *lim;	/* NULL: not known */
+	const struct hb_queue_limits *lim;	/* NULL: not known */
 };
 
 struct hb_report {

@@ -216,8 +216,8 @@ static unsigned int bio_requests(const struct plain_bio *b,
 	if (hb_split_bio(&imu, q, &sp))
 		return 0;
 	if (sp.requests == 1 && last->last_bytes &&
-	    last->last_bytes + sp.last_bytes <= q->max_bytes &&
-	    last->last_segs + sp.last_segs <= q->max_segs) {
+	    last->last_bytes + sp.last_bytes <= q->max_hw_bytes &&
+	    last->last_segs + sp.last_segs <= q->max_segments) {
 		last->last_bytes += sp.last_bytes;
 		last->last_segs += sp.last_segs;
 		return 0;

@@ -87,8 +87,7 @@ int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
  * boundary is not in sysfs: 0xffffffff, the default (NVMe keeps it), is
  * assumed; dma_pad_mask neither: 0 (NVMe sets none).
  */
-struct hb_pt_limits;
-int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim);
+int hb_pt_queue_limits(const char *blkdev, struct hb_queue_limits *lim);
 /*
  * The block device of an NVMe generic char device: /dev/ngXnY (or a link
  * to it) -> "nvmeXnY", whose /sys/block/<dev>/queue has the namespace's
@@ -102,7 +101,7 @@ int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len);
  * (@pt false) max_sectors_kb in its place, where a bio is split.
  */
 int hb_nvme_path_limits(const char *blkdev, bool pt,
-			struct hb_pt_limits *lim);
+			struct hb_queue_limits *lim);
 
 
 /* ------------------------------------------------------------------ */
