@@ -47,6 +47,10 @@ HB_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) $(HB_CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS
 HB_LDLIBS := $(LIBURING_LIBS) -ldl -pthread $(EXTRA_LDLIBS)
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_HDRS := $(wildcard lib/*.h)
+# the installed headers: the public API (hugebuf.h includes the model's);
+# every other header of lib/ is private
+PUBLIC_HDRS := lib/hugebuf.h lib/hugebuf-model.h
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 LIB_A := lib/libhugebuf.a
 LIB_SONAME := libhugebuf.so.$(HB_MAJOR)
@@ -93,45 +97,64 @@ engine: $(ENGINE)
 cli: $(CLI)
 tests: $(T_PROGS) $(CLI) $(ENGINE_ABITEST)
 
-lib/%.o: lib/%.c lib/hugebuf.h lib/internal.h config-host.h
+lib/%.o: lib/%.c $(LIB_HDRS) config-host.h
 	$(CC) $(HB_CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+# libhugebuf.so exports exactly the functions the public headers declare
+# (a declaration starts at column 0 with its type, as .clang-format lays
+# it out): the version script is written from them, so declaring a
+# function there is what exports it.  t/lib-layers.sh holds the exports
+# to the declarations gcc sees.
+LIB_MAP := lib/libhugebuf.map
+$(LIB_MAP): $(PUBLIC_HDRS)
+	{ printf '{\nglobal:\n'; \
+	  sed -n 's/^[a-z][^(]*[ *]\(hb_[a-z0-9_]*\)(.*/\t\1;/p' \
+		$(PUBLIC_HDRS) | LC_ALL=C sort -u; \
+	  printf 'local:\n\t*;\n};\n'; } >$@.tmp && mv $@.tmp $@
+
 # the same objects (-fPIC) as a shared library, libhugebuf.so.MAJOR its
 # soname; the two symlinks are made only where it is installed
-$(LIB_SO): $(LIB_OBJS) VERSION
+$(LIB_SO): $(LIB_OBJS) $(LIB_MAP) VERSION
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--no-undefined \
+		-Wl,--version-script=$(LIB_MAP) \
 		$(CFLAGS) -o $@ $(LIB_OBJS) $(HB_LDLIBS) $(LIB_PTHREAD)
 
-t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) lib/hugebuf.h config-host.h
+t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) $(LIB_HDRS) config-host.h
 	$(CC) $(HB_CFLAGS) -c -o $@ $<
 
-t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
+t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) $(LIB_HDRS)
 	$(CC) $(HB_CFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
 # cli/: one file per command (info.c, plan.c with plan-output.c, check.c),
 # the options (opts.c), the usage, messages and JSON output (output.c) and
 # the dispatch (main.c), built in one go
-$(CLI): $(CLI_SRCS) $(CLI_HDRS) $(LIB_A) lib/hugebuf.h VERSION
+$(CLI): $(CLI_SRCS) $(CLI_HDRS) $(LIB_A) $(LIB_HDRS) VERSION
 	$(CC) $(CLI_CFLAGS) -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
 
 ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/report.c \
 	engines/share.c engines/nvme.c
 
-$(ENGINE): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) lib/hugebuf.h \
-		config-host.mak
-	$(CC) $(ENGINE_CFLAGS) -shared -o $@ $(ENGINE_SRCS) $(LIB_A) \
-		$(HB_LDLIBS)
+# engines/hugebuf.map: the engine exports only the ops symbol fio's
+# dlopen_ioengine() looks up (ioengine); lib/ inside it, linked from
+# libhugebuf.a, is local to it
+ENGINE_MAP := engines/hugebuf.map
+ENGINE_LDFLAGS := -shared -Wl,--version-script=$(ENGINE_MAP)
+
+$(ENGINE): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) $(LIB_HDRS) \
+		$(ENGINE_MAP) config-host.mak
+	$(CC) $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $@ $(ENGINE_SRCS) \
+		$(LIB_A) $(HB_LDLIBS)
 
 # The engine built as if for another fio release, for t/fio-abi-guard.sh:
 # its load-time guard must refuse to run inside the real one.
 $(ENGINE_ABITEST): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) \
-		lib/hugebuf.h config-host.mak
-	$(CC) $(ENGINE_CFLAGS) -DHBE_BUILT_FOR='"fio-0.0-abitest"' -shared \
-		-o $@ $(ENGINE_SRCS) $(LIB_A) $(HB_LDLIBS)
+		$(LIB_HDRS) $(ENGINE_MAP) config-host.mak
+	$(CC) $(ENGINE_CFLAGS) -DHBE_BUILT_FOR='"fio-0.0-abitest"' \
+		$(ENGINE_LDFLAGS) -o $@ $(ENGINE_SRCS) $(LIB_A) $(HB_LDLIBS)
 
 # make unit: lib/ and its unit tests (t/unit-*.c, with the t/helpers/
 # objects) built in build-unit/ and run, needing only gcc and liburing-dev:
@@ -159,16 +182,16 @@ unit: $(UNIT_PROGS)
 		esac; \
 	done; echo "$$p passed, $$f failed, $$s skipped"; [ $$f = 0 ]
 
-$(UNIT_DIR)/lib/%.o: lib/%.c lib/hugebuf.h lib/internal.h
+$(UNIT_DIR)/lib/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
 
-$(UNIT_DIR)/t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) lib/hugebuf.h
+$(UNIT_DIR)/t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
 
 $(UNIT_DIR)/t/%.t: t/%.c $(UNIT_HELPERS) $(UNIT_LIB_OBJS) $(T_HELPER_HDRS) \
-		lib/hugebuf.h
+		$(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_HELPERS) $(UNIT_LIB_OBJS) \
 		$(UNIT_LDLIBS)
@@ -183,20 +206,20 @@ KPROBE_PROGS := $(patsubst kernel/probe/%.c,kernel/static/%,\
 
 static: need-config $(STATIC_PROGS) $(KPROBE_PROGS)
 
-$(KPROBE_UTIL).o: $(KPROBE_UTIL).c $(KPROBE_UTIL).h lib/hugebuf.h config-host.h
+$(KPROBE_UTIL).o: $(KPROBE_UTIL).c $(KPROBE_UTIL).h $(LIB_HDRS) config-host.h
 	$(CC) $(HB_CFLAGS) -c -o $@ $<
 
 kernel/static/%: kernel/probe/%.c $(KPROBE_UTIL).o $(KPROBE_UTIL).h $(LIB_A) \
-		lib/hugebuf.h
+		$(LIB_HDRS)
 	@mkdir -p kernel/static
 	$(CC) $(HB_CFLAGS) -static -o $@ $< $(KPROBE_UTIL).o $(LIB_A) \
 		$(HB_LDLIBS)
 
-t/static/%: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) lib/hugebuf.h
+t/static/%: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) $(LIB_HDRS)
 	@mkdir -p t/static
 	$(CC) $(HB_CFLAGS) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
-t/static/hugebuf: $(CLI_SRCS) $(CLI_HDRS) $(LIB_A) lib/hugebuf.h VERSION
+t/static/hugebuf: $(CLI_SRCS) $(CLI_HDRS) $(LIB_A) $(LIB_HDRS) VERSION
 	@mkdir -p t/static
 	$(CC) $(CLI_CFLAGS) -static -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
 
@@ -253,7 +276,8 @@ kernel-test: all static
 
 # What make install puts down, one file per line: make uninstall removes
 # these and nothing else (the directories stay: others may share them)
-INSTALLED := $(INCLUDEDIR)/hugebuf.h $(LIBDIR)/libhugebuf.a \
+INSTALLED := $(addprefix $(INCLUDEDIR)/,$(notdir $(PUBLIC_HDRS))) \
+	$(LIBDIR)/libhugebuf.a \
 	$(LIBDIR)/libhugebuf.so.$(HB_VERSION) $(LIBDIR)/$(LIB_SONAME) \
 	$(LIBDIR)/libhugebuf.so $(PKGCONFIGDIR)/hugebuf.pc \
 	$(LIBDIR)/fio/hugebuf.so $(BINDIR)/hugebuf $(BASHCOMPDIR)/hugebuf \
@@ -266,7 +290,7 @@ install: need-config lib shlib engine cli
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man7
-	install -m 0644 lib/hugebuf.h $(DESTDIR)$(INCLUDEDIR)/hugebuf.h
+	install -m 0644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libhugebuf.a
 	install -m 0755 $(LIB_SO) \
 		$(DESTDIR)$(LIBDIR)/libhugebuf.so.$(HB_VERSION)
@@ -293,7 +317,8 @@ format:
 		t/helpers/*.c t/helpers/*.h
 
 clean:
-	rm -f lib/*.o $(LIB_A) lib/libhugebuf.so.* t/*.o t/helpers/*.o t/*.t \
+	rm -f lib/*.o $(LIB_A) lib/libhugebuf.so.* $(LIB_MAP) t/*.o \
+		t/helpers/*.o t/*.t \
 		$(CLI) $(ENGINE) $(ENGINE_ABITEST)
 	rm -rf t/static kernel/static $(KPROBE_UTIL).o $(UNIT_DIR)
 

@@ -18,6 +18,8 @@
 #include <liburing.h>
 
 #include "cli.h"
+/* hb_seterr(): the check's own failures go to lib's message too */
+#include "internal.h"
 
 /* Reads per request count: other I/O only adds, so take the minimum. */
 #define READ_TRIES	10
@@ -159,8 +161,11 @@ static int measure_reads(struct check *c)
 		 * before 5.12 the bio is the plain path's over the same
 		 * pages, whatever the imu (hb_predict_io_requests())
 		 */
-		struct hb_queue_limits q = { c->max_bytes, c->max_segs,
-					     c->max_seg };
+		struct hb_queue_limits q = {
+			.max_hw_bytes = c->max_bytes,
+			.max_segments = c->max_segs,
+			.max_segment_size = c->max_seg,
+		};
 
 		if (hb_predict_io_requests(&c->an.km, &c->an.probe[0],
 					   (uintptr_t)c->addr, c->o.size, &q,

@@ -12,6 +12,9 @@
 #include <stdio.h>
 
 #include "hugebuf.h"
+#include "preflight.h"
+#include "ring.h"
+#include "sysread.h"
 #include "output.h"
 
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "hugebuf.h"
+#include "json.h"
 
 #define CLI_NAME	"hugebuf"
 

@@ -46,9 +46,9 @@ static int plan_plain_one(const struct opts *o, const struct hb_kmodel *km,
 {
 	struct iovec iov = { (void *)(uintptr_t)uaddr, o->size };
 	struct hb_queue_limits q = {
-		.max_bytes = o->max_bytes,
-		.max_segs = o->max_segs,
-		.max_seg = o->max_seg,
+		.max_hw_bytes = o->max_bytes,
+		.max_segments = o->max_segs,
+		.max_segment_size = o->max_seg,
 	};
 
 	return hb_model_plain(km, pages, NULL, uaddr, o->size, &iov, 1,
@@ -250,7 +250,7 @@ static int plain_check(const struct opts *o)
 static int iommu_limits(struct plan *p)
 {
 	const struct opts *o = &p->o;
-	struct hb_pt_limits *l = &p->lim;
+	struct hb_queue_limits *l = &p->lim;
 
 	if (!o->have_limits)
 		return usage_error("--iommu needs the namespace's queue limits:"

@@ -31,7 +31,7 @@ struct plan {
 	 * the IOMMU, and the I/O under o.km and under io_km (o.km with the
 	 * other coalescing); io_why: the kernel's reason for a refusal
 	 */
-	struct hb_pt_limits lim;
+	struct hb_queue_limits lim;
 	struct hb_iommu_cfg icfg;
 	struct hb_kmodel io_km;
 	struct hb_iommu_pred io, io_other;

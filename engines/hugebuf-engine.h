@@ -27,6 +27,10 @@
 #pragma GCC visibility push(hidden)
 
 #include "hugebuf.h"
+#include "jobplan.h"
+#include "json.h"
+#include "ring.h"
+#include "sysread.h"
 
 #define HBE_LOG_PREFIX	"hugebuf: "
 
@@ -201,7 +205,7 @@ struct hbe_slot {
  */
 struct hbe_pt_stats {
 	char dev[PATH_MAX + 48];	/* "/dev/ng0n1 nsid 1, 512-byte LBAs" */
-	struct hb_pt_limits lim;	/* r.lim points here once known */
+	struct hb_queue_limits lim;	/* r.lim points here once known */
 	struct hb_pt_report r;
 	bool status_said, einval_said;
 };

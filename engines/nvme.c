@@ -48,7 +48,7 @@ struct hbe_ns {
 	unsigned int lba_shift;
 	uint64_t nr_lbas;
 	bool limits_ok;
-	struct hb_pt_limits lim;
+	struct hb_queue_limits lim;
 };
 
 static uint64_t hbe_le(const unsigned char *p, unsigned int n)

@@ -351,6 +351,17 @@ static int charge_buffer(struct acct_state *st, struct acct_ring *r,
 {
 	int ret;
 
+	/*
+	 * km->acct_per_ring: 7.2's per-ring hugepage accounting
+	 * ("io_uring/rsrc: add huge page accounting for registered buffers"):
+	 * the ring counts references to each compound head in ctx->hpage_acct
+	 * (hpage_acct_ref(), hpage_acct_unref()), so a hugepage is charged once
+	 * per ring however many buffers, calls or clones hold it, and
+	 * un-charged with its last reference; imu->acct_pages,
+	 * headpage_already_acct() and last_hpage are gone.  Read in 7.2.13's
+	 * io_uring/rsrc.c; absent from the BTF of Debian's 7.1.13 image,
+	 * present in 7.2.12's.
+	 */
 	if (!st->km->acct_per_ring)
 		return charge_acct_pages(st, r, imu, have_last, last);
 	ret = hpage_walk(r, imu, 1, true, &imu->acct_pages);
@@ -431,6 +442,13 @@ static int do_register(struct acct_state *st, const struct hb_acct_op *op,
 		       bool update)
 {
 	struct acct_ring *r = &st->ring[op->ring];
+	/*
+	 * km->acct_batch_dedup: io_sqe_buffers_register() publishes each buffer
+	 * in the ring's table inside its loop (up to 6.12), so
+	 * headpage_already_acct() finds a hugepage charged by an earlier buffer
+	 * of the same call; since the 6.13 table rework (3597f2786b68) only the
+	 * previous head (last_hpage) is deduplicated within one call.
+	 */
 	bool in_loop = update || st->km->acct_batch_dedup;
 	const struct hb_page *p = op->pages;
 	uint64_t last = 0;
@@ -674,5 +692,12 @@ bool hb_model_memlock_checked(bool cap_ipc_lock)
 
 bool hb_model_vmpin_charged(const struct hb_kmodel *km, bool cap_ipc_lock)
 {
+	/*
+	 * km->vmpin_needs_user: VmPin (mm->pinned_vm) is charged only to a ring
+	 * that has ctx->user, i.e. one created without CAP_IPC_LOCK
+	 * (io_buffer_account_pin() returns early otherwise): seen in 7.2.13's
+	 * io_uring/rsrc.c and its guest, part of the same change as
+	 * acct_per_ring; the 6.18 host charges every ring.
+	 */
 	return !km->vmpin_needs_user || !cap_ipc_lock;
 }

@@ -274,6 +274,15 @@ int hb_predict_io_requests(const struct hb_kmodel *km,
 	if (addr < p->addr || addr + len > p->addr + p->len || !len)
 		return hb_seterr(EINVAL, "the I/O is not inside the probed "
 				 "buffer");
+	/*
+	 * km->fixed_bio_add_page: a fixed-buffer I/O's bio is built by adding
+	 * the imu's bvecs one at a time with bio_add_page()
+	 * (__bio_iov_bvec_add_pages(), 5.10's block/bio.c): physically
+	 * contiguous pages merge into one bvec, a bio holds at most 256
+	 * (BIO_MAX_PAGES) and a long I/O is several bios, each split on its
+	 * own, as on the plain path (lib/plain.c). Since c42bca92be92 (5.12)
+	 * bio_iov_bvec_set() hands the bio the imu's bvecs as they are.
+	 */
 	if (km->fixed_bio_add_page)
 		return fixed_add_page_requests(km, p, addr, len, q, out);
 	ret = hb_imu_build(km, p->pages + first, addr, len, &imu);
@@ -282,12 +291,15 @@ int hb_predict_io_requests(const struct hb_kmodel *km,
 	ret = hb_imu_hypotheses(km, p->pages + first, addr, len, &none,
 				&multi);
 	if (!ret) {
-		out->model = hb_predict_requests(&imu, q->max_bytes,
-						 q->max_segs, q->max_seg);
-		out->none = hb_predict_requests(&none, q->max_bytes,
-						q->max_segs, q->max_seg);
-		out->multi = hb_predict_requests(&multi, q->max_bytes,
-						 q->max_segs, q->max_seg);
+		out->model = hb_predict_requests(&imu, q->max_hw_bytes,
+						 q->max_segments,
+						 q->max_segment_size);
+		out->none = hb_predict_requests(&none, q->max_hw_bytes,
+						q->max_segments,
+						q->max_segment_size);
+		out->multi = hb_predict_requests(&multi, q->max_hw_bytes,
+						 q->max_segments,
+						 q->max_segment_size);
 		hb_imu_free(&none);
 		hb_imu_free(&multi);
 	}

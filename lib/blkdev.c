@@ -173,7 +173,7 @@ int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len)
  * (BLK_MAX_SEGMENTS, BLK_MAX_SEGMENT_SIZE, no virt boundary, the 511
  * dma_alignment of a new queue); dma_alignment appeared in sysfs in 6.1.
  */
-int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim)
+int hb_pt_queue_limits(const char *blkdev, struct hb_queue_limits *lim)
 {
 	unsigned long kb, segs, segsz, virt, align;
 	char path[160];
@@ -209,7 +209,7 @@ int hb_pt_queue_limits(const char *blkdev, struct hb_pt_limits *lim)
 	return 0;
 }
 
-int hb_nvme_path_limits(const char *blkdev, bool pt, struct hb_pt_limits *lim)
+int hb_nvme_path_limits(const char *blkdev, bool pt, struct hb_queue_limits *lim)
 {
 	uint64_t max_sectors, seg;
 	unsigned int segs;

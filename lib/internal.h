@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Private helpers of lib/: not part of the API.
+ * Private helpers of lib/: not part of the API.  Every file of lib/
+ * includes this one, and through it every header of lib/.
  */
 #ifndef HUGEBUF_INTERNAL_H
 #define HUGEBUF_INTERNAL_H
@@ -10,11 +11,20 @@
 #include <stdio.h>
 
 #include "hugebuf.h"
+#include "jobplan.h"
+#include "json.h"
+#include "preflight.h"
+#include "ring.h"
+#include "sysread.h"
 
 #define HB_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define HB_ALIGN_UP(x, a)	(((x) + (a) - 1) & ~((uint64_t)(a) - 1))
 #define HB_ALIGN_DOWN(x, a)	((x) & ~((uint64_t)(a) - 1))
 #define HB_IS_POW2(x)		((x) != 0 && ((x) & ((x) - 1)) == 0)
+
+/* Set the thread's message (printf style); returns -err for chaining. */
+int hb_seterr(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Read a whole small file (sysfs, procfs) into buf, NUL terminated. */
 int hb_read_file(const char *path, char *buf, size_t len);

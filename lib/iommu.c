@@ -686,25 +686,20 @@ static void advance(const struct hb_imu *io, unsigned int *i, uint64_t *done,
 static int block_requests(struct iommu_run *r, const struct hb_imu *io,
 			  const uint64_t *phys)
 {
-	struct hb_queue_limits q = {
-		.max_bytes = r->lim->max_hw_bytes,
-		.max_segs = r->lim->max_segments,
-		.max_seg = r->lim->max_segment_size,
-	};
 	struct hb_split_req *req;
 	struct hb_bio_split sp;
 	unsigned int k, i = 0;
 	uint64_t done = 0;
 	int ret;
 
-	if (hb_split_bio(io, &q, &sp))
+	if (hb_split_bio(io, r->lim, &sp))
 		return hb_seterr(EINVAL, "the queue limits cannot split the "
 					 "I/O");
 	req = calloc(sp.requests, sizeof(*req));
 	if (!req)
 		return hb_seterr(ENOMEM, "out of memory for %u requests",
 				 sp.requests);
-	hb_split_bio_reqs(io, &q, &sp, req, sp.requests);
+	hb_split_bio_reqs(io, r->lim, &sp, req, sp.requests);
 	for (k = 0, ret = 0; k < sp.requests && !ret; k++) {
 		ret = one_request(r, io, phys, i, done, req[k].bytes,
 				  req[k].nr_phys_segments);

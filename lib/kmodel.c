@@ -209,6 +209,13 @@ void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 	km->ksublevel = sub < 0 ? -1 : sub;
 	import_quirks(major, minor, sub, km);
 	pt_rules(major, minor, sub, km);
+	/*
+	 * km->pin_checks_vmas: io_pin_pages() walks the buffer's VMAs itself
+	 * (before 6.5): a buffer over VMAs of different files, such as a
+	 * hugetlb page next to anonymous memory, is -EINVAL (edd478269640, also
+	 * in 6.1.y), and a hole after pinned pages can come back as -EINVAL
+	 * too.
+	 */
 	km->pin_checks_vmas = version_before(major, minor, 6, 5);
 	km->acct_batch_dedup = version_before(major, minor, 6, 13);
 	km->acct_per_ring = has_hpage_acct(major, minor);

@@ -223,7 +223,12 @@ static void build_multi(const struct hb_kmodel *km, const struct hb_page *pages,
 		off = (imu->ubuf & PAGE_MASK_LOW) +
 		      (w->first_folio_page_idx << HB_PAGE_SHIFT);
 	fill_bvecs(imu, off, imu->len);
-	/* the backport's bvec[0]: the pinned page, offset inside it */
+	/*
+	 * km->first_bvec_pinned_page: a coalesced bvec[0] keeps the page pinned
+	 * for the first byte with an in-page offset (6.3's single-folio way,
+	 * our 6.1 backport) instead of the folio's head page with the offset in
+	 * the folio. The same bytes either way; only bv_page/bv_offset differ.
+	 */
 	if (km->first_bvec_pinned_page) {
 		imu->bvec[0].page_idx = (uint32_t)w->first_folio_page_idx;
 		imu->bvec[0].offset = (uint32_t)(imu->ubuf & PAGE_MASK_LOW);
@@ -232,6 +237,13 @@ static void build_multi(const struct hb_kmodel *km, const struct hb_page *pages,
 
 uint64_t hb_imu_bytes(const struct hb_kmodel *km, unsigned int nr_bvecs)
 {
+	/*
+	 * km->imu_bvecs_apart: the bvec array is an allocation of its own
+	 * (kvmalloc_array() of 16-byte bio_vecs) and the imu header sits in the
+	 * ring's table of imus, so a buffer costs 16 bytes per bvec and no
+	 * header: before 41edf1a5ec96 (5.13), and in 5.10.y before 788d0824269b
+	 * (5.10.162 took 5.15's io_uring).
+	 */
 	if (km->imu_bvecs_apart)
 		return (uint64_t)nr_bvecs * HB_BVEC_BYTES;
 	return km->imu_header + (uint64_t)nr_bvecs * HB_BVEC_BYTES;

@@ -99,6 +99,16 @@ static void add_range(struct plain_ctx *c, uint64_t i, uint32_t off,
 	struct hb_bvec *bv;
 
 	c->out->adds++;
+	/*
+	 * km->plain_merge_test_first: the plain path's merge test runs for
+	 * every add, the first of a bio too (__bio_try_merge_page(), before
+	 * 6.5), not only when the bio already has a bvec
+	 * (bvec_try_merge_page(), 6.5 and later).  km->plain_bvec_per_run: each
+	 * folio run of a plain I/O is a bvec of its own: no merge test, no
+	 * merge with the bvec before it, one release per bvec (7.x:
+	 * bio_iov_iter_get_pages() fills the bvecs in iov_iter_extract_bvecs();
+	 * read in 7.2's source and measured in its guest; 6.18 still merges).
+	 */
 	if (!c->km->plain_bvec_per_run &&
 	    (b->vcnt || c->km->plain_merge_test_first))
 		c->out->merge_tests++;
@@ -153,6 +163,13 @@ static void add_batch(struct plain_ctx *c, uint64_t addr, uint64_t len)
 		uint64_t in_page = HB_PAGE_SIZE - off;
 		uint64_t take, folio_left, n;
 
+		/*
+		 * km->plain_folio_runs: plain O_DIRECT
+		 * (bio_iov_iter_get_pages(), no registered buffer) adds a
+		 * physically contiguous run of one folio with one call
+		 * (ed9832bc08db, 6.12; 6.1 with kernel/patches/0004) instead of
+		 * one 4 KiB page at a time (docs/kernel-rules.md §9.2).
+		 */
 		if (!c->km->plain_folio_runs) {
 			take = in_page < len ? in_page : len;
 			add_range(c, i, off, take);
@@ -199,8 +216,8 @@ static unsigned int bio_requests(const struct plain_bio *b,
 	if (hb_split_bio(&imu, q, &sp))
 		return 0;
 	if (sp.requests == 1 && last->last_bytes &&
-	    last->last_bytes + sp.last_bytes <= q->max_bytes &&
-	    last->last_segs + sp.last_segs <= q->max_segs) {
+	    last->last_bytes + sp.last_bytes <= q->max_hw_bytes &&
+	    last->last_segs + sp.last_segs <= q->max_segments) {
 		last->last_bytes += sp.last_bytes;
 		last->last_segs += sp.last_segs;
 		return 0;

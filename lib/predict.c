@@ -70,7 +70,11 @@ static uint64_t split_one(const struct hb_split *s, const struct hb_imu *imu,
 unsigned int hb_predict_requests(const struct hb_imu *imu, uint64_t max_bytes,
 				 unsigned int max_segs, uint64_t max_seg_size)
 {
-	struct hb_queue_limits q = { max_bytes, max_segs, max_seg_size };
+	struct hb_queue_limits q = {
+		.max_hw_bytes = max_bytes,
+		.max_segments = max_segs,
+		.max_segment_size = max_seg_size,
+	};
 	struct hb_bio_split out;
 
 	return hb_split_bio(imu, &q, &out) ? 0 : out.requests;
@@ -87,15 +91,16 @@ int hb_split_bio_reqs(const struct hb_imu *imu, const struct hb_queue_limits *q,
 		      unsigned int max_reqs)
 {
 	struct hb_split s = {
-		.max_bytes = q->max_bytes,
-		.max_segs = q->max_segs ? q->max_segs : 1,
-		.max_seg = q->max_seg ? q->max_seg : UINT64_MAX,
+		.max_bytes = q->max_hw_bytes,
+		.max_segs = q->max_segments ? q->max_segments : 1,
+		.max_seg = q->max_segment_size ? q->max_segment_size :
+						 UINT64_MAX,
 	};
 	unsigned int i = 0, segs;
 	uint64_t done = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!imu || !imu->nr_bvecs || q->max_bytes < HB_SECTOR_SIZE)
+	if (!imu || !imu->nr_bvecs || q->max_hw_bytes < HB_SECTOR_SIZE)
 		return -1;
 	while (i < imu->nr_bvecs) {
 		uint64_t got = split_one(&s, imu, i, done, &segs);

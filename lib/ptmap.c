@@ -83,7 +83,7 @@ static void get_vec(const struct hb_imu *imu, unsigned int i, uint64_t skip,
  * bvec_gap_to_prev() (block/blk.h, 6.1 and 6.12): with a virt boundary,
  * the previous bvec must end on it and the next must start on it.
  */
-static bool gap_to_prev(const struct hb_pt_limits *lim,
+static bool gap_to_prev(const struct hb_queue_limits *lim,
 			const struct pt_vec *prev, uint64_t offset)
 {
 	if (!lim->virt_boundary_mask)
@@ -120,7 +120,7 @@ static uint64_t iter_alignment(const struct pt_iter *it)
  * is even tried.
  */
 static bool misaligned_for_dma(const struct pt_iter *it,
-			       const struct hb_pt_limits *lim)
+			       const struct hb_queue_limits *lim)
 {
 	return iter_alignment(it) & lim->dma_align_mask;
 }
@@ -129,7 +129,7 @@ static bool misaligned_for_dma(const struct pt_iter *it,
  * get_max_segment_size() of 6.1 (block/blk-merge.c): the bytes from
  * @pos to the next segment boundary, capped by max_segment_size.
  */
-static uint64_t max_segment_61(const struct hb_pt_limits *lim, uint64_t pos)
+static uint64_t max_segment_61(const struct hb_queue_limits *lim, uint64_t pos)
 {
 	uint64_t mask = lim->seg_boundary_mask;
 
@@ -143,7 +143,7 @@ static uint64_t max_segment_61(const struct hb_pt_limits *lim, uint64_t pos)
  * are never merged.  The bvecs are the bio's, trimmed to the I/O.
  */
 static unsigned int map_sg_entries_61(const struct pt_iter *it,
-				      const struct hb_pt_limits *lim)
+				      const struct hb_queue_limits *lim)
 {
 	const struct hb_imu *imu = it->imu;
 	uint64_t left = it->count, skip = it->skip;
@@ -183,7 +183,7 @@ static int set_result(struct hb_pt_map *out, enum hb_pt_path path,
  * max_hw is -EINVAL; more pages than max_segments fails too unless some
  * of the pages happen to be physically contiguous and merge.
  */
-static int copy_path(const struct pt_iter *it, const struct hb_pt_limits *lim,
+static int copy_path(const struct pt_iter *it, const struct hb_queue_limits *lim,
 		     const char *why, struct hb_pt_map *out)
 {
 	uint64_t pages = HB_ALIGN_UP(it->count, HB_PAGE_SIZE) >> HB_PAGE_SHIFT;
@@ -204,7 +204,7 @@ static int copy_path(const struct pt_iter *it, const struct hb_pt_limits *lim,
  * until the next whole bvec would pass the I/O's byte count.
  */
 static bool over_max_hw_61(const struct pt_iter *it,
-			   const struct hb_pt_limits *lim)
+			   const struct hb_queue_limits *lim)
 {
 	/* (nr_iter >> SECTOR_SHIFT) > queue_max_hw_sectors(q) */
 	return (it->count >> PT_SECTOR_SHIFT) >
@@ -212,14 +212,14 @@ static bool over_max_hw_61(const struct pt_iter *it,
 }
 
 static bool too_many_iter_segs_61(const struct pt_iter *it,
-				  const struct hb_pt_limits *lim)
+				  const struct hb_queue_limits *lim)
 {
 	return it->nr_segs > lim->max_segments;
 }
 
 static int walk_whole_bvecs_61(const struct hb_kmodel *km,
 			       const struct pt_iter *it,
-			       const struct hb_pt_limits *lim,
+			       const struct hb_queue_limits *lim,
 			       struct hb_pt_map *out)
 {
 	const struct hb_imu *imu = it->imu;
@@ -238,6 +238,13 @@ static int walk_whole_bvecs_61(const struct hb_kmodel *km,
 			return set_result(out, HB_PT_EINVAL,
 					  "bvec bytes "
 					  "overflow 32 bits");
+		/*
+		 * km->pt_old_bvec_checks: before 2ff949441802 (6.12; 6.11.7,
+		 * 6.6.60, 6.1.116) the 6.1 walk also refused, with -EINVAL, a
+		 * bvec over a page boundary and whole bvecs adding up to more
+		 * than the I/O: only an I/O from a bvec's start to the buffer's
+		 * end could be mapped directly.
+		 */
 		if (bytes + v.len > it->count) {
 			if (!km->pt_old_bvec_checks)
 				break;
@@ -258,7 +265,7 @@ static int walk_whole_bvecs_61(const struct hb_kmodel *km,
 }
 
 static int map_61(const struct hb_kmodel *km, const struct pt_iter *it,
-		  const struct hb_pt_limits *lim, struct hb_pt_map *out)
+		  const struct hb_queue_limits *lim, struct hb_pt_map *out)
 {
 	int ret;
 
@@ -287,7 +294,7 @@ static int map_61(const struct hb_kmodel *km, const struct pt_iter *it,
  * get_max_segment_size() of 6.12: the bytes of @len at @pos that fit one
  * segment (segment boundary, max_segment_size).
  */
-static uint64_t max_segment_612(const struct hb_pt_limits *lim, uint64_t pos,
+static uint64_t max_segment_612(const struct hb_queue_limits *lim, uint64_t pos,
 				uint64_t len)
 {
 	uint64_t mask = lim->seg_boundary_mask;
@@ -312,7 +319,7 @@ enum split_why {
  * virt boundary must be the bvec's last.  Anything left over means a
  * split.
  */
-static enum split_why split_bvec_segs(const struct hb_pt_limits *lim,
+static enum split_why split_bvec_segs(const struct hb_queue_limits *lim,
 				      const struct pt_vec *v,
 				      unsigned int *nsegs, uint64_t *bytes,
 				      uint64_t max_bytes)
@@ -360,7 +367,7 @@ static const char *split_reason(enum split_why w)
  * Returns SPLIT_NONE and the segment count, or why it would split.
  */
 static enum split_why split_walk_612(const struct pt_iter *it,
-				     const struct hb_pt_limits *lim,
+				     const struct hb_queue_limits *lim,
 				     uint64_t max_bytes, unsigned int *nsegs)
 {
 	const struct hb_imu *imu = it->imu;
@@ -397,7 +404,7 @@ static enum split_why split_walk_612(const struct pt_iter *it,
  * I/O or one over max_hw_sectors; a bio that bio_split_rw_at() would
  * split is -EREMOTEIO, which blk_rq_map_user_iov() turns into a copy.
  */
-static int map_612(const struct pt_iter *it, const struct hb_pt_limits *lim,
+static int map_612(const struct pt_iter *it, const struct hb_queue_limits *lim,
 		   struct hb_pt_map *out)
 {
 	/* unsigned int max_bytes = lim->max_hw_sectors << SECTOR_SHIFT */
@@ -425,14 +432,14 @@ static bool before_fixed_cmd(const struct hb_kmodel *km)
 	       (km->kmajor < 6 || (km->kmajor == 6 && km->kminor < 1));
 }
 
-static bool limits_usable(const struct hb_pt_limits *lim)
+static bool limits_usable(const struct hb_queue_limits *lim)
 {
 	return lim->max_hw_bytes >= (1ULL << PT_SECTOR_SHIFT) &&
 	       lim->max_segments && lim->max_segment_size;
 }
 
 int hb_model_pt_map(const struct hb_kmodel *km, const struct hb_imu *imu,
-		    uint64_t addr, uint64_t len, const struct hb_pt_limits *lim,
+		    uint64_t addr, uint64_t len, const struct hb_queue_limits *lim,
 		    struct hb_pt_map *out)
 {
 	struct hb_import im;
@@ -466,6 +473,13 @@ int hb_model_pt_map(const struct hb_kmodel *km, const struct hb_imu *imu,
 				 "address or length not aligned to "
 				 "dma_alignment+1 (copy)",
 				 out);
+	/*
+	 * km->pt_split_check: NVMe passthrough with a fixed buffer
+	 * (blk_rq_map_user_bvec(); lib/kmodel.c has the releases): the bvecs
+	 * are checked by bio_split_rw_at() against every queue limit, trimmed to the I/O (be0e822bb3f5, 6.12; 6.11.8).
+	 * Without it, the 6.1 walk: max_segments against the iterator's
+	 * nr_segs, whole bvecs, virt boundary gaps only.
+	 */
 	if (km->pt_split_check)
 		return map_612(&it, lim, out);
 	return map_61(km, &it, lim, out);

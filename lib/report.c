@@ -202,7 +202,7 @@ static const char *pt_path_word(const struct hb_pt_report *pt)
 static void text_pt(struct hb_str *out, const char *prefix, const char *job,
 		    const struct hb_pt_report *pt)
 {
-	const struct hb_pt_limits *l = pt->lim;
+	const struct hb_queue_limits *l = pt->lim;
 
 	hb_str_printf(out, "%s%s: passthrough: %s, %llu read/write commands\n",
 		      prefix, job, pt->device ? pt->device : "?",
@@ -343,7 +343,7 @@ static void json_nodes(struct hb_json *j, const struct hb_bufstats *st)
 	hb_json_end(j);
 }
 
-static void json_pt_limits(struct hb_json *j, const struct hb_pt_limits *l)
+static void json_pt_limits(struct hb_json *j, const struct hb_queue_limits *l)
 {
 	hb_json_u64(j, "pt_max_hw_bytes", l->max_hw_bytes);
 	hb_json_u64(j, "pt_max_segments", l->max_segments);

@@ -60,6 +60,11 @@ static uint64_t folio_offset(const struct hb_kmodel *km,
 {
 	uint64_t mask = (1ULL << imu->folio_shift) - 1;
 
+	/*
+	 * km->vec_offset_from_bvec: the vectored import takes each iovec's
+	 * offset from bvec[0]'s bv_offset (e1d7727b73a1, 6.16 and 6.15.y), not
+	 * from the user address masked to the folio size.
+	 */
 	if (km->vec_offset_from_bvec)
 		return addr - imu->ubuf + imu->bvec[0].offset;
 	return addr - (imu->ubuf & ~mask);

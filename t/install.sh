@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # make install and make uninstall of the built tree into a scratch DESTDIR
-# with PREFIX=/usr: exactly the files of the layout below, the header that
-# is lib/hugebuf.h, the shared library's soname from VERSION, hugebuf.pc
-# good enough for a program (pkg-config, shared and static) that runs,
-# hugebuf --version, a bash completion that parses and knows every
+# with PREFIX=/usr: exactly the files of the layout below, the public
+# headers (lib/hugebuf.h and lib/hugebuf-model.h, the Makefile's
+# PUBLIC_HDRS) and no private one, the shared library's soname from
+# VERSION, a private function not exported, hugebuf.pc good enough for a
+# program (pkg-config, shared and static) that runs, hugebuf --version, a bash completion that parses and knows every
 # option, and an uninstall that leaves only directories and what was
 # there before.  The tree must be built (make): install builds nothing.
 # t_ok never fails: "cond && t_ok || fail" is an if-then-else here
@@ -57,6 +58,7 @@ fi
 cat >"$T_DIR/want" <<EOF
 usr/bin/hugebuf
 usr/bin/other
+usr/include/hugebuf-model.h
 usr/include/hugebuf.h
 usr/lib/fio/hugebuf.so
 usr/lib/libhugebuf.a
@@ -78,27 +80,34 @@ else
 fi
 grep -v other "$T_DIR/have" | sed 's/^/  installed: \//'
 
-# the header: lib/hugebuf.h, self-contained, no private header
-H=$D/usr/include/hugebuf.h
-if cmp -s "$H" "$T_TOP/lib/hugebuf.h"; then
-	t_ok "include/hugebuf.h is lib/hugebuf.h"
-else
-	fail "include/hugebuf.h differs from lib/hugebuf.h"
-fi
-if [ -e "$D/usr/include/internal.h" ] ||
-	grep -q '#[[:space:]]*include[[:space:]]*"' "$H"; then
-	fail "hugebuf.h includes a private header (\"...\") or internal.h is installed"
-else
-	t_ok "hugebuf.h includes only system headers, internal.h not installed"
-fi
-printf '#include <hugebuf.h>\n' >"$T_DIR/hdr.c"
-if gcc -std=c99 -Wall -Wextra -Werror -I"$D/usr/include" -c \
-	-o "$T_DIR/hdr.o" "$T_DIR/hdr.c" 2>"$T_DIR/hdr.log"; then
-	t_ok "hugebuf.h compiles on its own (-std=c99, no _GNU_SOURCE)"
-else
-	fail "hugebuf.h does not compile on its own:"
-	sed 's/^/  | /' "$T_DIR/hdr.log" | head -n 10
-fi
+# the headers: the public ones of lib/, each self-contained, including
+# only system headers and each other
+pub=$(sed -n 's/^PUBLIC_HDRS := //p' "$T_TOP/Makefile")
+[ -n "$pub" ] || t_fail_now "no PUBLIC_HDRS line in $T_TOP/Makefile"
+for h in $pub; do
+	n=$(basename "$h")
+	H=$D/usr/include/$n
+	if cmp -s "$H" "$T_TOP/$h"; then
+		t_ok "include/$n is $h"
+	else
+		fail "include/$n differs from $h (or is missing)"
+	fi
+	# the quoted includes of an installed header: public headers only
+	for inc in $(sed -n 's/^#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$H"); do
+		case " $pub " in
+		*" lib/$inc "*) t_ok "$n includes $inc, a public header" ;;
+		*) fail "$n includes \"$inc\", which is not installed" ;;
+		esac
+	done
+	printf '#include <%s>\n' "$n" >"$T_DIR/hdr.c"
+	if gcc -std=c99 -Wall -Wextra -Werror -pedantic -I"$D/usr/include" -c \
+		-o "$T_DIR/hdr.o" "$T_DIR/hdr.c" 2>"$T_DIR/hdr.log"; then
+		t_ok "$n compiles on its own (-std=c99 -pedantic, no _GNU_SOURCE)"
+	else
+		fail "$n does not compile on its own:"
+		sed 's/^/  | /' "$T_DIR/hdr.log" | head -n 10
+	fi
+done
 
 # the shared library: its two symlinks and its soname
 L=$D/usr/lib
@@ -141,26 +150,36 @@ case " $sflags " in
 *) fail "pkg-config --static --libs hugebuf: '$sflags' lacks -luring" ;;
 esac
 
+# the public API only: a size, and the model (hugebuf-model.h) of a 2 MiB
+# buffer on one 2 MiB folio (at 1 GiB) under 6.12: one bvec
 cat >"$T_DIR/prog.c" <<'EOF'
 #include <stdio.h>
 #include <hugebuf.h>
 
+static struct hb_page pages[512];
+
 int main(void)
 {
+	struct hb_kmodel km;
+	struct hb_imu imu;
 	char buf[32];
 	uint64_t v;
 
-	if (hb_parse_size("2M", &v)) {
+	if (hb_parse_size("2M", &v) || hb_kmodel_parse("6.12", &km) ||
+	    hb_layout_synth(v, 0, v, 1, pages) ||
+	    hb_imu_build(&km, pages, 1ULL << 30, v, &imu)) {
 		fprintf(stderr, "%s\n", hb_errmsg());
 		return 1;
 	}
-	printf("%s\n", hb_fmt_size(v, buf, sizeof(buf)));
+	printf("%s %s %u\n", hb_fmt_size(v, buf, sizeof(buf)), km.name,
+	       imu.nr_bvecs);
+	hb_imu_free(&imu);
 	return 0;
 }
 EOF
 cw="-std=gnu11 -Wall -Wextra -Werror"
 
-# run_prog NAME MUST_NEED: links, runs, prints 2M; MUST_NEED yes: the
+# run_prog NAME MUST_NEED: links, runs, prints "2M 6.12 1"; MUST_NEED yes: the
 # program needs libhugebuf.so.MAJOR, no: it has libhugebuf inside
 run_prog() {
 	needed=$(readelf -d "$T_DIR/$1" 2>/dev/null | grep -c "(NEEDED).*\[libhugebuf.so.$major\]")
@@ -171,8 +190,9 @@ run_prog() {
 		fail "$1: NEEDED libhugebuf.so.$major $needed times, want $2"
 	fi
 	out=$(LD_LIBRARY_PATH=$L "$T_DIR/$1" 2>&1)
-	[ "$out" = 2M ] && t_ok "$1 runs: hb_fmt_size() says $out" ||
-		fail "$1 printed '$out', want 2M"
+	[ "$out" = "2M 6.12 1" ] &&
+		t_ok "$1 runs: 2M, and 6.12 gives a 2M folio one bvec: $out" ||
+		fail "$1 printed '$out', want '2M 6.12 1'"
 }
 
 # shellcheck disable=SC2086
@@ -182,6 +202,29 @@ if gcc $cw -o "$T_DIR/prog-shared" "$T_DIR/prog.c" $flags \
 	run_prog prog-shared yes
 else
 	fail "linking with \`pkg-config --cflags --libs hugebuf\` failed:"
+	sed 's/^/  | /' "$T_DIR/cc.log" | head -n 10
+fi
+# a private function (lib/internal.h's) is not in the shared library: the
+# version script (lib/libhugebuf.map) exports only the public headers'
+cat >"$T_DIR/private.c" <<'EOF'
+#include <stddef.h>
+int hb_read_file(const char *path, char *buf, size_t len);
+
+int main(void)
+{
+	char buf[16];
+
+	return hb_read_file("/proc/self/stat", buf, sizeof(buf)) != 0;
+}
+EOF
+# shellcheck disable=SC2086
+if gcc $cw -o "$T_DIR/private" "$T_DIR/private.c" $flags \
+	>"$T_DIR/cc.log" 2>&1; then
+	fail "a program calling the private hb_read_file() links with libhugebuf.so"
+elif grep -q "undefined reference to .hb_read_file" "$T_DIR/cc.log"; then
+	t_ok "libhugebuf.so does not export the private hb_read_file()"
+else
+	fail "linking the private-call program failed for another reason:"
 	sed 's/^/  | /' "$T_DIR/cc.log" | head -n 10
 fi
 # libhugebuf.a into a dynamic program (the private libs from the .pc)

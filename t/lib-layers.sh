@@ -15,8 +15,13 @@
 #             alloc.c, ringprobe.c
 #   top       analysis.c, report.c, kdetect.c, jobplan.c: the running
 #             model (hb_kmodel_running) is asked for here and only here
+# and the headers: the public ones (the Makefile's PUBLIC_HDRS, installed)
+# include only system headers and each other, the model's none of the
+# rest; hugebuf-model.h declares only what the base and the pure model
+# define; libhugebuf.so exports exactly the functions the public headers
+# declare (as gcc reads them) and engines/hugebuf.so only fio's ops symbol.
 . "$(dirname "$0")/_fio-lib.sh"
-t_need_cmd nm tsort
+t_need_cmd nm tsort gcc
 lib=$T_TOP/lib
 ls "$lib"/*.o >/dev/null 2>&1 || skip "no lib/*.o: run make"
 
@@ -96,5 +101,94 @@ if grep -n 'static bool.*detecting' "$lib"/*.c; then
 	fail "a re-entrancy flag is back in lib/"
 else
 	t_ok "no re-entrancy flag in lib/"
+fi
+
+# --- the headers ---
+pub=$(sed -n 's/^PUBLIC_HDRS := //p' "$T_TOP/Makefile")
+[ -n "$pub" ] || t_fail_now "no PUBLIC_HDRS line in the Makefile"
+model=lib/hugebuf-model.h
+for h in lib/hugebuf.h "$model"; do
+	case " $pub " in
+	*" $h "*) ;;
+	*) t_fail_now "PUBLIC_HDRS ($pub) lacks $h" ;;
+	esac
+done
+# quoted includes of header $1
+includes() {
+	sed -n 's/^#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$T_TOP/$1"
+}
+for h in $pub; do
+	for inc in $(includes "$h"); do
+		if [ "$h" = "$model" ]; then
+			fail "$model (the pure model, the bottom) includes \"$inc\""
+			continue
+		fi
+		case " $pub " in
+		*" lib/$inc "*) T_PASSED=$((T_PASSED + 1)) ;;
+		*) fail "public $h includes the private \"$inc\"" ;;
+		esac
+	done
+done
+nr_priv=0
+for h in "$lib"/*.h; do
+	case " $pub " in
+	*" lib/$(basename "$h") "*) continue ;;
+	esac
+	nr_priv=$((nr_priv + 1))
+	# a private header is never reached from a public one (checked
+	# above) and is not installed: the install rule names PUBLIC_HDRS
+done
+grep -q 'install -m 0644 $(PUBLIC_HDRS) ' "$T_TOP/Makefile" &&
+	! grep -q 'install .*lib/[a-z-]*\.h' "$T_TOP/Makefile" &&
+	t_ok "make install puts down PUBLIC_HDRS ($pub), not the $nr_priv private headers" ||
+	fail "the Makefile installs a header other than PUBLIC_HDRS"
+
+# the functions a header declares, as gcc reads them (-aux-info)
+declared() {
+	printf '#include "%s"\n' "$(basename "$1")" >"$T_DIR/decl.c"
+	gcc -std=gnu11 -I"$T_TOP/lib" -fsyntax-only -aux-info "$T_DIR/aux" \
+		"$T_DIR/decl.c" || t_fail_now "gcc cannot read $1"
+	grep "^/\* [^ ]*lib/$(basename "$1"):" "$T_DIR/aux" |
+		sed 's/.*[ *]\(hb_[a-z0-9_]*\) (.*/\1/' | LC_ALL=C sort -u
+}
+# hugebuf-model.h: the base's and the pure model's functions only
+declared "$model" >"$T_DIR/model-decl"
+[ -s "$T_DIR/model-decl" ] || t_fail_now "$model declares no function"
+impure=
+while read -r fn _; do
+	f=$(awk -v s="$fn" '$1 == s { print $2 }' "$T_DIR/defs")
+	case $(layer_of "$f") in
+	0 | 2) T_PASSED=$((T_PASSED + 1)) ;;
+	*) impure="$impure $fn (lib/$f.c)" ;;
+	esac
+done <"$T_DIR/model-decl"
+[ -z "$impure" ] &&
+	t_ok "$model: $(wc -l <"$T_DIR/model-decl") functions, each of the base or the pure model" ||
+	fail "$model declares functions that are not pure:$impure"
+
+# libhugebuf.so exports exactly the public declarations
+so=$(ls "$lib"/libhugebuf.so.* 2>/dev/null | head -n 1)
+for h in $pub; do declared "$h"; done | LC_ALL=C sort -u >"$T_DIR/pub-decl"
+if [ -z "$so" ]; then
+	t_skip_check "no lib/libhugebuf.so.*: make shlib"
+else
+	nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRW]$/ { print $3 }' |
+		LC_ALL=C sort -u >"$T_DIR/exports"
+	if cmp -s "$T_DIR/exports" "$T_DIR/pub-decl"; then
+		t_ok "$(basename "$so") exports the $(wc -l <"$T_DIR/exports") functions of the public headers, nothing else"
+	else
+		fail "$(basename "$so") exports differ from the public declarations (-declared +exported):"
+		diff "$T_DIR/pub-decl" "$T_DIR/exports" | grep '^[<>]' | sed 's/^/  | /'
+	fi
+fi
+# the engine: fio's ops symbol (ioengines.c dlsym()s "ioengine") only
+eng=$T_TOP/engines/hugebuf.so
+if [ -e "$eng" ]; then
+	e=$(nm -D --defined-only "$eng" | awk '{ print $3 }' | tr '\n' ' ')
+	[ "$e" = "ioengine " ] &&
+		t_ok "engines/hugebuf.so exports only ioengine" ||
+		fail "engines/hugebuf.so exports '$e', want only ioengine"
+else
+	t_skip_check "no engines/hugebuf.so: make engine"
 fi
 t_done

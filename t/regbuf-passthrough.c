@@ -49,7 +49,7 @@ struct pt_dev {
 	unsigned int lba;	/* bytes */
 	unsigned int lba_shift;
 	uint64_t off;		/* first byte we may write */
-	struct hb_pt_limits lim;
+	struct hb_queue_limits lim;
 	char blk[NAME_MAX + 1];
 };
 

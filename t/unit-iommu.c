@@ -28,10 +28,10 @@
 		.seg_boundary_mask = 0xffffffffULL, .dma_align_mask = 3        \
 	}
 
-static const struct hb_pt_limits q4m = NVME_LIMITS(4 * M, 127);
-static const struct hb_pt_limits q8m = NVME_LIMITS(8 * M, 127);
+static const struct hb_queue_limits q4m = NVME_LIMITS(4 * M, 127);
+static const struct hb_queue_limits q8m = NVME_LIMITS(8 * M, 127);
 /* wider than NVMe's 127/128, to reach the IOMMU rules with 4K pages */
-static const struct hb_pt_limits q4m_wide = NVME_LIMITS(4 * M, 2048);
+static const struct hb_queue_limits q4m_wide = NVME_LIMITS(4 * M, 2048);
 
 struct icase {
 	const char *what;
@@ -41,7 +41,7 @@ struct icase {
 	uint64_t fpfn[MAX_FOLIOS]; /* each folio's first PFN */
 	uint64_t io_off, io_len; /* from the buffer's start */
 	bool pt, no_sgl, gig; /* passthrough; no SGLs; 1G pages too */
-	const struct hb_pt_limits *lim;
+	const struct hb_queue_limits *lim;
 	struct hb_iommu_pred want; /* strict */
 	uint64_t run_pfn; /* non-zero: page j >= 1 has PFN run_pfn + j */
 };

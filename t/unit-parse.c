@@ -13,6 +13,8 @@
 #include <sys/utsname.h>
 
 #include "helpers.h"
+/* hb_seterr(), lib's own */
+#include "internal.h"
 
 struct size_case {
 	const char *s;

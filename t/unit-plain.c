@@ -26,8 +26,12 @@
 #define SZ_128K		(128ULL << 10)
 #define SZ_8M		(8ULL << 20)
 #define BASE		0x7f0000000000ULL
+/* a bio split's queue limits: bytes per request, segments, segment size */
+#define SPLIT_LIMITS(b, n, s)						\
+	{ .max_hw_bytes = (b), .max_segments = (n), .max_segment_size = (s) }
 /* the emulated NVMe namespace: 512 KiB per command (mdts 7) */
-static const struct hb_queue_limits nvme = { 512 << 10, 127, 0xffffffff };
+static const struct hb_queue_limits nvme =
+	SPLIT_LIMITS(512 << 10, 127, 0xffffffff);
 
 enum layout { FOLIOS_APART, FOLIOS_ADJACENT, PAGES_APART };
 
@@ -200,10 +204,10 @@ static int check_backmerge(void)
 		struct hb_queue_limits q;
 		unsigned int want;
 	} lim[] = {
-		{ { 4 << 20, 254, 0xffffffff }, 16 },
-		{ { 4 << 20, 2, 0xffffffff }, 1026 },
+		{ SPLIT_LIMITS(4 << 20, 254, 0xffffffff), 16 },
+		{ SPLIT_LIMITS(4 << 20, 2, 0xffffffff), 1026 },
 		/* the join must also fit max_sectors: 8 KiB + 16 KiB > 16 KiB */
-		{ { 16 << 10, 254, 0xffffffff }, 8 * 64 + 1 },
+		{ SPLIT_LIMITS(16 << 10, 254, 0xffffffff), 8 * 64 + 1 },
 	};
 	const uint64_t len = SZ_8M + (16 << 10);
 	struct iovec iov = { (void *)BASE, len };
@@ -223,8 +227,8 @@ static int check_backmerge(void)
 		else if (got.bios != 9 || got.requests != lim[i].want)
 			ret = t_fail("8M+16K of 4K pages, %u segments, %llu "
 				     "bytes per request: %u bios, %u requests; "
-				     "expected 9, %u", lim[i].q.max_segs,
-				     (unsigned long long)lim[i].q.max_bytes,
+				     "expected 9, %u", lim[i].q.max_segments,
+				     (unsigned long long)lim[i].q.max_hw_bytes,
 				     got.bios, got.requests, lim[i].want);
 		else
 			t_pass();

@@ -92,7 +92,11 @@ static int test_fixed_add_page(void)
 		{ "5.10.262", false, 16 }, { "5.10.262", true, 2 },
 		{ "6.1.192", false, 9 }, { "6.1.192", true, 9 },
 	};
-	struct hb_queue_limits q = { SZ_4M, 254, SEG_4G };
+	struct hb_queue_limits q = {
+		.max_hw_bytes = SZ_4M,
+		.max_segments = 254,
+		.max_segment_size = SEG_4G,
+	};
 	const unsigned int n = 2048;
 	struct hb_probe p = { .addr = 0x7f0000000000ULL,
 			      .len = (uint64_t)n * 4096, .nr_pages = n };

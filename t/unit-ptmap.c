@@ -20,7 +20,7 @@
 #define BASE (1ULL << 40) /* 1 GiB aligned user address */
 
 /* NVMe on PCIe: MDTS 512 KiB, virt boundary 4095, dma_alignment 3 */
-static const struct hb_pt_limits nvme61 = {
+static const struct hb_queue_limits nvme61 = {
 	.max_hw_bytes = 512 * K,
 	.max_segments = 127,
 	.max_segment_size = 0xffffffffULL,
@@ -28,7 +28,7 @@ static const struct hb_pt_limits nvme61 = {
 	.seg_boundary_mask = 0xffffffffULL,
 	.dma_align_mask = 3,
 };
-static const struct hb_pt_limits nvme612 = {
+static const struct hb_queue_limits nvme612 = {
 	.max_hw_bytes = 512 * K,
 	.max_segments = 128,
 	.max_segment_size = 0xffffffffULL,
@@ -37,7 +37,7 @@ static const struct hb_pt_limits nvme612 = {
 	.dma_align_mask = 3,
 };
 /* a driver with 64 KiB segments (the be0e822bb3f5 case) */
-static const struct hb_pt_limits seg64k = {
+static const struct hb_queue_limits seg64k = {
 	.max_hw_bytes = 512 * K,
 	.max_segments = 128,
 	.max_segment_size = 64 * K,
@@ -46,7 +46,7 @@ static const struct hb_pt_limits seg64k = {
 	.dma_align_mask = 3,
 };
 /* the same with room for only 4 segments */
-static const struct hb_pt_limits seg64k_4 = {
+static const struct hb_queue_limits seg64k_4 = {
 	.max_hw_bytes = 512 * K,
 	.max_segments = 4,
 	.max_segment_size = 64 * K,
@@ -55,7 +55,7 @@ static const struct hb_pt_limits seg64k_4 = {
 	.dma_align_mask = 3,
 };
 /* 64 KiB segment boundary, no virt boundary */
-static const struct hb_pt_limits bound64k = {
+static const struct hb_queue_limits bound64k = {
 	.max_hw_bytes = 512 * K,
 	.max_segments = 128,
 	.max_segment_size = 0xffffffffULL,
@@ -71,7 +71,7 @@ struct pcase {
 	const char *kernel;
 	uint64_t folio, head, buf_len; /* the registered buffer */
 	uint64_t io_off, io_len; /* the I/O, from the buffer's start */
-	const struct hb_pt_limits *lim;
+	const struct hb_queue_limits *lim;
 	enum hb_pt_path path;
 	int nsegs, nr_phys; /* NO_CHECK: not compared */
 	int bounce_over; /* copy only; NO_CHECK otherwise */

@@ -127,7 +127,7 @@ static int test_text(void)
  */
 static int test_passthrough(void)
 {
-	struct hb_pt_limits lim = {
+	struct hb_queue_limits lim = {
 		.max_hw_bytes = 512 << 10, .max_segments = 127,
 		.max_segment_size = 0xffffffffULL,
 		.virt_boundary_mask = 4095, .seg_boundary_mask = 0xffffffffULL,

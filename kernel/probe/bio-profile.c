@@ -185,8 +185,8 @@ static int predict(const struct hb_kmodel *km, const struct hb_buf *hb,
 		snprintf(why, len, "no model of the running kernel");
 		return -1;
 	}
-	if (hb_blkdev_queue_limits(disk, &q.max_bytes, &q.max_segs,
-				   &q.max_seg)) {
+	if (hb_blkdev_queue_limits(disk, &q.max_hw_bytes,
+				   &q.max_segments, &q.max_segment_size)) {
 		snprintf(why, len, "no queue limits: %s", hb_errmsg());
 		return -1;
 	}

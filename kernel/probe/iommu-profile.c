@@ -213,8 +213,8 @@ struct nvdev {
 	int fd, ngfd;
 	const char *disk;
 	unsigned int nsid, lba_shift;
-	struct hb_pt_limits lim;	/* passthrough: max_hw_sectors_kb */
-	struct hb_pt_limits blk;	/* block path: max_sectors_kb instead */
+	struct hb_queue_limits lim;	/* passthrough: max_hw_sectors_kb */
+	struct hb_queue_limits blk;	/* block path: max_sectors_kb instead */
 };
 
 /* one passthrough read or write of @len at @off from registered buffer 0 */

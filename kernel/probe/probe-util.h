@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include "hugebuf.h"
+#include "ring.h"
+#include "sysread.h"
 
 #define PROBE_PAGE (4ULL << 10)
 #define PROBE_HPAGE (2ULL << 20)

@@ -40,7 +40,11 @@ static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
 	}
 	if (m->km->fixed_bio_add_page) {
 		/* before 5.12 the bio merges what the imu keeps apart */
-		struct hb_queue_limits q = { max_bytes, max_segs, max_seg };
+		struct hb_queue_limits q = {
+			.max_hw_bytes = max_bytes,
+			.max_segments = max_segs,
+			.max_segment_size = max_seg,
+		};
 		struct hb_req_pred rp;
 
 		if (hb_predict_io_requests(m->km, m->probe,
