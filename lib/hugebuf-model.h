@@ -341,13 +341,6 @@ struct hb_queue_limits {
 	uint64_t seg_boundary_mask;
 	unsigned int dma_align_mask;	/* dma_alignment | dma_pad_mask */
 };
-/*
- * The IOMMU model's spelling of the struct (lib/hugebuf.h, lib/iommu.c),
- * kept while that block has changes of its own in flight: renamed there,
- * this line goes.
- */
-#define hb_pt_limits hb_queue_limits
-
 enum hb_pt_path {
 	HB_PT_DIRECT,	/* the registered pages go to the device */
 	HB_PT_COPY,	/* bounce buffer (bio_copy_user_iov) */

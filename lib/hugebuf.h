@@ -350,7 +350,7 @@ struct hb_iommu_pred {
 int hb_model_iommu_io(const struct hb_kmodel *km, const struct hb_page *pages,
 		      const uint64_t *pfn, uint64_t base, uint64_t span,
 		      uint64_t addr, uint64_t len, bool pt,
-		      const struct hb_pt_limits *lim,
+		      const struct hb_queue_limits *lim,
 		      const struct hb_iommu_cfg *cfg,
 		      struct hb_iommu_pred *out);
 

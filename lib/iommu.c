@@ -186,7 +186,7 @@ struct map_chunk {
 struct iommu_run {
 	enum hb_iommu_gen gen;
 	const struct hb_iommu_cfg *cfg;
-	const struct hb_pt_limits *lim;
+	const struct hb_queue_limits *lim;
 	struct hb_iommu_pred *out;
 	struct sg_ent *ent;
 	size_t nent, ent_cap;
@@ -227,7 +227,7 @@ static int add_ent(struct iommu_run *r, uint64_t phys, uint64_t len)
  * max_segment_size.  NVMe: boundary 4 GiB, max_segment_size UINT_MAX (the
  * virt boundary lifts it), so only a 4 GiB crossing cuts.
  */
-static uint64_t seg_room(const struct hb_pt_limits *lim, uint64_t phys)
+static uint64_t seg_room(const struct hb_queue_limits *lim, uint64_t phys)
 {
 	uint64_t mask = lim->seg_boundary_mask ? lim->seg_boundary_mask : ~0ULL;
 	uint64_t room = mask - (mask & phys) + 1;
@@ -740,7 +740,7 @@ static int pt_request(struct iommu_run *r, const struct hb_kmodel *km,
 static int check_args(const struct hb_kmodel *km, const struct hb_page *pages,
 		      const uint64_t *pfn, uint64_t base, uint64_t span,
 		      uint64_t addr, uint64_t len,
-		      const struct hb_pt_limits *lim,
+		      const struct hb_queue_limits *lim,
 		      const struct hb_iommu_cfg *cfg, struct hb_iommu_pred *out)
 {
 	if (!km || !pages || !pfn || !lim || !cfg || !out)
@@ -762,7 +762,7 @@ static int check_args(const struct hb_kmodel *km, const struct hb_page *pages,
 int hb_model_iommu_io(const struct hb_kmodel *km, const struct hb_page *pages,
 		      const uint64_t *pfn, uint64_t base, uint64_t span,
 		      uint64_t addr, uint64_t len, bool pt,
-		      const struct hb_pt_limits *lim,
+		      const struct hb_queue_limits *lim,
 		      const struct hb_iommu_cfg *cfg, struct hb_iommu_pred *out)
 {
 	struct pfn_map m = { pages, pfn, hb_nr_pages(base, span), 0 };
