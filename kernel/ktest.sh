@@ -44,6 +44,7 @@
 #                       order: names, "all" (every line) or "default"
 #                       (its run=default lines) [default]
 #   KTEST_JOBS          make -j [3]
+#   KTEST_GUESTS        guests booted at once (each its own qemu) [2]
 #   KTEST_MEM           guest memory [3G]
 #   KTEST_NUMA_NODES    NUMA nodes of the guest, 1 or 2 (qemu -numa,
 #                       memory split evenly; needs KTEST_SMP >= 2) [2]
@@ -91,6 +92,7 @@ KTEST_EXTRA=${KTEST_EXTRA:-}
 KTEST_LIBURING=${KTEST_LIBURING:-}
 KTEST_KERNELS=${KTEST_KERNELS:-default}
 KTEST_JOBS=${KTEST_JOBS:-3}
+KTEST_GUESTS=${KTEST_GUESTS:-2}
 KTEST_MEM=${KTEST_MEM:-3G}
 KTEST_SMP=${KTEST_SMP:-2}
 # two NUMA nodes (one CPU and half the memory each): t/numa-placement binds
@@ -459,6 +461,26 @@ find_liburing_tests() {
 		log "liburing tests for the guests: $KTEST_LIBURING"
 }
 
+# Boot guest $1 in the background once fewer than KTEST_GUESTS run: its
+# qemu exit status goes to $WORK/rc-$1, collect() reads its console after
+# the last one (each guest has its own disks, console and initramfs)
+GUEST_PIDS=()
+start_guest() {	# label, bzImage, initramfs [, iommu]
+	local pid live
+	while :; do
+		live=()
+		for pid in "${GUEST_PIDS[@]}"; do
+			kill -0 "$pid" 2>/dev/null && live+=("$pid")
+		done
+		GUEST_PIDS=("${live[@]}")
+		[ ${#GUEST_PIDS[@]} -lt "$KTEST_GUESTS" ] && break
+		wait -n 2>/dev/null || sleep 1
+	done
+	( boot_kernel "$@"; echo $? >"$WORK/rc-$1"
+	  log "$1 guest done after $(elapsed) s" ) &
+	GUEST_PIDS+=($!)
+}
+
 main() {
 	local mode=run k img rc f booted
 	resolve_kernels
@@ -519,16 +541,16 @@ main() {
 		img=$(image_of "$k")
 		log "$k kernel ready after $(elapsed) s"
 		build_initramfs "$k" "$WORK/initramfs-$k.cpio"
-		boot_kernel "$k" "$img" "$WORK/initramfs-$k.cpio"
-		rc=$?
-		collect "$k" $rc
-		log "$k done after $(elapsed) s"
+		start_guest "$k" "$img" "$WORK/initramfs-$k.cpio"
 		iommu_wanted "$k" || continue
 		iommu_booted="$iommu_booted $k"
-		boot_kernel "$k-iommu" "$img" "$WORK/initramfs-$k.cpio" iommu
-		rc=$?
-		collect "$k-iommu" $rc
-		log "$k IOMMU guest done after $(elapsed) s"
+		start_guest "$k-iommu" "$img" "$WORK/initramfs-$k.cpio" iommu
+	done
+	wait
+	for k in $booted; do
+		collect "$k" "$(cat "$WORK/rc-$k" 2>/dev/null || echo none)"
+		iommu_wanted "$k" &&
+			collect "$k-iommu" "$(cat "$WORK/rc-$k-iommu" 2>/dev/null || echo none)"
 	done
 	# the tables keep kernels.tab's order, whatever the boot order was
 	KTEST_KERNELS=$(for k in $KTEST_KERNELS; do
