@@ -37,23 +37,30 @@ wait_paths() {	# polls, seconds, paths...
 
 # the block device (nvmeXnY) of the NVMe controller whose serial is $1:
 # the kernel probes NVMe controllers asynchronously, so with two of them
-# (an NVMe-only guest) the names are not stable.  /sys/block/D/device is
-# the controller, or the subsystem for a multipath head; both have serial.
+# (an NVMe-only guest) the names are not stable.  The controller's
+# namespace is a directory of /sys/class/nvme/nvmeX/ named as its disk
+# (qemu's namespaces are not shared, so no multipath head); the serial may
+# keep qemu's padding spaces.
 nvme_disk() {	# serial
-	for d in /sys/block/nvme*n*; do
-		[ "$(cat "$d/device/serial" 2>/dev/null)" = "$1" ] &&
-			echo "${d##*/}" && return 0
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' \n' <"$c/serial" 2>/dev/null)" = "$1" ] || continue
+		for n in "$c"/nvme*n*; do
+			n=${n##*/}
+			[ -e "/sys/block/$n" ] && echo "$n" && return 0
+		done
 	done
 	return 1
 }
 
-# nvme_disk() of serial $1, polling every 0.2 s for up to 10 s; $2 when
-# there is none
+# nvme_disk() of serial $1, polling every 0.2 s for up to 10 s; $2 and
+# what /sys/class/nvme holds when there is none
 wait_nvme() {	# serial, fallback
 	for i in $(seq 50); do
 		nvme_disk "$1" && return 0
 		sleep 0.2
 	done
+	echo "@@KTEST INFO no NVMe controller of serial $1:" \
+		$(for c in /sys/class/nvme/*; do echo "${c##*/}[$(cat $c/serial)]:" $(ls $c); done) >&2
 	echo "$2"
 }
 

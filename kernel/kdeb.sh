@@ -140,7 +140,8 @@ deb_pick() {
 			 "linux-base-${DEB_PKG#linux-binary-}"; do
 			grep -qxF "$p $DEB_VER" "$pkgs" &&
 				log "$1: $p $DEB_VER is served now: drop :nvme-only from kernels.tab to boot a normal guest"
-		done ;;
+		done
+		return 0 ;;
 	*:linux-binary-*)
 		for p in "linux-modules-${DEB_PKG#linux-binary-}" \
 			 "linux-base-${DEB_PKG#linux-binary-}"; do
