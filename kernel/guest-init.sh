@@ -35,6 +35,35 @@ wait_paths() {	# polls, seconds, paths...
 	done
 }
 
+# the block device (nvmeXnY) of the NVMe controller whose serial is $1:
+# the kernel probes NVMe controllers asynchronously, so with two of them
+# (an NVMe-only guest) the names are not stable.  The controller's
+# namespace is a directory of /sys/class/nvme/nvmeX/ named as its disk
+# (qemu's namespaces are not shared, so no multipath head); the serial may
+# keep qemu's padding spaces.
+nvme_disk() {	# serial
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' \n' <"$c/serial" 2>/dev/null)" = "$1" ] || continue
+		for n in "$c"/nvme*n*; do
+			n=${n##*/}
+			[ -e "/sys/block/$n" ] && echo "$n" && return 0
+		done
+	done
+	return 1
+}
+
+# nvme_disk() of serial $1, polling every 0.2 s for up to 10 s; $2 and
+# what /sys/class/nvme holds when there is none
+wait_nvme() {	# serial, fallback
+	for i in $(seq 50); do
+		nvme_disk "$1" && return 0
+		sleep 0.2
+	done
+	echo "@@KTEST INFO no NVMe controller of serial $1:" \
+		$(for c in /sys/class/nvme/*; do echo "${c##*/}[$(cat $c/serial)]:" $(ls $c); done) >&2
+	echo "$2"
+}
+
 # a Debian image's modules for the disks (kernel/kdeb.sh), in load order;
 # then the disks may take a moment to appear
 if [ -f /lib/modules/ktest/order ]; then
@@ -42,25 +71,36 @@ if [ -f /lib/modules/ktest/order ]; then
 		insmod /lib/modules/ktest/$m.ko ||
 			echo "@@KTEST INFO insmod $m failed"
 	done
-	wait_paths 50 0.2 /dev/vda /dev/nvme0n1
+	[ -n "$KTEST_MAIN_SERIAL" ] || wait_paths 50 0.2 /dev/vda
 fi
+# The main disk (ext4 scratch: the suite, the probe, hugebuf check, fio):
+# virtio-blk vda, or in an NVMe-only guest (an image without its modules,
+# kboot.sh) the NVMe controller of serial KTEST_MAIN_SERIAL.  NS is the
+# emulated NVMe namespace of serial hugebuf0 (nvme-profile, passthrough,
+# the failing disk), NG its generic character device.
+MAIN=vda
+[ -n "$KTEST_MAIN_SERIAL" ] && MAIN=$(wait_nvme "$KTEST_MAIN_SERIAL" none)
+NS=$(wait_nvme hugebuf0 nvme0n1)
+NG=ng${NS#nvme}
+echo "@@KTEST INFO main disk $MAIN${KTEST_MAIN_SERIAL:+ (NVMe serial $KTEST_MAIN_SERIAL)}, namespace $NS"
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 [ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$KTEST_HUGEPAGES" ] ||
 	echo "$KTEST_HUGEPAGES" >/proc/sys/vm/nr_hugepages
 echo "@@KTEST BEGIN $(uname -r) hugepages=$(cat /proc/sys/vm/nr_hugepages)"
-q=/sys/block/vda/queue
-echo "@@KTEST INFO vda default max_sectors_kb=$(cat $q/max_sectors_kb)" \
+q=/sys/block/$MAIN/queue
+echo "@@KTEST INFO $MAIN default max_sectors_kb=$(cat $q/max_sectors_kb)" \
 	"max_hw_sectors_kb=$(cat $q/max_hw_sectors_kb)" \
 	"max_segments=$(cat $q/max_segments)" \
-	"max_segment_size=$(cat $q/max_segment_size)"
+	"max_segment_size=$(cat $q/max_segment_size)" \
+	"virt_boundary_mask=$(cat $q/virt_boundary_mask 2>/dev/null || echo n/a)"
 if [ -n "$KTEST_MAX_SECTORS_KB" ]; then
 	echo "$KTEST_MAX_SECTORS_KB" >$q/max_sectors_kb
-	echo "@@KTEST INFO vda max_sectors_kb set to $(cat $q/max_sectors_kb)"
+	echo "@@KTEST INFO $MAIN max_sectors_kb set to $(cat $q/max_sectors_kb)"
 fi
 # the emulated NVMe namespace: the limits the driver gave its queue and
 # the SGL threshold (nvme_pci_use_sgls(): SGLs when the controller has them
 # and the average segment is at least sgl_threshold bytes)
-q=/sys/block/nvme0n1/queue
+q=/sys/block/$NS/queue
 if [ -d $q ]; then
 	echo "@@KTEST NVME max_hw_sectors_kb=$(cat $q/max_hw_sectors_kb)" \
 		"max_sectors_kb=$(cat $q/max_sectors_kb)" \
@@ -69,7 +109,7 @@ if [ -d $q ]; then
 		"virt_boundary_mask=$(cat $q/virt_boundary_mask 2>/dev/null || echo n/a)" \
 		"sgl_threshold=$(cat /sys/module/nvme/parameters/sgl_threshold 2>/dev/null || echo n/a)"
 fi
-if ! mount -t ext4 -o noatime /dev/vda /mnt; then
+if ! mount -t ext4 -o noatime /dev/$MAIN /mnt; then
 	echo "@@KTEST RESULT mount-disk 1 0"
 	echo "@@KTEST END"
 	sync
@@ -80,9 +120,9 @@ cd "$HUGEBUF_TEST_DIR"
 # t/regbuf-passthrough may overwrite the namespace's raw region, past the
 # end of its ext4 (the last 128 MiB; nvme-profile and passthrough.sh use
 # it later, one at a time)
-if [ -c /dev/ng0n1 ]; then
-	export HUGEBUF_PT_DEV=/dev/ng0n1
-	export HUGEBUF_PT_OFFSET=$(($(cat /sys/block/nvme0n1/size) * 512 - 134217728))
+if [ -c /dev/$NG ]; then
+	export HUGEBUF_PT_DEV=/dev/$NG
+	export HUGEBUF_PT_OFFSET=$(($(cat /sys/block/$NS/size) * 512 - 134217728))
 fi
 
 run() {	# name, command...
@@ -115,7 +155,7 @@ run_profiled() {	# tag, name, program, args...
 # The tests of KTEST_NVME_SUITE ("all" or a comma list of names) with
 # their files on /nvme (mounted), each reported as $1:NAME
 nvme_suite() {	# $1 = prefix of the names
-	vda_dir=$HUGEBUF_TEST_DIR
+	main_dir=$HUGEBUF_TEST_DIR
 	export HUGEBUF_TEST_DIR=/nvme/hugebuf-test
 	mkdir -p "$HUGEBUF_TEST_DIR"
 	cd "$HUGEBUF_TEST_DIR"
@@ -127,7 +167,7 @@ nvme_suite() {	# $1 = prefix of the names
 		esac
 		run "$1:$(basename "$t")" "$t"
 	done
-	export HUGEBUF_TEST_DIR=$vda_dir
+	export HUGEBUF_TEST_DIR=$main_dir
 	cd "$HUGEBUF_TEST_DIR"
 }
 
@@ -140,7 +180,7 @@ nvme_suite() {	# $1 = prefix of the names
 # and once more with no translation ("identity", the DMA-direct path).
 # A DMA remapping fault the IOMMU reports fails the run.
 iommu_guest() {
-	grp=$(readlink /sys/block/nvme0n1/device/device/iommu_group 2>/dev/null)
+	grp=$(readlink /sys/block/$NS/device/device/iommu_group 2>/dev/null)
 	grp=${grp##*/}
 	echo "@@KTEST IOMMU group=${grp:-none}" \
 		"type=$(cat /sys/kernel/iommu_groups/$grp/type 2>/dev/null)" \
@@ -151,11 +191,11 @@ iommu_guest() {
 	fi
 	# requests as large as the driver allows (6.1's default max_sectors_kb
 	# is 1280), so that a 2 MiB IOMMU page can occur
-	q=/sys/block/nvme0n1/queue
+	q=/sys/block/$NS/queue
 	cat $q/max_hw_sectors_kb >$q/max_sectors_kb
-	echo "@@KTEST INFO nvme0n1 max_sectors_kb set to $(cat $q/max_sectors_kb)"
+	echo "@@KTEST INFO $NS max_sectors_kb set to $(cat $q/max_sectors_kb)"
 	mkdir -p /nvme
-	if mount -t ext4 -o noatime /dev/nvme0n1 /nvme; then
+	if mount -t ext4 -o noatime /dev/$NS /nvme; then
 		mkdir -p /nvme/fio
 		nvme_suite iommu:test
 		cd /
@@ -165,24 +205,24 @@ iommu_guest() {
 	else
 		echo "@@KTEST RESULT iommu:mount 1 0"
 	fi
-	/hugebuf/bin/passthrough.sh /dev/ng0n1 /hugebuf/engine/hugebuf.so
-	run_profiled IOMMUPROF iommu-profile:strict /hugebuf/bin/iommu-profile -m strict
+	/hugebuf/bin/passthrough.sh /dev/$NG /hugebuf/engine/hugebuf.so
+	run_profiled IOMMUPROF iommu-profile:strict /hugebuf/bin/iommu-profile -m strict -d /dev/$NS -g /dev/$NG
 	if echo DMA-FQ >/sys/kernel/iommu_groups/$grp/type; then
-		run_profiled IOMMUPROF iommu-profile:lazy /hugebuf/bin/iommu-profile -m lazy
+		run_profiled IOMMUPROF iommu-profile:lazy /hugebuf/bin/iommu-profile -m lazy -d /dev/$NS -g /dev/$NG
 	else
 		echo "@@KTEST RESULT iommu:switch-to-lazy 1 0"
 	fi
 	# the DMA-direct column on the same machine and namespace: an
 	# identity domain (no translation) needs the driver unbound while the
 	# group's type changes
-	pci=$(readlink /sys/block/nvme0n1/device/device)
+	pci=$(readlink /sys/block/$NS/device/device)
 	pci=${pci##*/}
 	if echo "$pci" >/sys/bus/pci/drivers/nvme/unbind &&
 	   echo identity >/sys/kernel/iommu_groups/$grp/type &&
 	   echo "$pci" >/sys/bus/pci/drivers/nvme/bind; then
-		wait_paths 30 1 /dev/nvme0n1 /dev/ng0n1
+		wait_paths 30 1 /dev/$NS /dev/$NG
 		cat $q/max_hw_sectors_kb >$q/max_sectors_kb 2>/dev/null
-		run_profiled IOMMUPROF iommu-profile:direct /hugebuf/bin/iommu-profile -m direct
+		run_profiled IOMMUPROF iommu-profile:direct /hugebuf/bin/iommu-profile -m direct -d /dev/$NS -g /dev/$NG
 	else
 		echo "@@KTEST RESULT iommu:switch-to-identity 1 0"
 	fi
@@ -212,7 +252,7 @@ for t in /hugebuf/tests/*; do
 	run "test:$(basename "$t")" "$t"
 done
 # liburing 2.9's runner (bash) with our exported folio-boundary tests and
-# its own registered-buffer tests, one at a time, from a copy on vda (the
+# its own registered-buffer tests, one at a time, from a copy on the main disk (the
 # tests keep their O_DIRECT scratch files in the current directory); its
 # skip is 77 with TEST_GNU_EXITCODE, its timeout a failure here
 if [ -f /hugebuf/liburing/list ]; then
@@ -232,8 +272,8 @@ fi
 # the same data-verified suite with its files on the NVMe namespace
 mkdir -p /nvme
 nvme_fs=0
-if [ -b /dev/nvme0n1 ]; then
-	if mount -t ext4 -o noatime /dev/nvme0n1 /nvme; then
+if [ -b /dev/$NS ]; then
+	if mount -t ext4 -o noatime /dev/$NS /nvme; then
 		nvme_fs=1
 	else
 		echo "@@KTEST RESULT nvme:mount 1 0"
@@ -242,9 +282,9 @@ fi
 if [ "$KTEST_NVME_SUITE" != 0 ] && [ $nvme_fs = 1 ]; then
 	nvme_suite nvme:test
 fi
-# a failing disk: fail_make_request on nvme0n1 for the writing task only
+# a failing disk: fail_make_request on the namespace for the writing task only
 [ $nvme_fs = 1 ] &&
-	run fault-device /hugebuf/bin/fault-device /nvme/faildev.dat nvme0n1
+	run fault-device /hugebuf/bin/fault-device /nvme/faildev.dat $NS
 run probe /hugebuf/bin/regbuf-probe -d /mnt/probe
 if [ -x /hugebuf/bin/hugebuf ]; then
 	# no HUGEBUF_KERNEL anywhere: the generation comes from the release
@@ -276,17 +316,17 @@ umount /nvme 2>/dev/null
 # fio verify from hugetlb, THP and 4 KiB buffers, and the mapping path the
 # engine predicts against the kernel's (kprobes); without the generic
 # character device (before 5.13) it is one counted skip
-[ -b /dev/nvme0n1 ] && /hugebuf/bin/passthrough.sh /dev/ng0n1 \
+[ -b /dev/$NS ] && /hugebuf/bin/passthrough.sh /dev/$NG \
 	/hugebuf/engine/hugebuf.so
-if [ -b /dev/nvme0n1 ]; then
-	run_profiled NVPROF nvme-profile /hugebuf/bin/nvme-profile -d /dev/nvme0n1 -n 8
+if [ -b /dev/$NS ]; then
+	run_profiled NVPROF nvme-profile /hugebuf/bin/nvme-profile -d /dev/$NS -n 8
 	# plain O_DIRECT (no registered buffers) on the same raw region: the
 	# block layer's page or folio adds, per I/O (our second 6.1 series)
-	run_profiled BIOPROF bio-profile /hugebuf/bin/bio-profile
+	run_profiled BIOPROF bio-profile /hugebuf/bin/bio-profile -d /dev/$NS
 	# every allocation of one plain O_DIRECT I/O failing in turn (fault
 	# injection): an error or the full I/O with the right data, and no
 	# pin or page reference left behind
-	run fault-plain /hugebuf/bin/fault-plain -d /dev/nvme0n1
+	run fault-plain /hugebuf/bin/fault-plain -d /dev/$NS
 fi
 # last: on a kernel without patch 0001 it leaves pins (and a hugepage) behind
 run fault-regbuf /hugebuf/bin/fault-regbuf

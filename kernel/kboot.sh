@@ -6,7 +6,8 @@
 # kernel/static's probes, fio and the engine with their libraries,
 # liburing's runtests.sh with our exported and its registered-buffer tests
 # and bash, and
-# kernel/guest-init.sh as /init), a fresh ext4 disk on virtio-blk and an
+# kernel/guest-init.sh as /init), a fresh ext4 disk on virtio-blk (on a
+# second NVMe controller for an NVMe-only image: main_args) and an
 # emulated NVMe namespace, and one qemu (TCG) boot whose serial console is
 # the guest's whole report.  No guest sets HUGEBUF_KERNEL: each is
 # recognised by its release string and its behaviour.
@@ -119,6 +120,7 @@ build_initramfs() {	# $1 = label, $2 = output
 		echo "KTEST_HUGEPAGES=$KTEST_HUGEPAGES"
 		echo "KTEST_MAX_SECTORS_KB=$KTEST_MAX_SECTORS_KB"
 		echo "KTEST_NVME_SUITE=$KTEST_NVME_SUITE"
+		echo "KTEST_MAIN_SERIAL=$(main_serial "$1")"
 		echo "KTEST_BAD_RE='$BAD_RE'"
 		echo "export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
 	} >"$root/hugebuf/env"
@@ -144,13 +146,14 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; conso
 		"${mb}M" >>"$WORK/mkfs-$1.log" 2>&1 || die "mkfs.ext4 (nvme) failed"
 	numa_args
 	iommu_args "${4:-}"
+	main_args "$1" "$disk"
 	log "booting $1 kernel under qemu (TCG), console: $console"
 	timeout --kill-after=10 "$KTEST_BOOT_TIMEOUT" \
 		qemu-system-x86_64 -machine "$MACHINE_ARG" -cpu max \
 		-m "$KTEST_MEM" -smp "$SMP_ARG" "${NUMA_ARGS[@]}" \
 		"${IOMMU_ARGS[@]}" -kernel "$2" -initrd "$3" \
 		-append "console=ttyS0 loglevel=5 panic=-1 hugepages=$KTEST_HUGEPAGES transparent_hugepage=madvise$IOMMU_APPEND" \
-		-drive file="$disk",format=raw,if=virtio \
+		"${MAIN_ARGS[@]}" \
 		-drive if=none,id=nvm,file="$nvme",format=raw \
 		-device nvme,serial=hugebuf0,drive=nvm${NVME_OPTS:+,$NVME_OPTS} \
 		-nographic -no-reboot -net none </dev/null >"$console" 2>&1
@@ -159,6 +162,29 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; conso
 	rm -f "$disk" "$nvme"
 	[ $rc = 124 ] || [ $rc = 137 ] && log "$1: qemu timed out after $KTEST_BOOT_TIMEOUT s"
 	return $rc
+}
+
+# The main disk of guest $1 (ext4 scratch): virtio-blk (vda), or for an
+# NVMe-only image (kdeb.sh: kernels.tab's ":nvme-only", an image whose
+# modules are not served, so no virtio_blk; NVMe is built in on Debian's
+# cloud configs) a second NVMe controller of serial MAIN_SERIAL beside
+# the namespace of serial hugebuf0, with KTEST_MAIN_NVME_OPTS.  Its
+# default mdts=0 sets no transfer limit of the controller's, so that the
+# driver's own (NVME_MAX_KB_SZ, max_segments, virt boundary) decides the
+# requests of an 8 MiB I/O, as virtio's limits do on vda; lib's model
+# reads whichever the queue has.
+MAIN_SERIAL=hugebufdisk
+KTEST_MAIN_NVME_OPTS=${KTEST_MAIN_NVME_OPTS-mdts=0}
+main_serial() {	# $1 = label
+	[ -n "${DEB_NVMEONLY[${1%-iommu}]:-}" ] && echo "$MAIN_SERIAL"
+}
+main_args() {	# $1 = label, $2 = disk image
+	if [ -z "$(main_serial "$1")" ]; then
+		MAIN_ARGS=(-drive file="$2",format=raw,if=virtio)
+		return 0
+	fi
+	MAIN_ARGS=(-drive if=none,id=main,file="$2",format=raw
+		-device "nvme,serial=$MAIN_SERIAL,drive=main${KTEST_MAIN_NVME_OPTS:+,$KTEST_MAIN_NVME_OPTS}")
 }
 
 # The machine of a guest.  A DMA-direct guest is qemu's "pc".  An IOMMU

@@ -281,14 +281,24 @@ kernel_config() {
 	if is_built "$1"; then echo "$BUILD/.config"; else echo "${DEB_CONFIG[$1]:-}"; fi
 }
 
-# the first of CONFIG options $2... that kernel $1's config does not set
+# why kernel $1's config lacks CONFIG options $2... (the first it does not
+# set, or that there is no config: an NVMe-only image's is not served,
+# kdeb.sh), nothing when it sets them all
 config_missing() {	# $1 = kernel, $2... = option names without CONFIG_
-	local cfg o
-	cfg=$(kernel_config "$1")
+	local k=$1 cfg o
+	cfg=$(kernel_config "$k")
 	shift
-	[ -f "$cfg" ] || { echo "a config (none found)"; return 0; }
+	if ! [ -f "$cfg" ]; then
+		if [ -n "${DEB_NVMEONLY[$k]:-}" ]; then
+			echo "its config is not served (${DEB_NVMEONLY[$k]}: an NVMe-only guest), so CONFIG_$1 is unknown"
+		else
+			echo "no config found, so CONFIG_$1 is unknown"
+		fi
+		return 0
+	fi
 	for o in "$@"; do
-		grep -q "^CONFIG_$o=[ym]" "$cfg" || { echo "CONFIG_$o"; return 0; }
+		grep -q "^CONFIG_$o=[ym]" "$cfg" ||
+			{ echo "the kernel's config has no CONFIG_$o"; return 0; }
 	done
 }
 

@@ -14,7 +14,8 @@
 # InRelease with the keyring, the Packages index against it and the .deb
 # against the index's SHA-256.  What a guest needs is kept, decompressed,
 # in $KTEST_CACHE/deb/PACKAGE_VERSION/ (vmlinuz, config, release,
-# modules/); delete that directory to fetch it again.
+# modules/; PACKAGE_VERSION_nvme-only/ has vmlinuz and release only);
+# delete that directory to fetch it again.
 # Needs from ktest.sh: TOP, KTEST_CACHE, log, die; kbuild.sh's kernel_field.
 
 APT_KERNELS=$KTEST_CACHE/apt-kernels
@@ -22,7 +23,7 @@ DEBS=$KTEST_CACHE/deb
 # the modules a guest loads when the image has them as modules (not built
 # in): the virtio disk (vda), the NVMe namespace and its ext4
 GUEST_MODULES="virtio_pci virtio_blk nvme ext4"
-declare -A DEB_IMG DEB_CONFIG DEB_MODS DEB_PKGVER
+declare -A DEB_IMG DEB_CONFIG DEB_MODS DEB_PKGVER DEB_NVMEONLY
 
 # apt's first E: or W: line in log $1 that gives a reason
 apt_reason() {
@@ -89,14 +90,21 @@ deb_list() {
 
 # The newest package of kernel $1's suites whose name matches its glob:
 # sets DEB_PKG and DEB_VER, and DEB_ALSO (the companions linux-binary-S
-# needs: linux-modules-S and linux-base-S), or DEB_WHY
+# needs: linux-modules-S and linux-base-S), or DEB_WHY.  A source ending
+# in ":nvme-only" (DEB_BARE=1) takes linux-binary-S alone, for a series
+# whose companions the mirror does not serve: no modules and no config,
+# so the guest's disks are NVMe (built in on Debian's cloud configs:
+# kboot.sh, main_args) and what needs the config is a counted skip.
 deb_pick() {
 	local src suites pat s f lists="" missing="" p v pkgs
 	src=$(kernel_field "$1" source)
 	suites=${src#deb:}
 	pat=${suites#*:}
 	suites=${suites%%:*}
-	DEB_PKG= DEB_VER= DEB_ALSO= DEB_WHY=
+	DEB_PKG= DEB_VER= DEB_ALSO= DEB_WHY= DEB_BARE=
+	case $pat in
+	*:nvme-only) pat=${pat%:nvme-only} DEB_BARE=1 ;;
+	esac
 	deb_index || { DEB_WHY="$pat: $DEB_NOINDEX"; return 1; }
 	for s in ${suites//,/ }; do
 		if f=$(deb_list "$s"); then
@@ -126,8 +134,15 @@ deb_pick() {
 		fi
 		return 1
 	fi
-	case $DEB_PKG in
-	linux-binary-*)
+	case $DEB_BARE:$DEB_PKG in
+	1:*)
+		for p in "linux-modules-${DEB_PKG#linux-binary-}" \
+			 "linux-base-${DEB_PKG#linux-binary-}"; do
+			grep -qxF "$p $DEB_VER" "$pkgs" &&
+				log "$1: $p $DEB_VER is served now: drop :nvme-only from kernels.tab to boot a normal guest"
+		done
+		return 0 ;;
+	*:linux-binary-*)
 		for p in "linux-modules-${DEB_PKG#linux-binary-}" \
 			 "linux-base-${DEB_PKG#linux-binary-}"; do
 			grep -qxF "$p $DEB_VER" "$pkgs" || {
@@ -209,6 +224,12 @@ deb_unpack() {	# $1 = kernel, $2 = cache dir
 	for p in "$dir/root/boot/config-$rel" "$dir/root/usr/lib/modules/$rel/config"; do
 		[ -f "$p" ] && cp "$p" "$dir/config"
 	done
+	if [ -n "$DEB_BARE" ]; then
+		rm -rf "$dir/root" "$dir/dl"
+		echo "$rel" >"$dir/release"
+		log "$k: $DEB_PKG $DEB_VER alone, release $rel: NVMe-only guest (no modules, no config)"
+		return 0
+	fi
 	[ -f "$dir/config" ] || { DEB_WHY="$DEB_PKG $DEB_VER holds no config of $rel"; return 1; }
 	for mdir in "$dir/root/lib/modules/$rel" "$dir/root/usr/lib/modules/$rel"; do
 		[ -d "$mdir" ] && break
@@ -227,7 +248,7 @@ deb_ready() {
 	local k=$1 dir rc=0
 	[ -n "${DEB_IMG[$k]:-}" ] && return 0
 	deb_pick "$k" || return 1
-	dir=$DEBS/${DEB_PKG}_$DEB_VER
+	dir=$DEBS/${DEB_PKG}_$DEB_VER${DEB_BARE:+_nvme-only}
 	if ! [ -s "$dir/release" ]; then
 		exec 8>"$KTEST_CACHE/apt.lock"
 		flock -w 900 8 ||
@@ -237,7 +258,12 @@ deb_ready() {
 		[ $rc = 0 ] || return 1
 	fi
 	DEB_IMG[$k]=$dir/vmlinuz
+	DEB_PKGVER[$k]="$DEB_PKG $DEB_VER"
+	if [ -n "$DEB_BARE" ]; then
+		DEB_NVMEONLY[$k]="linux-base-${DEB_PKG#linux-binary-} $DEB_VER"
+		DEB_PKGVER[$k]="$DEB_PKG $DEB_VER (alone: NVMe-only)"
+		return 0
+	fi
 	DEB_CONFIG[$k]=$dir/config
 	DEB_MODS[$k]=$dir/modules
-	DEB_PKGVER[$k]="$DEB_PKG $DEB_VER"
 }

@@ -61,6 +61,8 @@
 #                       128 MiB, where nvme-profile does raw I/O [2G]
 #   KTEST_NVME_OPTS     extra qemu "-device nvme" properties, e.g. mdts=9
 #                       (qemu's default mdts=7 is 512 KiB per command) [""]
+#   KTEST_MAIN_NVME_OPTS  the "-device nvme" properties of an NVMe-only
+#                       guest's main disk (kernels.tab's :nvme-only) [mdts=0]
 #   KTEST_IOMMU_KERNELS which of KTEST_KERNELS also boot as an IOMMU guest,
 #                       right after their DMA-direct guest: q35 with
 #                       qemu's intel-iommu, the NVMe namespace behind it,
@@ -395,7 +397,7 @@ check_fault() {
 		# shellcheck disable=SC2086
 		miss=$(config_missing "$k" $FAULT_CONFIG)
 		if [ -n "$miss" ]; then
-			count skip "$k imu allocation failure: the kernel's config has no $miss (fault-regbuf, fault-plain, fault-device cannot inject)"
+			count skip "$k imu allocation failure: $miss (fault-regbuf, fault-plain, fault-device cannot inject)"
 			continue
 		fi
 		want=$(kernel_field "$k" imufail)

@@ -151,8 +151,9 @@ static void pt_rules(int major, int minor, int sub, struct hb_kmodel *km)
  * 7.2.12 image (struct io_ring_ctx.hpage_acct, FUNC hpage_acct_ref);
  * the BTF of 7.0.13 and 7.1.13 still shows the old scheme (imu->
  * acct_pages, io_sqe_buffer_register()'s last_hpage, no hpage_acct).
- * That the early return came with it, not in 7.0, is read from the code,
- * not yet measured: the 7.0 and 7.1 guests confirm it (VmPin as root).
+ * That the early return came with it, not in 7.0, is read from the code
+ * and measured: the NVMe-only guests of 7.0.13 and 7.1.13 charge root's
+ * ring VmPin (kernel/README.md, "Debian's images").
  */
 static bool has_hpage_acct(int major, int minor)
 {

@@ -129,24 +129,25 @@ static long vmpin_kb(void)
 }
 
 /*
- * Whether registering charges VmPin here: 7.x charges only a ring made
- * without CAP_IPC_LOCK (io_buffer_account_pin() needs ctx->user), earlier
- * kernels every ring.  From /proc: the release's major number and bit 14
- * (CAP_IPC_LOCK) of CapEff.
+ * Whether registering charges VmPin here: 7.2 and later charge only a
+ * ring made without CAP_IPC_LOCK (io_buffer_account_pin() needs
+ * ctx->user, with 7.2's per-ring hpage_acct), earlier kernels every ring
+ * (7.0.13 and 7.1.13 charge root's ring: measured in their guests).  From
+ * /proc: the release's major.minor and bit 14 (CAP_IPC_LOCK) of CapEff.
  */
 static bool vmpin_charged(void)
 {
 	unsigned long long cap = 0;
 	FILE *f = fopen("/proc/sys/kernel/osrelease", "r");
 	char line[128];
-	int major = 0;
+	int major = 0, minor = 0;
 
 	if (f) {
-		if (fscanf(f, "%d", &major) != 1)
+		if (fscanf(f, "%d.%d", &major, &minor) != 2)
 			major = 0;
 		fclose(f);
 	}
-	if (major < 7)
+	if (major < 7 || (major == 7 && minor < 2))
 		return true;
 	f = fopen("/proc/self/status", "r");
 	if (!f)
