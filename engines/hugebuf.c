@@ -871,16 +871,37 @@ static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
  * ring that need not wait enters only to wake its thread.  Returns the
  * SQEs submitted or -errno.
  */
-static int hbe_enter(struct hbe_data *hd, unsigned int wait)
+static inline __attribute__((always_inline)) int
+hbe_enter(struct hbe_data *hd, unsigned int wait)
 {
+	struct io_uring_sq *sq = &hd->ring.sq;
+	unsigned int tail = sq->sqe_tail;
+	unsigned int flags = IORING_ENTER_GETEVENTS;
 	int ret;
 
-	if (wait)
-		ret = io_uring_submit_and_wait(&hd->ring, wait);
-	else if (hd->sqpoll)
-		ret = io_uring_submit(&hd->ring);
-	else
-		ret = io_uring_submit_and_get_events(&hd->ring);
+	if (hd->sqpoll) {
+		ret = wait ? io_uring_submit_and_wait(&hd->ring, wait) :
+			     io_uring_submit(&hd->ring);
+		goto out;
+	}
+	/*
+	 * Not SQPOLL: what liburing 2.3's io_uring_submit_and_wait() and
+	 * io_uring_submit_and_get_events() do for such a ring, without
+	 * their tests of the ring's mode (one call, not three): publish
+	 * the SQ tail (the kernel reads it in io_submit_sqes()), then one
+	 * io_uring_enter() with GETEVENTS, submitting everything between
+	 * the kernel's SQ head and the tail, by the registered ring index
+	 * when there is one (enter_ring_fd is the fd otherwise).
+	 */
+	if (sq->sqe_head != tail) {
+		sq->sqe_head = tail;
+		io_uring_smp_store_release(sq->ktail, tail);
+	}
+	if (hd->ring_fd_registered)
+		flags |= IORING_ENTER_REGISTERED_RING;
+	ret = io_uring_enter(hd->ring.enter_ring_fd, tail - *sq->khead, wait,
+			     flags, NULL);
+out:
 	if (ret >= 0)
 		hd->sqes_pending = 0;
 	return ret;
@@ -1112,17 +1133,14 @@ static unsigned int hbe_commit_wait(struct thread_data *td,
 	return n < inflight ? n : inflight;
 }
 
-/* Submit what is prepared, waiting for @wait CQEs in the same entry. */
-static int hbe_submit_all(struct hbe_data *hd, unsigned int wait)
+/*
+ * The first entry (@ret) failed: retry what a later entry can do, so
+ * that what is prepared goes out, waiting for @wait CQEs.
+ */
+static __attribute__((noinline)) int
+hbe_submit_retry(struct hbe_data *hd, unsigned int wait, int ret)
 {
-	int ret;
-
 	for (;;) {
-		ret = hbe_enter(hd, wait);
-		if (ret >= 0)
-			return 0;
-		if (ret == -EINTR || ret == -ETIME)
-			continue;
 		if (ret == -EAGAIN || ret == -EBUSY) {
 			/*
 			 * No room (the kernel short of requests): let task
@@ -1131,12 +1149,16 @@ static int hbe_submit_all(struct hbe_data *hd, unsigned int wait)
 			 */
 			io_uring_get_events(&hd->ring);
 			usleep(1);
-			continue;
+		} else if (ret != -EINTR && ret != -ETIME) {
+			return ret;
 		}
-		return ret;
+		ret = hbe_enter(hd, wait);
+		if (ret >= 0)
+			return 0;
 	}
 }
 
+/* out of line: the early return of hbe_commit() saves no registers */
 static __attribute__((noinline)) int hbe_commit_submit(struct thread_data *td,
 							struct hbe_data *hd)
 {
@@ -1146,8 +1168,10 @@ static __attribute__((noinline)) int hbe_commit_submit(struct thread_data *td,
 	wait = hbe_commit_wait(td, hd);
 	if (wait)
 		hbe_mark_issued(td, hd);
-	ret = hbe_submit_all(hd, wait);
-	if (ret) {
+	ret = hbe_enter(hd, wait);
+	if (ret < 0)
+		ret = hbe_submit_retry(hd, wait, ret);
+	if (ret < 0) {
 		td_verror(td, -ret, "io_uring_submit");
 		return ret;
 	}
