@@ -1301,24 +1301,31 @@ static inline __attribute__((always_inline)) void
 hbe_reap(struct thread_data *td, struct hbe_data *hd, unsigned int max)
 {
 	struct io_uring_cq *cq = &hd->ring.cq;
+	struct io_uring_cqe *cqes = cq->cqes;
+	struct io_u **events = hd->events;
+	unsigned int mask = cq->ring_mask;
+	unsigned int nr = hd->nr_events;
 	unsigned int head = *cq->khead;
 	unsigned int tail = io_uring_smp_load_acquire(cq->ktail);
 
 	if (hd->pt)
 		return hbe_reap_pieces(td, hd, max);
-	while (head != tail && hd->nr_events < max) {
-		struct io_uring_cqe *cqe = &cq->cqes[head & cq->ring_mask];
+	/* the count in a register: hd->nr_events is stored once */
+	while (head != tail && nr < max) {
+		struct io_uring_cqe *cqe = &cqes[head & mask];
 		struct hbe_piece *pc = io_uring_cqe_get_data(cqe);
 		struct hbe_slot *s = pc->slot;
 
 		if (!hbe_cqe_whole(s, cqe->res)) {
+			hd->nr_events = nr;
 			io_uring_smp_store_release(cq->khead, head);
 			return hbe_reap_pieces(td, hd, max);
 		}
 		head++;
 		s->io_u->error = 0;
-		hd->events[hd->nr_events++] = s->io_u;
+		events[nr++] = s->io_u;
 	}
+	hd->nr_events = nr;
 	io_uring_smp_store_release(cq->khead, head);
 }
 
