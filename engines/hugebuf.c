@@ -39,6 +39,20 @@
 #include "verify.h"
 
 /*
+ * What the commit calls once per commit or per io_u, through the GOT
+ * rather than a PLT stub (one jump less each; fio binds them at load
+ * with -rdynamic, liburing's io_uring_enter() is ours to call).
+ */
+extern void fio_gettime(struct timespec *, void *) __attribute__((noplt));
+extern void io_u_queued(struct thread_data *, struct io_u *)
+	__attribute__((noplt));
+extern void io_u_mark_submit(struct thread_data *, unsigned int)
+	__attribute__((noplt));
+extern int io_uring_enter(unsigned int fd, unsigned int to_submit,
+			  unsigned int min_complete, unsigned int flags,
+			  sigset_t *sig) __attribute__((noplt));
+
+/*
  * fio 3.36 (519fb6da) took engine_data out of the union with io_u->index;
  * up to then (3.33 = ops version 31, 3.34/3.35 = 32) the two share storage,
  * so a pointer in engine_data would overwrite the index fio and we use as
@@ -1045,6 +1059,24 @@ hbe_queue_slow(struct thread_data *td, struct hbe_data *hd, struct io_u *io_u)
 }
 
 /*
+ * io_uring_get_sqe() for a fast ring: its SQEs are 64 bytes (SQE128 is
+ * set for passthrough only, never fast: hbe_fast_ok()), so no shift by
+ * the ring's flags; the kernel's SQ head read with acquire, as liburing
+ * 2.3 does for SQPOLL, correct for any ring.  NULL: the SQ is full.
+ */
+static inline struct io_uring_sqe *hbe_get_sqe_fast(struct hbe_data *hd)
+{
+	struct io_uring_sq *sq = &hd->ring.sq;
+	unsigned int tail = sq->sqe_tail;
+
+	if (tail + 1 - io_uring_smp_load_acquire(sq->khead) >
+	    sq->ring_entries)
+		return NULL;
+	sq->sqe_tail = tail + 1;
+	return &sq->sqes[tail & sq->ring_mask];
+}
+
+/*
  * The fast path (hd->fast, no cmdprio: hbe_make_templates()): the slot's
  * template with what changes per I/O, no call, no division.  A full SQ
  * (more pieces in flight than entries) goes the piece path, which
@@ -1061,7 +1093,7 @@ static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
 	if (!hd->fast || io_u->ddir > DDIR_WRITE)
 		return hbe_queue_slow(td, hd, io_u);
 	fio_ro_check(td, io_u);
-	sqe = io_uring_get_sqe(&hd->ring);
+	sqe = hbe_get_sqe_fast(hd);
 	if (!sqe)
 		return hbe_queue_slow(td, hd, io_u);
 	io_u->ioprio = td->ioprio;
