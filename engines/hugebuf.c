@@ -1326,11 +1326,11 @@ hbe_reap_pieces(struct thread_data *td, struct hbe_data *hd, unsigned int max)
  * What the CQ holds, up to @max completed io_us: no syscall, and one
  * store of the CQ head for the batch (the kernel reads it only for the
  * room left: io_cqring_events()).  Whole transfers of fast slots are
- * done here without a call; the first other CQE hands the rest of the
- * batch to hbe_reap_pieces().
+ * done here without a call.  False: it stopped at another CQE (or the
+ * ring is passthrough's), which hbe_reap_pieces() takes from there.
  */
-static inline __attribute__((always_inline)) void
-hbe_reap(struct thread_data *td, struct hbe_data *hd, unsigned int max)
+static inline __attribute__((always_inline)) bool
+hbe_reap_whole(struct hbe_data *hd, unsigned int max)
 {
 	struct io_uring_cq *cq = &hd->ring.cq;
 	struct io_uring_cqe *cqes = cq->cqes;
@@ -1339,9 +1339,10 @@ hbe_reap(struct thread_data *td, struct hbe_data *hd, unsigned int max)
 	unsigned int nr = hd->nr_events;
 	unsigned int head = *cq->khead;
 	unsigned int tail = io_uring_smp_load_acquire(cq->ktail);
+	bool all = true;
 
 	if (hd->pt)
-		return hbe_reap_pieces(td, hd, max);
+		return false;
 	/* the count in a register: hd->nr_events is stored once */
 	while (head != tail && nr < max) {
 		struct io_uring_cqe *cqe = &cqes[head & mask];
@@ -1349,9 +1350,8 @@ hbe_reap(struct thread_data *td, struct hbe_data *hd, unsigned int max)
 		struct hbe_slot *s = pc->slot;
 
 		if (!hbe_cqe_whole(s, cqe->res)) {
-			hd->nr_events = nr;
-			io_uring_smp_store_release(cq->khead, head);
-			return hbe_reap_pieces(td, hd, max);
+			all = false;
+			break;
 		}
 		head++;
 		s->io_u->error = 0;
@@ -1359,6 +1359,14 @@ hbe_reap(struct thread_data *td, struct hbe_data *hd, unsigned int max)
 	}
 	hd->nr_events = nr;
 	io_uring_smp_store_release(cq->khead, head);
+	return all;
+}
+
+static inline __attribute__((always_inline)) void
+hbe_reap(struct thread_data *td, struct hbe_data *hd, unsigned int max)
+{
+	if (!hbe_reap_whole(hd, max))
+		hbe_reap_pieces(td, hd, max);
 }
 
 /*
@@ -1409,6 +1417,17 @@ hbe_getevents_enter(struct thread_data *td, struct hbe_data *hd,
 	return hd->nr_events;
 }
 
+/* hbe_getevents() after a CQE that was not a fast slot's whole transfer */
+static __attribute__((noinline)) int
+hbe_getevents_pieces(struct thread_data *td, struct hbe_data *hd,
+		     unsigned int min, unsigned int max)
+{
+	hbe_reap_pieces(td, hd, max);
+	if (hd->nr_events >= min && (min || hd->nr_events))
+		return hd->nr_events;
+	return hbe_getevents_enter(td, hd, min, max);
+}
+
 static int hbe_getevents(struct thread_data *td, unsigned int min,
 			unsigned int max, const struct timespec *t)
 {
@@ -1420,7 +1439,9 @@ static int hbe_getevents(struct thread_data *td, unsigned int min,
 		max = hd->depth;
 	if (min > max)
 		min = max;
-	hbe_reap(td, hd, max);
+	/* out of line what needs a call: no registers saved for the rest */
+	if (!hbe_reap_whole(hd, max))
+		return hbe_getevents_pieces(td, hd, min, max);
 	if (hd->nr_events >= min && (min || hd->nr_events))
 		return hd->nr_events;
 	return hbe_getevents_enter(td, hd, min, max);
