@@ -885,8 +885,8 @@ static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
  * ring that need not wait enters only to wake its thread.  Returns the
  * SQEs submitted or -errno.
  */
-static inline __attribute__((always_inline)) int
-hbe_enter(struct hbe_data *hd, unsigned int wait)
+static inline __attribute__((always_inline)) int hbe_enter(struct hbe_data *hd,
+							   unsigned int wait)
 {
 	struct io_uring_sq *sq = &hd->ring.sq;
 	unsigned int tail = sq->sqe_tail;
@@ -1069,8 +1069,7 @@ static inline struct io_uring_sqe *hbe_get_sqe_fast(struct hbe_data *hd)
 	struct io_uring_sq *sq = &hd->ring.sq;
 	unsigned int tail = sq->sqe_tail;
 
-	if (tail + 1 - io_uring_smp_load_acquire(sq->khead) >
-	    sq->ring_entries)
+	if (tail + 1 - io_uring_smp_load_acquire(sq->khead) > sq->ring_entries)
 		return NULL;
 	sq->sqe_tail = tail + 1;
 	return &sq->sqes[tail & sq->ring_mask];
