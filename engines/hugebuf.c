@@ -39,6 +39,20 @@
 #include "verify.h"
 
 /*
+ * What the commit calls once per commit or per io_u, through the GOT
+ * rather than a PLT stub (one jump less each; fio binds them at load
+ * with -rdynamic, liburing's io_uring_enter() is ours to call).
+ */
+extern void fio_gettime(struct timespec *, void *) __attribute__((noplt));
+extern void io_u_queued(struct thread_data *, struct io_u *)
+	__attribute__((noplt));
+extern void io_u_mark_submit(struct thread_data *, unsigned int)
+	__attribute__((noplt));
+extern int io_uring_enter(unsigned int fd, unsigned int to_submit,
+			  unsigned int min_complete, unsigned int flags,
+			  sigset_t *sig) __attribute__((noplt));
+
+/*
  * fio 3.36 (519fb6da) took engine_data out of the union with io_u->index;
  * up to then (3.33 = ops version 31, 3.34/3.35 = 32) the two share storage,
  * so a pointer in engine_data would overwrite the index fio and we use as
@@ -871,16 +885,37 @@ static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
  * ring that need not wait enters only to wake its thread.  Returns the
  * SQEs submitted or -errno.
  */
-static int hbe_enter(struct hbe_data *hd, unsigned int wait)
+static inline __attribute__((always_inline)) int hbe_enter(struct hbe_data *hd,
+							   unsigned int wait)
 {
+	struct io_uring_sq *sq = &hd->ring.sq;
+	unsigned int tail = sq->sqe_tail;
+	unsigned int flags = IORING_ENTER_GETEVENTS;
 	int ret;
 
-	if (wait)
-		ret = io_uring_submit_and_wait(&hd->ring, wait);
-	else if (hd->sqpoll)
-		ret = io_uring_submit(&hd->ring);
-	else
-		ret = io_uring_submit_and_get_events(&hd->ring);
+	if (hd->sqpoll) {
+		ret = wait ? io_uring_submit_and_wait(&hd->ring, wait) :
+			     io_uring_submit(&hd->ring);
+		goto out;
+	}
+	/*
+	 * Not SQPOLL: what liburing 2.3's io_uring_submit_and_wait() and
+	 * io_uring_submit_and_get_events() do for such a ring, without
+	 * their tests of the ring's mode (one call, not three): publish
+	 * the SQ tail (the kernel reads it in io_submit_sqes()), then one
+	 * io_uring_enter() with GETEVENTS, submitting everything between
+	 * the kernel's SQ head and the tail, by the registered ring index
+	 * when there is one (enter_ring_fd is the fd otherwise).
+	 */
+	if (sq->sqe_head != tail) {
+		sq->sqe_head = tail;
+		io_uring_smp_store_release(sq->ktail, tail);
+	}
+	if (hd->ring_fd_registered)
+		flags |= IORING_ENTER_REGISTERED_RING;
+	ret = io_uring_enter(hd->ring.enter_ring_fd, tail - *sq->khead, wait,
+			     flags, NULL);
+out:
 	if (ret >= 0)
 		hd->sqes_pending = 0;
 	return ret;
@@ -1024,6 +1059,23 @@ hbe_queue_slow(struct thread_data *td, struct hbe_data *hd, struct io_u *io_u)
 }
 
 /*
+ * io_uring_get_sqe() for a fast ring: its SQEs are 64 bytes (SQE128 is
+ * set for passthrough only, never fast: hbe_fast_ok()), so no shift by
+ * the ring's flags; the kernel's SQ head read with acquire, as liburing
+ * 2.3 does for SQPOLL, correct for any ring.  NULL: the SQ is full.
+ */
+static inline struct io_uring_sqe *hbe_get_sqe_fast(struct hbe_data *hd)
+{
+	struct io_uring_sq *sq = &hd->ring.sq;
+	unsigned int tail = sq->sqe_tail;
+
+	if (tail + 1 - io_uring_smp_load_acquire(sq->khead) > sq->ring_entries)
+		return NULL;
+	sq->sqe_tail = tail + 1;
+	return &sq->sqes[tail & sq->ring_mask];
+}
+
+/*
  * The fast path (hd->fast, no cmdprio: hbe_make_templates()): the slot's
  * template with what changes per I/O, no call, no division.  A full SQ
  * (more pieces in flight than entries) goes the piece path, which
@@ -1040,7 +1092,7 @@ static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
 	if (!hd->fast || io_u->ddir > DDIR_WRITE)
 		return hbe_queue_slow(td, hd, io_u);
 	fio_ro_check(td, io_u);
-	sqe = io_uring_get_sqe(&hd->ring);
+	sqe = hbe_get_sqe_fast(hd);
 	if (!sqe)
 		return hbe_queue_slow(td, hd, io_u);
 	io_u->ioprio = td->ioprio;
@@ -1112,17 +1164,14 @@ static unsigned int hbe_commit_wait(struct thread_data *td,
 	return n < inflight ? n : inflight;
 }
 
-/* Submit what is prepared, waiting for @wait CQEs in the same entry. */
-static int hbe_submit_all(struct hbe_data *hd, unsigned int wait)
+/*
+ * The first entry (@ret) failed: retry what a later entry can do, so
+ * that what is prepared goes out, waiting for @wait CQEs.
+ */
+static __attribute__((noinline)) int
+hbe_submit_retry(struct hbe_data *hd, unsigned int wait, int ret)
 {
-	int ret;
-
 	for (;;) {
-		ret = hbe_enter(hd, wait);
-		if (ret >= 0)
-			return 0;
-		if (ret == -EINTR || ret == -ETIME)
-			continue;
 		if (ret == -EAGAIN || ret == -EBUSY) {
 			/*
 			 * No room (the kernel short of requests): let task
@@ -1131,12 +1180,16 @@ static int hbe_submit_all(struct hbe_data *hd, unsigned int wait)
 			 */
 			io_uring_get_events(&hd->ring);
 			usleep(1);
-			continue;
+		} else if (ret != -EINTR && ret != -ETIME) {
+			return ret;
 		}
-		return ret;
+		ret = hbe_enter(hd, wait);
+		if (ret >= 0)
+			return 0;
 	}
 }
 
+/* out of line: the early return of hbe_commit() saves no registers */
 static __attribute__((noinline)) int hbe_commit_submit(struct thread_data *td,
 							struct hbe_data *hd)
 {
@@ -1146,8 +1199,10 @@ static __attribute__((noinline)) int hbe_commit_submit(struct thread_data *td,
 	wait = hbe_commit_wait(td, hd);
 	if (wait)
 		hbe_mark_issued(td, hd);
-	ret = hbe_submit_all(hd, wait);
-	if (ret) {
+	ret = hbe_enter(hd, wait);
+	if (ret < 0)
+		ret = hbe_submit_retry(hd, wait, ret);
+	if (ret < 0) {
 		td_verror(td, -ret, "io_uring_submit");
 		return ret;
 	}
@@ -1270,32 +1325,47 @@ hbe_reap_pieces(struct thread_data *td, struct hbe_data *hd, unsigned int max)
  * What the CQ holds, up to @max completed io_us: no syscall, and one
  * store of the CQ head for the batch (the kernel reads it only for the
  * room left: io_cqring_events()).  Whole transfers of fast slots are
- * done here without a call; the first other CQE hands the rest of the
- * batch to hbe_reap_pieces().
+ * done here without a call.  False: it stopped at another CQE (or the
+ * ring is passthrough's), which hbe_reap_pieces() takes from there.
  */
-static inline __attribute__((always_inline)) void
-hbe_reap(struct thread_data *td, struct hbe_data *hd, unsigned int max)
+static inline __attribute__((always_inline)) bool
+hbe_reap_whole(struct hbe_data *hd, unsigned int max)
 {
 	struct io_uring_cq *cq = &hd->ring.cq;
+	struct io_uring_cqe *cqes = cq->cqes;
+	struct io_u **events = hd->events;
+	unsigned int mask = cq->ring_mask;
+	unsigned int nr = hd->nr_events;
 	unsigned int head = *cq->khead;
 	unsigned int tail = io_uring_smp_load_acquire(cq->ktail);
+	bool all = true;
 
 	if (hd->pt)
-		return hbe_reap_pieces(td, hd, max);
-	while (head != tail && hd->nr_events < max) {
-		struct io_uring_cqe *cqe = &cq->cqes[head & cq->ring_mask];
+		return false;
+	/* the count in a register: hd->nr_events is stored once */
+	while (head != tail && nr < max) {
+		struct io_uring_cqe *cqe = &cqes[head & mask];
 		struct hbe_piece *pc = io_uring_cqe_get_data(cqe);
 		struct hbe_slot *s = pc->slot;
 
 		if (!hbe_cqe_whole(s, cqe->res)) {
-			io_uring_smp_store_release(cq->khead, head);
-			return hbe_reap_pieces(td, hd, max);
+			all = false;
+			break;
 		}
 		head++;
 		s->io_u->error = 0;
-		hd->events[hd->nr_events++] = s->io_u;
+		events[nr++] = s->io_u;
 	}
+	hd->nr_events = nr;
 	io_uring_smp_store_release(cq->khead, head);
+	return all;
+}
+
+static inline __attribute__((always_inline)) void
+hbe_reap(struct thread_data *td, struct hbe_data *hd, unsigned int max)
+{
+	if (!hbe_reap_whole(hd, max))
+		hbe_reap_pieces(td, hd, max);
 }
 
 /*
@@ -1346,6 +1416,17 @@ hbe_getevents_enter(struct thread_data *td, struct hbe_data *hd,
 	return hd->nr_events;
 }
 
+/* hbe_getevents() after a CQE that was not a fast slot's whole transfer */
+static __attribute__((noinline)) int
+hbe_getevents_pieces(struct thread_data *td, struct hbe_data *hd,
+		     unsigned int min, unsigned int max)
+{
+	hbe_reap_pieces(td, hd, max);
+	if (hd->nr_events >= min && (min || hd->nr_events))
+		return hd->nr_events;
+	return hbe_getevents_enter(td, hd, min, max);
+}
+
 static int hbe_getevents(struct thread_data *td, unsigned int min,
 			unsigned int max, const struct timespec *t)
 {
@@ -1357,7 +1438,9 @@ static int hbe_getevents(struct thread_data *td, unsigned int min,
 		max = hd->depth;
 	if (min > max)
 		min = max;
-	hbe_reap(td, hd, max);
+	/* out of line what needs a call: no registers saved for the rest */
+	if (!hbe_reap_whole(hd, max))
+		return hbe_getevents_pieces(td, hd, min, max);
 	if (hd->nr_events >= min && (min || hd->nr_events))
 		return hd->nr_events;
 	return hbe_getevents_enter(td, hd, min, max);
