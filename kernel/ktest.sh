@@ -44,7 +44,8 @@
 #                       order: names, "all" (every line) or "default"
 #                       (its run=default lines) [default]
 #   KTEST_JOBS          make -j [3]
-#   KTEST_GUESTS        guests booted at once (each its own qemu) [2]
+#   KTEST_GUESTS        guests booted at once (each its own qemu, disks,
+#                       console) [2]; 1 while file KTEST_HOST_BUSY exists
 #   KTEST_MEM           guest memory [3G]
 #   KTEST_NUMA_NODES    NUMA nodes of the guest, 1 or 2 (qemu -numa,
 #                       memory split evenly; needs KTEST_SMP >= 2) [2]
@@ -97,8 +98,7 @@ KTEST_JOBS=${KTEST_JOBS:-3}
 KTEST_GUESTS=${KTEST_GUESTS:-2}
 KTEST_MEM=${KTEST_MEM:-3G}
 KTEST_SMP=${KTEST_SMP:-2}
-# two NUMA nodes (one CPU and half the memory each): t/numa-placement binds
-# to each and checks where the hugepages come from; 1 boots a flat guest
+# two NUMA nodes (a CPU and half the memory each): t/numa-placement's
 KTEST_NUMA_NODES=${KTEST_NUMA_NODES:-2}
 KTEST_HUGEPAGES=${KTEST_HUGEPAGES:-512}
 KTEST_TEST_TIMEOUT=${KTEST_TEST_TIMEOUT:-300}
@@ -111,8 +111,7 @@ KTEST_NVME_SIZE=${KTEST_NVME_SIZE:-2G}
 KTEST_NVME_OPTS=${KTEST_NVME_OPTS:-}
 KTEST_IOMMU_NVME_OPTS=${KTEST_IOMMU_NVME_OPTS-mdts=0}
 KTEST_NVME_SUITE=${KTEST_NVME_SUITE:-regbuf-thp-tail,regbuf-small-in-folio}
-# "1" meant the whole suite before the list existed
-[ "$KTEST_NVME_SUITE" = 1 ] && KTEST_NVME_SUITE=all
+[ "$KTEST_NVME_SUITE" = 1 ] && KTEST_NVME_SUITE=all	# the old spelling
 
 T0=$(date +%s)
 # a kernel BUG, WARN_ON splat, soft lockup, Oops or bad page report, after the
@@ -463,20 +462,22 @@ find_liburing_tests() {
 		log "liburing tests for the guests: $KTEST_LIBURING"
 }
 
-# Boot guest $1 in the background once fewer than KTEST_GUESTS run: its
-# qemu exit status goes to $WORK/rc-$1, collect() reads its console after
-# the last one (each guest has its own disks, console and initramfs)
+# Boot guest $1 in the background once fewer than KTEST_GUESTS run (one
+# while file KTEST_HOST_BUSY exists: tools/check.sh's host stages run);
+# its qemu exit status goes to $WORK/rc-$1, read after the last one
 GUEST_PIDS=()
 start_guest() {	# label, bzImage, initramfs [, iommu]
-	local pid live
+	local pid live max
 	while :; do
+		max=$KTEST_GUESTS
+		[ -n "${KTEST_HOST_BUSY:-}" ] && [ -e "$KTEST_HOST_BUSY" ] && max=1
 		live=()
 		for pid in "${GUEST_PIDS[@]}"; do
 			kill -0 "$pid" 2>/dev/null && live+=("$pid")
 		done
 		GUEST_PIDS=("${live[@]}")
-		[ ${#GUEST_PIDS[@]} -lt "$KTEST_GUESTS" ] && break
-		wait -n 2>/dev/null || sleep 1
+		[ ${#GUEST_PIDS[@]} -lt "$max" ] && break
+		sleep 2
 	done
 	( boot_kernel "$@"; echo $? >"$WORK/rc-$1"
 	  log "$1 guest done after $(elapsed) s" ) &

@@ -141,7 +141,7 @@ stop_background() {
 	[ -n "$kstage_pid" ] && kill -- "-$kstage_pid" 2>/dev/null
 	kbuild_pid= kstage_pid=
 }
-trap 'stop_background; testenv_restore' EXIT
+trap 'stop_background; rm -f "${host_busy:-}"; testenv_restore' EXIT
 if [ $kernel_stage = 1 ] && command -v setsid >/dev/null; then
 	if [ "${HB_KERNEL_AHEAD:-1}" = 1 ]; then
 		setsid nice -n 19 kernel/ktest.sh --build-only >"$kbuild_log" 2>&1 &
@@ -149,7 +149,9 @@ if [ $kernel_stage = 1 ] && command -v setsid >/dev/null; then
 		echo "check: building the guest kernels in the background (log: $kbuild_log)"
 	fi
 	if [ "${HB_KERNEL_BESIDE:-1}" = 1 ]; then
-		setsid kernel/ktest.sh >"$kstage_log" 2>&1 &
+		# one guest at a time until the host stages are done
+		host_busy=$(mktemp /tmp/hugebuf-host-busy.XXXXXX)
+		KTEST_HOST_BUSY=$host_busy setsid kernel/ktest.sh >"$kstage_log" 2>&1 &
 		kstage_pid=$!
 		echo "check: the kernel stage runs beside the host stages (log: $kstage_log)"
 	fi
@@ -234,6 +236,7 @@ else
 fi
 
 echo "check: host stages done after $(($(date +%s) - t_start)) s"
+[ -n "${host_busy:-}" ] && rm -f "$host_busy"
 if [ $kernel_stage = 1 ]; then
 	# a kernel the build ahead failed to make is built (and its failure
 	# reported) by the stage's ktest.sh, which takes the lock when free
