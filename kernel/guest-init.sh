@@ -21,6 +21,18 @@ mount -t tmpfs tmpfs /tmp
 mount -t hugetlbfs hugetlbfs /dev/hugepages
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+# The probes arm and disarm their kprobe events around every window, and
+# enabling an event also starts the recording of task names, which
+# registers the sched_switch and sched_wakeup tracepoints: a static call
+# rewritten in __schedule() by text_poke_bp() (kernel/trace/trace.c:
+# tracing_start_cmdline_record(), 6.1 to 7.x).  Under TCG on a loaded
+# host a vCPU that hit the temporary int3 there with interrupts off can
+# loop on it while the patching CPU waits for its sync IPI: a soft
+# lockup that never ends (seen three times, 6.1 IOMMU guest).  Counting
+# hits needs no task names, and kprobes' jump optimisation is more of
+# the same patching.
+echo 0 >/sys/kernel/tracing/options/record-cmd 2>/dev/null
+echo 0 >/proc/sys/debug/kprobes-optimization 2>/dev/null
 . /hugebuf/env
 
 # wait until every path $3... exists, polling every $2 s, $1 polls at most

@@ -12,7 +12,7 @@
 # the guest's whole report.  No guest sets HUGEBUF_KERNEL: each is
 # recognised by its release string and its behaviour.
 # Needs from ktest.sh: KDIR, TOP, WORK, BAD_RE, the KTEST_* settings, log,
-# die.
+# die, count.
 
 # ---- initramfs ---------------------------------------------------------------
 
@@ -129,10 +129,44 @@ build_initramfs() {	# $1 = label, $2 = output
 		die "cpio failed"
 }
 
+# liburing's runner and tests for the guests (build_initramfs copies
+# them): built by tools/liburing-check.sh unless KTEST_LIBURING names
+# them; a source that cannot be had is one counted skip, a build that
+# fails one failure
+find_liburing_tests() {
+	local out rc
+	[ "$KTEST_LIBURING" = none ] && { KTEST_LIBURING=; return 0; }
+	[ -n "$KTEST_LIBURING" ] && return 0
+	out=$("$TOP/tools/liburing-check.sh" --build-only 2>"$WORK/liburing.log")
+	rc=$?
+	case $rc in
+	0) KTEST_LIBURING=$(printf '%s\n' "$out" | tail -n 1) ;;
+	77) count skip "liburing tests in the guests: $(printf '%s\n' "$out" | tail -n 1)" ;;
+	*) count fail "liburing tests in the guests: tools/liburing-check.sh --build-only failed: $(tail -n 1 "$WORK/liburing.log")" ;;
+	esac
+	[ -z "$KTEST_LIBURING" ] ||
+		log "liburing tests for the guests: $KTEST_LIBURING"
+}
+
 # ---- boot and collect ------------------------------------------------------
 
+# A guest whose CPU has been stuck for 100 s or more (a soft lockup the
+# kernel reports every ~28 s) will not finish: stopped at once rather
+# than at KTEST_BOOT_TIMEOUT, so that its spinning vCPUs do not slow
+# every other guest and host stage for the rest of the run
+watch_guest() {	# label, pid of its timeout(1), console
+	while kill -0 "$2" 2>/dev/null; do
+		sleep 5
+		grep -aqE 'soft lockup - CPU#[0-9]+ stuck for [0-9]{3,}s' "$3" ||
+			continue
+		log "$1: a CPU stuck for 100 s: guest stopped"
+		kill "$2"
+		return
+	done
+}
+
 boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; console to $WORK/console-$1.log
-	local disk=$WORK/disk-$1.img console=$WORK/console-$1.log rc
+	local disk=$WORK/disk-$1.img console=$WORK/console-$1.log rc qpid
 	local nvme=$WORK/nvme-$1.img mb
 	rm -f "$disk" "$nvme"
 	truncate -s 2G "$disk"
@@ -149,14 +183,17 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; conso
 	main_args "$1" "$disk"
 	log "booting $1 kernel under qemu (TCG), console: $console"
 	timeout --kill-after=10 "$KTEST_BOOT_TIMEOUT" \
-		qemu-system-x86_64 -machine "$MACHINE_ARG" -cpu max \
+		qemu-system-x86_64 -machine "$MACHINE_ARG" -accel "$KTEST_ACCEL" -cpu max \
 		-m "$KTEST_MEM" -smp "$SMP_ARG" "${NUMA_ARGS[@]}" \
 		"${IOMMU_ARGS[@]}" -kernel "$2" -initrd "$3" \
 		-append "console=ttyS0 loglevel=5 panic=-1 hugepages=$KTEST_HUGEPAGES transparent_hugepage=madvise$IOMMU_APPEND" \
 		"${MAIN_ARGS[@]}" \
 		-drive if=none,id=nvm,file="$nvme",format=raw \
 		-device nvme,serial=hugebuf0,drive=nvm${NVME_OPTS:+,$NVME_OPTS} \
-		-nographic -no-reboot -net none </dev/null >"$console" 2>&1
+		-nographic -no-reboot -net none </dev/null >"$console" 2>&1 &
+	qpid=$!
+	watch_guest "$1" $qpid "$console"
+	wait $qpid
 	rc=$?
 	tr -d '\r' <"$console" >"$console.txt"
 	rm -f "$disk" "$nvme"
@@ -196,12 +233,12 @@ main_args() {	# $1 = label, $2 = disk image
 # reaches /init as an environment variable).  Its namespace has
 # KTEST_IOMMU_NVME_OPTS instead of KTEST_NVME_OPTS.
 iommu_args() {	# $1 = "iommu" or ""
-	MACHINE_ARG=pc,accel=tcg
+	MACHINE_ARG=pc
 	IOMMU_ARGS=()
 	IOMMU_APPEND=
 	NVME_OPTS=$KTEST_NVME_OPTS
 	[ "$1" = iommu ] || return 0
-	MACHINE_ARG=q35,accel=tcg
+	MACHINE_ARG=q35
 	IOMMU_ARGS=(-device intel-iommu,intremap=off)
 	IOMMU_APPEND=" intel_iommu=on iommu.strict=1 KTEST_IOMMU=1"
 	NVME_OPTS=$KTEST_IOMMU_NVME_OPTS

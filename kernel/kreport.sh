@@ -115,3 +115,21 @@ print_kernels_md() {
 	done
 	printf '\n'
 }
+
+# ---- a kernel report's context -----------------------------------------------
+
+# After the BUG/WARNING lines of a guest: where the first report stopped,
+# its RIP and the top of its call trace (a soft lockup's stuck function),
+# so that a failed run is read from ktest's output alone -- tools/
+# fresh-root.sh's chroot, and with it the console log, is gone after it.
+bad_trace() {	# console log
+	BRE="^$BAD_RE" awk '
+	BEGIN { re = ENVIRON["BRE"] }
+	!on && $0 ~ re { on = 1; next }
+	on && (/ RIP: / || / \? / || /\+0x[0-9a-f]+\/0x[0-9a-f]+/) {
+		sub(/^\[ *[0-9.]+\] */, "")
+		print "  trace: " $0
+		if (++n == 12) exit
+	}
+	on && n && $0 ~ re { exit }' "$1"
+}

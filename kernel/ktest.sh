@@ -50,6 +50,7 @@
 #   KTEST_NUMA_NODES    NUMA nodes of the guest, 1 or 2 (qemu -numa,
 #                       memory split evenly; needs KTEST_SMP >= 2) [2]
 #   KTEST_SMP           guest CPUs [2]
+#   KTEST_ACCEL         qemu -accel [tcg]
 #   KTEST_HUGEPAGES     2 MiB hugepages reserved in the guest [512]
 #   KTEST_TEST_TIMEOUT  seconds per test program in the guest [300]
 #   KTEST_BOOT_TIMEOUT  seconds per guest boot, whole run [1500]
@@ -98,6 +99,7 @@ KTEST_JOBS=${KTEST_JOBS:-3}
 KTEST_GUESTS=${KTEST_GUESTS:-2}
 KTEST_MEM=${KTEST_MEM:-3G}
 KTEST_SMP=${KTEST_SMP:-2}
+KTEST_ACCEL=${KTEST_ACCEL:-tcg}
 # two NUMA nodes (a CPU and half the memory each): t/numa-placement's
 KTEST_NUMA_NODES=${KTEST_NUMA_NODES:-2}
 KTEST_HUGEPAGES=${KTEST_HUGEPAGES:-512}
@@ -273,7 +275,7 @@ collect() {	# $1 = label, $2 = qemu exit status
 	if [ "$bad" -gt 0 ]; then
 		count fail "$k: $bad kernel BUG/WARNING/Oops/Bad page line(s):"
 		{ grep -a -E "^$BAD_RE" "$log";
-		  grep -a '^@@KTEST DMESG ' "$log"; } | head -8
+		  grep -a '^@@KTEST DMESG ' "$log"; } | head -8; bad_trace "$log"
 	else
 		count pass "$k kernel log clean"
 	fi
@@ -444,24 +446,6 @@ check_plain_model() {
 
 # ---- main ------------------------------------------------------------------
 
-# liburing's runner and tests for the guests (kboot.sh copies them): built
-# by tools/liburing-check.sh unless KTEST_LIBURING names them; a source
-# that cannot be had is one counted skip, a build that fails one failure
-find_liburing_tests() {
-	local out rc
-	[ "$KTEST_LIBURING" = none ] && { KTEST_LIBURING=; return 0; }
-	[ -n "$KTEST_LIBURING" ] && return 0
-	out=$("$TOP/tools/liburing-check.sh" --build-only 2>"$WORK/liburing.log")
-	rc=$?
-	case $rc in
-	0) KTEST_LIBURING=$(printf '%s\n' "$out" | tail -n 1) ;;
-	77) count skip "liburing tests in the guests: $(printf '%s\n' "$out" | tail -n 1)" ;;
-	*) count fail "liburing tests in the guests: tools/liburing-check.sh --build-only failed: $(tail -n 1 "$WORK/liburing.log")" ;;
-	esac
-	[ -z "$KTEST_LIBURING" ] ||
-		log "liburing tests for the guests: $KTEST_LIBURING"
-}
-
 # Boot guest $1 in the background once fewer than KTEST_GUESTS run (one
 # while file KTEST_HOST_BUSY exists: tools/check.sh's host stages run);
 # its qemu exit status goes to $WORK/rc-$1, read after the last one
@@ -471,6 +455,9 @@ start_guest() {	# label, bzImage, initramfs [, iommu]
 	while :; do
 		max=$KTEST_GUESTS
 		[ -n "${KTEST_HOST_BUSY:-}" ] && [ -e "$KTEST_HOST_BUSY" ] && max=1
+		[ "$max" = "${GUEST_MAX:-}" ] ||
+			log "$max guest(s) at once from $(elapsed) s"
+		GUEST_MAX=$max
 		live=()
 		for pid in "${GUEST_PIDS[@]}"; do
 			kill -0 "$pid" 2>/dev/null && live+=("$pid")

@@ -22,6 +22,17 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 t_start=$(date +%s)
+t_mark=$t_start
+stage_times=
+
+# each host stage's wall time, for the line after the last one: what a
+# cold run spends where
+took() {	# $1 = stage
+	local now
+	now=$(date +%s)
+	stage_times="$stage_times $1 $((now - t_mark)) s,"
+	t_mark=$now
+}
 
 passed=0
 failed=0
@@ -105,12 +116,14 @@ stage_fail() {
 
 if [ "$(id -u)" = 0 ]; then
 	tools/deps.sh || stage_fail "make deps failed"
+	took deps
 fi
 if [ ! -f config-host.mak ]; then
 	./configure || stage_fail "./configure failed (see above)"
 fi
 make -j"$(nproc)" all static >/tmp/hugebuf-build.log 2>&1 ||
 	{ tail -n 40 /tmp/hugebuf-build.log; stage_fail "build failed (log: /tmp/hugebuf-build.log)"; }
+took build
 
 # the hugepage pools every stage on the host allocates from (2M, and the
 # 1G pages of the 1G cases), reserved once as root and given back at exit
@@ -160,12 +173,14 @@ fi
 log=$(mktemp /tmp/hugebuf-check.XXXXXX)
 t/runtests.sh | tee "$log"
 count_stage "$log" "t/runtests.sh"
+took runtests
 
 # The randomized job soak (t/soak.py, make soak): a fixed seed for about
 # SOAK_SECONDS (150); HB_SKIP_SOAK=1 skips it.
 if [ "${HB_SKIP_SOAK:-0}" != 1 ]; then
 	t/soak.py --seed 1 --seconds "${SOAK_SECONDS:-150}" 2>&1 | tee "$log"
 	count_stage "$log" "t/soak.py"
+	took soak
 else
 	stage_off t/soak.py HB_SKIP_SOAK
 fi
@@ -173,12 +188,14 @@ fi
 if [ "${HB_SKIP_ASAN:-0}" != 1 ]; then
 	tools/check-asan.sh 2>&1 | tee "$log"
 	count_stage "$log" "tools/check-asan.sh"
+	took asan
 else
 	stage_off tools/check-asan.sh HB_SKIP_ASAN
 fi
 if [ "${HB_SKIP_FUZZ:-0}" != 1 ]; then
 	FUZZ_SECONDS=${FUZZ_SECONDS:-30} t/fuzz/run.sh 2>&1 | tee "$log"
 	count_stage "$log" "t/fuzz/run.sh"
+	took fuzz
 else
 	stage_off t/fuzz/run.sh HB_SKIP_FUZZ
 fi
@@ -197,6 +214,7 @@ if [ "${HB_SKIP_DEB:-0}" != 1 ]; then
 		failed=$((failed + 1))
 		echo "check: the Debian package stage failed (tools/deb-build.sh)"
 	fi
+	took deb
 else
 	stage_off tools/deb-build.sh HB_SKIP_DEB
 fi
@@ -214,6 +232,7 @@ if [ "${HB_SKIP_FIO2:-0}" != 1 ]; then
 	else
 		count_stage "$log" "tools/fio-build.sh --check"
 	fi
+	took fio-3.41
 else
 	stage_off "tools/fio-build.sh --check" HB_SKIP_FIO2
 fi
@@ -231,11 +250,12 @@ if [ "${HB_SKIP_LIBURING:-0}" != 1 ]; then
 	else
 		count_stage "$log" "tools/liburing-check.sh"
 	fi
+	took liburing
 else
 	stage_off tools/liburing-check.sh HB_SKIP_LIBURING
 fi
 
-echo "check: host stages done after $(($(date +%s) - t_start)) s"
+echo "check: host stages done after $(($(date +%s) - t_start)) s:${stage_times%,}"
 [ -n "${host_busy:-}" ] && rm -f "$host_busy"
 if [ $kernel_stage = 1 ]; then
 	# a kernel the build ahead failed to make is built (and its failure

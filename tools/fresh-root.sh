@@ -140,7 +140,20 @@ bind() {
 	mount --bind "$1" "$root$1" || die "mount --bind $1 failed"
 }
 
+# a failed kernel stage keeps its console logs (kernel/ktest.sh's
+# run.XXXXXX): copied out before the root goes, to $root.kernel-runs
+save_kernel_runs() {
+	local d
+	for d in "$root"/var/tmp/hugebuf-kernel/run.*; do
+		[ -d "$d" ] || continue
+		mkdir -p "$root.kernel-runs/${d##*/}" &&
+			cp -a "$d"/*.log* "$d"/rc-* "$root.kernel-runs/${d##*/}/" &&
+			log "kept the kernel stage's logs: $root.kernel-runs/${d##*/}"
+	done 2>/dev/null
+}
+
 finish() {
+	save_kernel_runs
 	unmount_all
 	if [ "$keep" = 1 ]; then
 		log "root kept in $root"
