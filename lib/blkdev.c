@@ -107,6 +107,39 @@ int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes)
 	return 0;
 }
 
+/*
+ * Reads completed on @dev (/sys/block/<dev>/stat field 1) are accounted
+ * by blk_account_io_done() AFTER the request's bios have ended: in 6.12
+ * blk_mq_end_request() runs blk_update_request() (bio_endio(), which
+ * completes the O_DIRECT iocb and lets io_uring post the CQE) before
+ * __blk_mq_end_request() accounts it, and blk_mq_end_request_batch() the
+ * same.  So the CQE can reach us while the completing CPU (a preempted
+ * vCPU, on a VM) has not counted the request yet: a read looked like 0
+ * requests on the busy 2-CPU host and in a TCG guest.  Read the counter
+ * once it has stood still for SETTLE_STILL polls SETTLE_USEC apart (at
+ * most SETTLE_POLLS polls: a disk that never rests only adds requests).
+ */
+#define SETTLE_USEC	2000
+#define SETTLE_STILL	3
+#define SETTLE_POLLS	100
+
+int hb_blkdev_reads_settled(const char *dev, uint64_t *reads)
+{
+	unsigned int i, still = 0;
+	uint64_t again;
+	int ret;
+
+	usleep(SETTLE_USEC);
+	ret = hb_blkdev_ios(dev, reads, NULL);
+	for (i = 0; !ret && i < SETTLE_POLLS && still < SETTLE_STILL; i++) {
+		usleep(SETTLE_USEC);
+		ret = hb_blkdev_ios(dev, &again, NULL);
+		still = again == *reads ? still + 1 : 0;
+		*reads = again;
+	}
+	return ret;
+}
+
 int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
 			   unsigned int *max_segs, uint64_t *max_seg_size)
 {
