@@ -122,6 +122,8 @@ build_initramfs() {	# $1 = label, $2 = output
 		echo "KTEST_NVME_SUITE=$KTEST_NVME_SUITE"
 		echo "KTEST_MAIN_SERIAL=$(main_serial "$1")"
 		echo "KTEST_BAD_RE='$BAD_RE'"
+		# t/regbuf-cycles: 250 register/unregister cycles, not 1000
+		echo "export HB_TEST_CYCLES=250"
 		echo "export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
 	} >"$root/hugebuf/env"
 	install -m 0755 "$KDIR/guest-init.sh" "$root/init"
