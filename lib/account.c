@@ -70,120 +70,6 @@
 
 #include "internal.h"
 
-/* ---- a folio -> count map ------------------------------------------- */
-
-/*
- * Open addressing, grown at half full.  A key once stored keeps its slot
- * when its count falls to 0, so lookups stay correct without deletion: a
- * count of 0 is an absent key.
- */
-struct count_map {
-	uint64_t *key;
-	uint64_t *val;
-	bool *used;
-	size_t cap, nr;
-};
-
-static uint64_t hash_folio(uint64_t f)
-{
-	f ^= f >> 33;
-	f *= 0xff51afd7ed558ccdULL;
-	f ^= f >> 33;
-	return f;
-}
-
-/* The slot of @folio: its entry, or the empty slot where it belongs. */
-static size_t map_slot(const struct count_map *m, uint64_t folio)
-{
-	size_t i = hash_folio(folio) & (m->cap - 1);
-
-	while (m->used[i] && m->key[i] != folio)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static int map_grow(struct count_map *m)
-{
-	struct count_map n = { .cap = m->cap ? 2 * m->cap : 64 };
-	size_t i, j;
-
-	n.key = calloc(n.cap, sizeof(*n.key));
-	n.val = calloc(n.cap, sizeof(*n.val));
-	n.used = calloc(n.cap, sizeof(*n.used));
-	if (!n.key || !n.val || !n.used) {
-		free(n.key);
-		free(n.val);
-		free(n.used);
-		return hb_seterr(ENOMEM, "out of memory for the accounting "
-				 "model's table of %zu hugepages", m->nr);
-	}
-	for (i = 0; i < m->cap; i++) {
-		if (!m->used[i])
-			continue;
-		j = map_slot(&n, m->key[i]);
-		n.used[j] = true;
-		n.key[j] = m->key[i];
-		n.val[j] = m->val[i];
-		n.nr++;
-	}
-	free(m->key);
-	free(m->val);
-	free(m->used);
-	*m = n;
-	return 0;
-}
-
-static uint64_t map_get(const struct count_map *m, uint64_t folio)
-{
-	return m->cap ? m->val[map_slot(m, folio)] : 0;
-}
-
-/* @folio's slot, made when it has none. */
-static int map_find(struct count_map *m, uint64_t folio, size_t *slot)
-{
-	int ret;
-
-	if (2 * (m->nr + 1) > m->cap) {
-		ret = map_grow(m);
-		if (ret)
-			return ret;
-	}
-	*slot = map_slot(m, folio);
-	if (!m->used[*slot]) {
-		m->used[*slot] = true;
-		m->key[*slot] = folio;
-		m->nr++;
-	}
-	return 0;
-}
-
-/* Add @delta (+1 or -1) to @folio's count; the new count in *@count. */
-static int map_add(struct count_map *m, uint64_t folio, int delta,
-		   uint64_t *count)
-{
-	size_t i;
-	int ret = map_find(m, folio, &i);
-
-	if (ret)
-		return ret;
-	if (delta < 0 && !m->val[i])
-		return hb_seterr(EINVAL, "accounting model: folio %llu "
-				 "released more often than taken",
-				 (unsigned long long)folio);
-	m->val[i] += (uint64_t)(int64_t)delta;
-	if (count)
-		*count = m->val[i];
-	return 0;
-}
-
-static void map_free(struct count_map *m)
-{
-	free(m->key);
-	free(m->val);
-	free(m->used);
-	memset(m, 0, sizeof(*m));
-}
-
 /* ---- rings, tables, imus --------------------------------------------- */
 
 /* struct io_mapped_ubuf as the accounting sees it */
@@ -198,16 +84,16 @@ struct acct_ring {
 	struct acct_imu **slot;		/* the buffer table */
 	unsigned int nr_slots;
 	/* up to 7.1: compound pages in the table, headpage_already_acct() */
-	struct count_map table;
+	struct hb_foliomap table;
 	/* 7.2: ctx->hpage_acct, references per compound head */
-	struct count_map xa;
+	struct hb_foliomap xa;
 };
 
 struct acct_state {
 	const struct hb_kmodel *km;
 	struct acct_ring ring[HB_ACCT_RINGS];
 	/* up to 7.1: the heads met in each buffer of a call (buffer serial) */
-	struct count_map own;
+	struct hb_foliomap own;
 	uint64_t serial;
 	/* pages; 7.2 can un-charge more than it charged (see unmap_slot) */
 	int64_t charged;
@@ -262,7 +148,7 @@ static int table_change(struct acct_ring *r, const struct acct_imu *imu,
 	for (i = 0; i < imu->nr; i++) {
 		if (!imu->pages[i].order)
 			continue;
-		ret = map_add(&r->table, imu->pages[i].folio, delta, NULL);
+		ret = hb_foliomap_add(&r->table, imu->pages[i].folio, delta, NULL);
 		if (ret)
 			return ret;
 	}
@@ -295,11 +181,11 @@ static int charge_acct_pages(struct acct_state *st, struct acct_ring *r,
 			continue;
 		*have_last = true;
 		*last = p->folio;
-		if (map_get(&st->own, p->folio) != serial &&
-		    !map_get(&r->table, p->folio))
+		if (hb_foliomap_get(&st->own, p->folio) != serial &&
+		    !hb_foliomap_get(&r->table, p->folio))
 			imu->acct_pages += 1ULL << p->order;
 		/* the map holds the last buffer that met the head */
-		ret = map_find(&st->own, p->folio, &slot);
+		ret = hb_foliomap_find(&st->own, p->folio, &slot);
 		if (ret)
 			return ret;
 		st->own.val[slot] = serial;
@@ -336,7 +222,7 @@ static int hpage_walk(struct acct_ring *r, const struct acct_imu *imu,
 			continue;
 		have_seen = true;
 		seen = p->folio;
-		ret = map_add(&r->xa, p->folio, delta, &count);
+		ret = hb_foliomap_add(&r->xa, p->folio, delta, &count);
 		if (ret)
 			return ret;
 		if (count == (delta > 0 ? 1 : 0))
@@ -626,10 +512,10 @@ static void state_free(struct acct_state *st)
 
 	for (i = 0; i < HB_ACCT_RINGS; i++) {
 		free(st->ring[i].slot);
-		map_free(&st->ring[i].table);
-		map_free(&st->ring[i].xa);
+		hb_foliomap_free(&st->ring[i].table);
+		hb_foliomap_free(&st->ring[i].xa);
 	}
-	map_free(&st->own);
+	hb_foliomap_free(&st->own);
 	for (i = 0; i < st->nr_imus; i++)
 		free(st->imus[i]);
 	free(st->imus);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "foliomap.h"
 #include "hugebuf.h"
 #include "jobplan.h"
 #include "json.h"
