@@ -279,6 +279,46 @@ bool hb_model_memlock_checked(bool cap_ipc_lock);
  */
 bool hb_model_vmpin_charged(const struct hb_kmodel *km, bool cap_ipc_lock);
 
+/*
+ * What registering buffers costs the kernel, as counts (lib/regcost.c):
+ * the buffers of @bufs in one IORING_REGISTER_BUFFERS call, or one by one
+ * (a sparse table, one update per buffer).  Pure.
+ */
+struct hb_reg_buf {
+	const struct hb_page *pages;	/* hb_nr_pages(uaddr, len) entries */
+	uint64_t uaddr;
+	uint64_t len;
+};
+
+enum hb_reg_calls {
+	HB_REG_ONE_CALL,
+	HB_REG_ONE_BY_ONE,
+};
+
+struct hb_reg_cost {
+	uint64_t pages;		/* pinned */
+	uint64_t bvecs;		/* built */
+	/* compound heads accounted: each not equal to the one just seen */
+	uint64_t heads;
+	/* up to 7.1: entries headpage_already_acct() reads */
+	uint64_t scan_reads;
+	/* 7.2+: lookups in the ring's ctx->hpage_acct */
+	uint64_t ring_lookups;
+};
+
+int hb_model_register_cost(const struct hb_kmodel *km,
+			   const struct hb_reg_buf *bufs, unsigned int nr_bufs,
+			   enum hb_reg_calls calls, struct hb_reg_cost *cost);
+
+/*
+ * The accounting scan that makes a registration slow: 2^28 reads.  On
+ * the 6.18 host one buffer of 16 KiB mTHP took 212 ms to register at
+ * 2^27 reads (256 MiB) and 4.34 s at 2^31 (1 GiB), 1.6-2.0 ns a read,
+ * so the bound is about half a second here, several on a slower machine.
+ */
+#define HB_REG_SCAN_SLOW	(1ULL << 28)
+bool hb_reg_cost_slow(const struct hb_reg_cost *cost);
+
 /* Kernel memory of an imu with @nr_bvecs bvecs, and its allocation size. */
 uint64_t hb_imu_bytes(const struct hb_kmodel *km, unsigned int nr_bvecs);
 uint64_t hb_kvmalloc_bytes(uint64_t bytes);

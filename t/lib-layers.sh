@@ -9,8 +9,8 @@
 #   readers   /proc and /sys: sysinfo.c, blkdev.c, pagemap.c, filelimits.c,
 #             numa.c
 #   model     pure, arrays in, tables out: model.c, kmodel.c, account.c,
-#             foliomap.c, ptmap.c, vimport.c, layout.c, predict.c, plain.c,
-#             verdict.c, ringfeat.c, iommu.c
+#             foliomap.c, regcost.c, ptmap.c, vimport.c, layout.c, predict.c,
+#             plain.c, verdict.c, ringfeat.c, iommu.c
 #   resources backing.c, register.c, measure.c, probe.c, preflight.c,
 #             alloc.c, ringprobe.c
 #   top       analysis.c, report.c, kdetect.c, jobplan.c: the running
@@ -29,7 +29,7 @@ layer_of() {
 	case $1 in
 	util | json) echo 0 ;;
 	sysinfo | blkdev | pagemap | filelimits | numa) echo 1 ;;
-	model | kmodel | account | foliomap | ptmap | vimport | layout | predict | plain | \
+	model | kmodel | account | foliomap | regcost | ptmap | vimport | layout | predict | plain | \
 		verdict | ringfeat | iommu)
 		echo 2 ;;
 	backing | register | measure | probe | preflight | alloc | ringprobe)
