@@ -41,7 +41,14 @@ struct opts {
 	uint64_t max_bytes, max_seg;
 	unsigned int max_segs;
 	const char *dev;
+	/* plan --buffers=N (0: one), --one-by-one: the registration's cost */
+	unsigned int nr_bufs;
+	bool one_by_one;
 };
+
+/* IORING_MAX_REG_BUFFERS; and what the plan's page map may cover */
+#define PLAN_MAX_BUFS		16384U
+#define PLAN_MAX_TOTAL		(64ULL << 30)
 
 /* cli/opts.c: parses argv[1..] of command @cmd; returns an exit code */
 int parse_opts(const char *cmd, int argc, char **argv, struct opts *o);

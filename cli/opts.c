@@ -25,6 +25,8 @@ enum {
 	OPT_PLAIN,
 	OPT_IOMMU,
 	OPT_PT,
+	OPT_BUFFERS,
+	OPT_ONE_BY_ONE,
 	OPT_HELP,
 };
 
@@ -42,6 +44,8 @@ static const struct option long_opts[] = {
 	{ "plain", no_argument, NULL, OPT_PLAIN },
 	{ "iommu", optional_argument, NULL, OPT_IOMMU },
 	{ "pt", no_argument, NULL, OPT_PT },
+	{ "buffers", required_argument, NULL, OPT_BUFFERS },
+	{ "one-by-one", no_argument, NULL, OPT_ONE_BY_ONE },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -56,7 +60,8 @@ static bool opt_allowed(const char *cmd, int opt)
 		       opt == OPT_SIZE || opt == OPT_OFFSET ||
 		       opt == OPT_KERNEL || opt == OPT_DEV ||
 		       opt == OPT_LIMITS || opt == OPT_PLAIN ||
-		       opt == OPT_IOMMU || opt == OPT_PT;
+		       opt == OPT_IOMMU || opt == OPT_PT ||
+		       opt == OPT_BUFFERS || opt == OPT_ONE_BY_ONE;
 	if (!strcmp(cmd, "check"))
 		return opt == OPT_BACKING || opt == OPT_SIZE ||
 		       opt == OPT_OFFSET || opt == OPT_FILE ||
@@ -141,6 +146,23 @@ static int parse_iommu(struct opts *o, const char *arg)
 			   "--iommu=lazy or --iommu=direct", arg);
 }
 
+/*
+ * --buffers=N: N buffers of --size back to back, at most the kernel's
+ * table of IORING_MAX_REG_BUFFERS (16384) and 64 GiB in all (the plan's
+ * page map takes 16 bytes a page)
+ */
+static int parse_buffers(struct opts *o, const char *arg)
+{
+	char *end;
+	unsigned long n = strtoul(arg, &end, 10);
+
+	if (!*arg || *end || !n || n > PLAN_MAX_BUFS)
+		return usage_error("--buffers=%s: give a count of 1 to %u, "
+				   "e.g. --buffers=64", arg, PLAN_MAX_BUFS);
+	o->nr_bufs = (unsigned int)n;
+	return 0;
+}
+
 static int parse_opt(struct opts *o, int opt, const char *arg)
 {
 	switch (opt) {
@@ -197,6 +219,11 @@ static int parse_opt(struct opts *o, int opt, const char *arg)
 		return parse_iommu(o, arg);
 	case OPT_PT:
 		o->pt = true;
+		return 0;
+	case OPT_BUFFERS:
+		return parse_buffers(o, arg);
+	case OPT_ONE_BY_ONE:
+		o->one_by_one = true;
 		return 0;
 	case OPT_DEV:
 		return parse_dev(o, arg);

@@ -230,6 +230,49 @@ static void plan_iommu_text(const struct plan *p)
 	plan_iommu_contrast_text(p);
 }
 
+/* the registration's cost (hb_model_register_cost()), and its warning */
+static void plan_cost_text(const struct plan *p)
+{
+	const struct hb_reg_cost *c = &p->cost;
+	unsigned int n = p->o.nr_bufs ? p->o.nr_bufs : 1;
+	char warn[512];
+
+	printf("register:    %u buffer%s %s: %llu pages pinned, %llu bvecs, "
+	       "%llu compound heads\n", n, n > 1 ? "s" : "",
+	       p->o.one_by_one ? "one by one" : "in one call",
+	       (unsigned long long)c->pages, (unsigned long long)c->bvecs,
+	       (unsigned long long)c->heads);
+	if (p->o.km.acct_per_ring)
+		printf("accounting:  %llu lookups in the ring's hpage_acct "
+		       "(7.2+: linear)\n",
+		       (unsigned long long)c->ring_lookups);
+	else
+		printf("accounting:  %llu entries read by "
+		       "headpage_already_acct() (up to 7.1)\n",
+		       (unsigned long long)c->scan_reads);
+	if (hb_reg_cost_warning(c, warn, sizeof(warn)) > 0)
+		printf("warning:     %s\n", warn);
+}
+
+static void plan_cost_json(struct hb_json *j, const struct plan *p)
+{
+	const struct hb_reg_cost *c = &p->cost;
+	char warn[512];
+
+	hb_json_obj(j, "register");
+	hb_json_u64(j, "buffers", p->o.nr_bufs ? p->o.nr_bufs : 1);
+	hb_json_str(j, "calls", p->o.one_by_one ? "one_by_one" : "one_call");
+	hb_json_u64(j, "pages", c->pages);
+	hb_json_u64(j, "bvecs", c->bvecs);
+	hb_json_u64(j, "heads", c->heads);
+	hb_json_u64(j, "scan_reads", c->scan_reads);
+	hb_json_u64(j, "ring_lookups", c->ring_lookups);
+	hb_json_bool(j, "slow", hb_reg_cost_slow(c));
+	if (hb_reg_cost_warning(c, warn, sizeof(warn)) > 0)
+		hb_json_str(j, "warning", warn);
+	hb_json_end(j);
+}
+
 void plan_text(const struct plan *p)
 {
 	const struct opts *o = &p->o;
@@ -251,6 +294,7 @@ void plan_text(const struct plan *p)
 	printf("allocation:  %llu B%s\n", (unsigned long long)imu->alloc_bytes,
 	       !imu->alloc_bytes && o->km.imu_cache_bvecs ?
 	       " (served from the ring's imu cache)" : "");
+	plan_cost_text(p);
 	if (o->have_limits)
 		printf("requests:    %u per READ_FIXED of the whole buffer%s%s "
 		       "(max_sectors %llu B, max_segments %u, "
@@ -396,6 +440,7 @@ int plan_json(const struct plan *p)
 	hb_json_bool(&j, "coalesced", imu->coalesced);
 	hb_json_u64(&j, "imu_bytes", imu->imu_bytes);
 	hb_json_u64(&j, "alloc_bytes", imu->alloc_bytes);
+	plan_cost_json(&j, p);
 	if (o->have_limits) {
 		hb_json_u64(&j, "predicted_requests", p->reqs);
 		hb_json_u64(&j, "max_sectors_bytes", o->max_bytes);

@@ -150,21 +150,52 @@ static int plan_iommu(struct plan *p, const struct hb_page *pages,
 	return 0;
 }
 
+/*
+ * What registering the plan's buffers costs: o->nr_bufs of o->size back
+ * to back from @uaddr (the page map @pages covers them all), in one call
+ * or one by one.
+ */
+static int plan_cost(struct plan *p, const struct hb_page *pages,
+		     uint64_t uaddr)
+{
+	const struct opts *o = &p->o;
+	unsigned int i, n = o->nr_bufs ? o->nr_bufs : 1;
+	struct hb_reg_buf *bufs = calloc(n, sizeof(*bufs));
+	int ret;
+
+	if (!bufs)
+		return system_error("allocating the buffer list");
+	for (i = 0; i < n; i++) {
+		uint64_t at = uaddr + (uint64_t)i * o->size;
+
+		bufs[i].pages = pages + (at / HB_PAGE_SIZE - uaddr / HB_PAGE_SIZE);
+		bufs[i].uaddr = at;
+		bufs[i].len = o->size;
+	}
+	ret = hb_model_register_cost(&o->km, bufs, n,
+				     o->one_by_one ? HB_REG_ONE_BY_ONE :
+						     HB_REG_ONE_CALL,
+				     &p->cost);
+	free(bufs);
+	return ret ? system_error("modelling the registration's cost") : 0;
+}
+
 /* The model over the page map a buffer of the backing would have. */
 static int plan_build(struct plan *p)
 {
 	const struct opts *o = &p->o;
 	uint64_t uaddr = PLAN_BASE + o->offset;
+	uint64_t total = o->size * (o->nr_bufs ? o->nr_bufs : 1);
 	struct hb_page *pages;
 	uint64_t nr;
 	int ret;
 
 	nr = hb_nr_pages(uaddr, o->size);
-	pages = calloc(nr, sizeof(*pages));
+	pages = calloc(hb_nr_pages(uaddr, total), sizeof(*pages));
 	if (!pages)
 		return system_error("allocating the page map");
 	/* folio ids: the synthetic address / folio size */
-	if (hb_layout_synth(o->backing.folio_size, o->offset, o->size,
+	if (hb_layout_synth(o->backing.folio_size, o->offset, total,
 			    PLAN_BASE / o->backing.folio_size, pages)) {
 		free(pages);
 		return system_error("building the page map");
@@ -173,6 +204,12 @@ static int plan_build(struct plan *p)
 	if (ret) {
 		free(pages);
 		return system_error("modelling the registration");
+	}
+	ret = plan_cost(p, pages, uaddr);
+	if (ret) {
+		free(pages);
+		hb_imu_free(&p->imu);
+		return ret;
 	}
 	if (o->plain && plan_plain(p, pages, uaddr)) {
 		free(pages);
@@ -303,6 +340,10 @@ int cmd_plan(int argc, char **argv)
 				   "--backing=hugetlb:2M");
 	if (!p.o.have_size)
 		return usage_error("plan needs --size: e.g. --size=512M");
+	if (p.o.nr_bufs && p.o.size * p.o.nr_bufs > PLAN_MAX_TOTAL)
+		return usage_error("--buffers=%u of --size=%llu: more than "
+				   "64G in all: use fewer or smaller buffers",
+				   p.o.nr_bufs, (unsigned long long)p.o.size);
 	if (p.o.plain) {
 		ret = plain_check(&p.o);
 		if (ret)

@@ -24,6 +24,8 @@ struct plan {
 	struct opts o;
 	struct hb_imu imu;
 	unsigned int reqs;	/* with o.have_limits */
+	/* registering o.nr_bufs such buffers (hb_model_register_cost()) */
+	struct hb_reg_cost cost;
 	/* --plain: under o.km, and under o.km with plain_folio_runs flipped */
 	struct hb_plain_pred plain, other;
 	/*

@@ -318,6 +318,12 @@ int hb_model_register_cost(const struct hb_kmodel *km,
  */
 #define HB_REG_SCAN_SLOW	(1ULL << 28)
 bool hb_reg_cost_slow(const struct hb_reg_cost *cost);
+/*
+ * The one-line warning for a slow registration (cause, scale, fixes) into
+ * @buf: 1 when written, 0 when the registration is not slow, -ENOSPC.
+ */
+int hb_reg_cost_warning(const struct hb_reg_cost *cost, char *buf,
+			size_t len);
 
 /* Kernel memory of an imu with @nr_bvecs bvecs, and its allocation size. */
 uint64_t hb_imu_bytes(const struct hb_kmodel *km, unsigned int nr_bvecs);

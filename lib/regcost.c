@@ -33,6 +33,7 @@
  * accounting) and 7.2.13's.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,4 +172,21 @@ int hb_model_register_cost(const struct hb_kmodel *km,
 bool hb_reg_cost_slow(const struct hb_reg_cost *cost)
 {
 	return cost->scan_reads >= HB_REG_SCAN_SLOW;
+}
+
+int hb_reg_cost_warning(const struct hb_reg_cost *cost, char *buf,
+			size_t len)
+{
+	if (!hb_reg_cost_slow(cost))
+		return 0;
+	return snprintf(buf, len,
+			"registering will take long: the kernel's hugepage "
+			"accounting reads %llu page-array entries for %llu "
+			"compound pages (headpage_already_acct(), quadratic "
+			"up to 7.1; about 2 ns each on a 6.18 host); use a "
+			"hugetlb or 2M THP backing, fewer or smaller buffers, "
+			"or a 7.2+ kernel",
+			(unsigned long long)cost->scan_reads,
+			(unsigned long long)cost->heads) >= (int)len ?
+			       -ENOSPC : 1;
 }

@@ -181,7 +181,8 @@ if cli_json info '.SS "info \-\-json"' info --json; then
 fi
 # every optional key: --bvecs, --plain, the queue limits and --iommu
 # (strict here; the keys of lazy, a refused --pt and a contrast that is
-# not modelled come from three more runs)
+# not modelled come from three more runs, the warning of a slow
+# registration from a fourth)
 if cli_json plan '.SS "plan \-\-json"' plan --backing=hugetlb:2M --size=8M \
 	--offset=4096 --bvecs --plain --queue-limits=1M,128,64K --iommu --json; then
 	for a in "--size=8M --iommu=lazy" "--size=8M --iommu --pt" \
@@ -190,6 +191,9 @@ if cli_json plan '.SS "plan \-\-json"' plan --backing=hugetlb:2M --size=8M \
 		"$HUGEBUF_CLI" plan --backing=hugetlb:2M $a --kernel=6.12 \
 			--queue-limits=4M,127,4G --json | json_paths nested
 	done >>"$D/plan.code"
+	# register.warning: a registration the accounting scan makes slow
+	"$HUGEBUF_CLI" plan --backing=mthp:16K --size=1G --kernel=6.18 --json |
+		json_paths nested >>"$D/plan.code"
 	sort -u "$D/plan.code" -o "$D/plan.code"
 	same "plan --json keys, with --bvecs, --plain, --queue-limits and --iommu (hugebuf.1)" \
 		"$D/plan.code" "$D/plan.doc"
