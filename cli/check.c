@@ -542,6 +542,15 @@ static int check_args(struct check *c)
 	return 0;
 }
 
+/* A registration lib's model says will be slow: one line, and go on. */
+static void check_reg_cost(const struct check *c)
+{
+	char msg[512];
+
+	if (hb_reg_cost_warning(&c->an.st.reg_cost, msg, sizeof(msg)) > 0)
+		fprintf(stderr, "%s: warning: %s\n", CLI_NAME, msg);
+}
+
 /* Allocate (and --moved: move), probe, model, register and measure. */
 static int check_measure(struct check *c)
 {
@@ -556,6 +565,7 @@ static int check_measure(struct check *c)
 		return system_error("--moved");
 	if (check_models(c) || check_memlock(c))
 		return EXIT_SYSTEM;
+	check_reg_cost(c);
 	ret = io_uring_queue_init(8, &c->ring, 0);
 	if (ret) {
 		fprintf(stderr, "%s: io_uring_queue_init failed: %s (is "

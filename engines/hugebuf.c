@@ -654,7 +654,7 @@ static int hbe_post_init(struct thread_data *td)
 	struct hbe_options *o = hbe_opts(td);
 	const struct hb_jobplan *p;
 	const struct hb_bufstats *st;
-	char bk[HB_BACKING_STR_MAX];
+	char bk[HB_BACKING_STR_MAX], msg[512];
 	bool coalesces = false;
 	int ret;
 
@@ -709,6 +709,11 @@ static int hbe_post_init(struct thread_data *td)
 		}
 		hbe_note("%s", msg);
 	}
+
+	/* a registration the hugepage accounting will make slow: say so */
+	if (o->fixedbufs &&
+	    hb_reg_cost_warning(&st->reg_cost, msg, sizeof(msg)) > 0)
+		hbe_note(HBE_LOG_PREFIX "warning: %s\n", msg);
 
 	if (hbe_queue_init(td, hd, o))
 		return 1;

@@ -141,6 +141,33 @@ static int analyze_one(struct hb_analysis *a, unsigned int i,
 	return ret;
 }
 
+/*
+ * What registering the buffers in one IORING_REGISTER_BUFFERS call costs
+ * the kernel (the engine's and hugebuf check's one call), over the probed
+ * pages
+ */
+static int register_cost(struct hb_analysis *a, const struct iovec *iov,
+			 unsigned int nr, const struct batch_pages *bp)
+{
+	struct hb_reg_buf *bufs = calloc(nr, sizeof(*bufs));
+	const struct hb_page *p = bp->pages;
+	unsigned int i;
+	int ret;
+
+	if (!bufs)
+		return hb_seterr(ENOMEM, "out of memory for %u buffers", nr);
+	for (i = 0; i < nr; i++) {
+		bufs[i].pages = p;
+		bufs[i].uaddr = (uintptr_t)iov[i].iov_base;
+		bufs[i].len = iov[i].iov_len;
+		p += bp->per_buf[i];
+	}
+	ret = hb_model_register_cost(&a->km, bufs, nr, HB_REG_ONE_CALL,
+				     &a->st.reg_cost);
+	free(bufs);
+	return ret;
+}
+
 int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 	       unsigned int nr, const struct hb_backing *recipe,
 	       uint64_t io_len, uint64_t io_stride, unsigned int flags,
@@ -176,6 +203,8 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 	}
 	ret = hb_model_account(&a->km, bp.pages, bp.per_buf, nr,
 			       &a->st.charged_bytes);
+	if (!ret)
+		ret = register_cost(a, iov, nr, &bp);
 out:
 	free(bp.pages);
 	free(bp.per_buf);

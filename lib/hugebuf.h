@@ -419,6 +419,8 @@ struct hb_bufstats {
 	uint64_t min_folio, max_folio;	/* folio sizes the probe saw */
 	uint64_t imu_bytes, imu_bytes_4k; /* kernel imu bytes, and uncoalesced */
 	uint64_t charged_bytes;		/* modelled RLIMIT_MEMLOCK charge */
+	/* what registering them in one call costs (hb_model_register_cost) */
+	struct hb_reg_cost reg_cost;
 	unsigned int nr_nodes;		/* NUMA nodes the folios are on */
 	uint32_t node_folios[HB_MAX_NODES];	/* folios per node */
 	enum hb_probe_source source;

@@ -32,6 +32,22 @@ static const char *advice(const struct hb_report *r)
 				  r->head_offset, r->buffer_len);
 }
 
+/*
+ * The accounting's work beside the register time (hb_model_register_cost()):
+ * headpage_already_acct()'s reads up to 7.1, 7.2's hpage_acct lookups
+ */
+static const char *acct_work_word(const struct hb_report *r)
+{
+	return r->km && r->km->acct_per_ring ? "hpage_acct lookups" :
+					       "accounting scan reads";
+}
+
+static uint64_t acct_work(const struct hb_report *r)
+{
+	return r->km && r->km->acct_per_ring ? r->st.reg_cost.ring_lookups :
+					       r->st.reg_cost.scan_reads;
+}
+
 static const char *probe_word(const struct hb_bufstats *st)
 {
 	return st->source == HB_PROBE_KPAGEFLAGS ? "exact" : "degraded";
@@ -268,13 +284,15 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 		hb_str_printf(out, "%s%s: to coalesce: %s\n", prefix, r->job,
 			      advice(r));
 	hb_str_printf(out, "%s%s: %simu %llu bytes vs %llu with 4K pages, "
-		      "memlock charge %llu KiB, register %.0f us, pinned %ld "
-		      "KiB, probe %s%s%s%s\n", prefix, r->job,
+		      "memlock charge %llu KiB, register %.0f us (%s %llu), "
+		      "pinned %ld KiB, probe %s%s%s%s\n", prefix, r->job,
 		      r->fixedbufs ? "" : "if registered: ",
 		      (unsigned long long)st->imu_bytes,
 		      (unsigned long long)st->imu_bytes_4k,
 		      (unsigned long long)(st->charged_bytes >> 10),
-		      r->register_usec, r->vmpin_kb, probe_word(st),
+		      r->register_usec, acct_work_word(r),
+		      (unsigned long long)acct_work(r), r->vmpin_kb,
+		      probe_word(st),
 		      st->note[0] ? " (" : "", st->note,
 		      st->note[0] ? ")" : "");
 	if (r->limits)
@@ -417,6 +435,8 @@ static void json_buffers(struct hb_json *j, const struct hb_report *r)
 	hb_json_u64(j, "imu_bytes_4k", st->imu_bytes_4k);
 	hb_json_u64(j, "memlock_charge", st->charged_bytes);
 	hb_json_fixed(j, "register_usec", r->register_usec, 1);
+	hb_json_u64(j, "register_scan_reads", st->reg_cost.scan_reads);
+	hb_json_u64(j, "register_ring_lookups", st->reg_cost.ring_lookups);
 	hb_json_i64(j, "vmpin_kb", r->vmpin_kb);
 	hb_json_str(j, "coalesce_advice", advice(r));
 	hb_json_str(j, "probe", probe_word(st));
