@@ -48,7 +48,7 @@ struct opts {
 
 /* IORING_MAX_REG_BUFFERS; and what the plan's page map may cover */
 #define PLAN_MAX_BUFS		16384U
-#define PLAN_MAX_TOTAL		(64ULL << 30)
+#define PLAN_MAX_TOTAL		(16ULL << 30)
 
 /* cli/opts.c: parses argv[1..] of command @cmd; returns an exit code */
 int parse_opts(const char *cmd, int argc, char **argv, struct opts *o);

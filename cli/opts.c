@@ -148,7 +148,7 @@ static int parse_iommu(struct opts *o, const char *arg)
 
 /*
  * --buffers=N: N buffers of --size back to back, at most the kernel's
- * table of IORING_MAX_REG_BUFFERS (16384) and 64 GiB in all (the plan's
+ * table of IORING_MAX_REG_BUFFERS (16384) and 16 GiB in all (the plan's
  * page map takes 16 bytes a page)
  */
 static int parse_buffers(struct opts *o, const char *arg)

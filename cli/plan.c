@@ -342,7 +342,7 @@ int cmd_plan(int argc, char **argv)
 		return usage_error("plan needs --size: e.g. --size=512M");
 	if (p.o.nr_bufs && p.o.size * p.o.nr_bufs > PLAN_MAX_TOTAL)
 		return usage_error("--buffers=%u of --size=%llu: more than "
-				   "64G in all: use fewer or smaller buffers",
+				   "16G in all: use fewer or smaller buffers",
 				   p.o.nr_bufs, (unsigned long long)p.o.size);
 	if (p.o.plain) {
 		ret = plain_check(&p.o);
