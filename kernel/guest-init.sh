@@ -340,6 +340,9 @@ if [ -b /dev/$NS ]; then
 	# pin or page reference left behind
 	run fault-plain /hugebuf/bin/fault-plain -d /dev/$NS
 fi
+# the registration cost model's heads against the accounting's calls
+# (headpage_already_acct(), 7.2's hpage_acct_ref()), counted by kprobes
+run regcost /hugebuf/bin/regcost-probe
 # last: on a kernel without patch 0001 it leaves pins (and a hugepage) behind
 run fault-regbuf /hugebuf/bin/fault-regbuf
 dmesg | grep -E "$KTEST_BAD_RE" | sed 's/^/@@KTEST DMESG /'

@@ -519,7 +519,7 @@ main() {
 
 	WORK=$(mktemp -d "$KTEST_CACHE/run.XXXXXX")
 	for f in regbuf-probe nvme-profile bio-profile fault-regbuf fault-plain \
-		 fault-device iommu-profile; do
+		 fault-device iommu-profile regcost-probe; do
 		[ -x "$KTEST_PROBEDIR/$f" ] ||
 			die "no $KTEST_PROBEDIR/$f: run 'make static' first"
 	done

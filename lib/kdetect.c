@@ -496,35 +496,6 @@ static int probe_hole(struct hb_kdetect *d, struct io_uring *ring,
 }
 
 /*
- * A ring whose registrations are charged: with CAP_IPC_LOCK the thread's
- * effective set drops it for io_uring_queue_init() and raises it again
- * (capset() changes this thread only).  *@checked: RLIMIT_MEMLOCK applies
- * to the ring.  0, or -1 when no such ring could be made.
- */
-static int charged_ring(struct io_uring *ring, bool *checked)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2], drop[2];
-	int ret;
-
-	*checked = true;
-	if (!hb_sys_cap_ipc_lock())
-		return io_uring_queue_init(4, ring, 0) ? -1 : 0;
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	memcpy(drop, data, sizeof(drop));
-	drop[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
-	if (syscall(SYS_capset, &hdr, drop))
-		return -1;
-	ret = io_uring_queue_init(4, ring, 0);
-	/* permitted still holds it: raising it again cannot fail */
-	syscall(SYS_capset, &hdr, data);
-	return ret ? -1 : 0;
-}
-
-/*
  * The accounting checks: the batch, and from 6.13 the hole, on a ring
  * that is charged; with CAP_IPC_LOCK the batch first runs on @ring, the
  * caller's own, to see whether such a ring is charged at all.
@@ -545,7 +516,7 @@ static void probe_accounting(struct hb_kdetect *d, struct io_uring *ring,
 		if (r >= 0)
 			d->batch_dedup = r;
 	}
-	if (charged_ring(&acct, &checked)) {
+	if (hb_ring_init_charged(&acct, 4, &checked)) {
 		note(d, "no charged ring for the accounting checks");
 		return;
 	}

@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <liburing.h>
 
@@ -221,4 +225,34 @@ int hb_register_update(struct io_uring *ring, unsigned int off,
 				 nr, off + bad);
 	}
 	return 0;
+}
+
+/*
+ * A ring whose registrations are charged: with CAP_IPC_LOCK the thread's
+ * effective set drops it for io_uring_queue_init() and raises it again
+ * (capset() changes this thread only).  *@checked: RLIMIT_MEMLOCK applies
+ * to the ring.  0, or -1 when no such ring could be made.
+ */
+int hb_ring_init_charged(struct io_uring *ring, unsigned int entries,
+			 bool *checked)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2], drop[2];
+	int ret;
+
+	*checked = true;
+	if (!hb_sys_cap_ipc_lock())
+		return io_uring_queue_init(entries, ring, 0) ? -1 : 0;
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	memcpy(drop, data, sizeof(drop));
+	drop[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
+	if (syscall(SYS_capset, &hdr, drop))
+		return -1;
+	ret = io_uring_queue_init(entries, ring, 0);
+	/* permitted still holds it: raising it again cannot fail */
+	syscall(SYS_capset, &hdr, data);
+	return ret ? -1 : 0;
 }

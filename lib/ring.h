@@ -33,6 +33,15 @@ int hb_register_buffers(struct io_uring *ring, const struct iovec *iov,
 int hb_register_sparse(struct io_uring *ring, unsigned int nr);
 int hb_register_update(struct io_uring *ring, unsigned int off,
 		       const struct iovec *iov, unsigned int nr);
+/*
+ * A ring of @entries whose registrations are charged (ctx->user set):
+ * with CAP_IPC_LOCK the thread's effective set drops it for
+ * io_uring_queue_init() and raises it again (capset() changes this
+ * thread only).  *@checked: RLIMIT_MEMLOCK applies to the ring.  0, or -1
+ * when no such ring could be made.
+ */
+int hb_ring_init_charged(struct io_uring *ring, unsigned int entries,
+			 bool *checked);
 /* The message for a registration errno (negative or positive). */
 const char *hb_register_strerror(int err);
 
