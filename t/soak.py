@@ -124,30 +124,16 @@ def state():
             "sysv_shm": shm_segments()}
 
 
-# the direction a leak moves each figure: pins and segments up, the free
-# pool down
-LEAK_SIGN = {"hugepages_free": -1, "pins": 1, "sysv_shm": 1}
-
-
 def settled(base, limit=30.0):
     """Wait for the pool, pins and segments to come back (a ring is torn
     down after its process exits); return the differences left.  They
     come back in about 0.1 s; the pin count is system-wide (any O_DIRECT
     I/O on the machine pins), and once 48 pins stayed past 8 s after a
     job that settles in 0.1 s when rerun: a leak never comes back, so
-    waiting longer hides none.  A figure past the baseline the other way
-    (fewer pins, more free hugepages: twice 4 and 10 pins below it, in
-    full runs) is something held before the job started and let go
-    since, such as the deferred teardown of an earlier test's ring: no
-    leak of this job, and the baseline moves to it (in @base)."""
+    waiting longer hides none."""
     t_end = time.monotonic() + limit
     while True:
         now = state()
-        for k in base:
-            if (now[k] - base[k]) * LEAK_SIGN[k] < 0:
-                print("  baseline: %s %+d, held before this job" % (
-                    k, now[k] - base[k]))
-                base[k] = now[k]
         diff = {k: now[k] - base[k] for k in base if now[k] != base[k]}
         if not diff or time.monotonic() > t_end:
             return diff
