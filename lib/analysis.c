@@ -118,7 +118,8 @@ static void add_stats(struct hb_analysis *a, unsigned int i,
 static int analyze_one(struct hb_analysis *a, unsigned int i,
 		       const struct iovec *iov, const struct hb_backing *recipe,
 		       uint64_t io_len, uint64_t io_stride, bool keep,
-		       struct batch_pages *bp, bool *first_io)
+		       struct batch_pages *bp, struct hb_reg_walk *walk,
+		       bool *first_io)
 {
 	struct hb_probe p, *pp = keep ? &a->probe[i] : &p;
 	struct hb_imu imu, *ip = keep ? &a->imu[i] : &imu;
@@ -134,37 +135,13 @@ static int analyze_one(struct hb_analysis *a, unsigned int i,
 		model_ios(a, ip, io_len, io_stride, first_io);
 		ret = batch_add(bp, i, pp);
 	}
+	/* what registering them in one call costs, over the same imu */
+	if (!ret)
+		ret = hb_reg_walk_add(walk, i, ip, pp->pages, pp->nr_pages);
 	if (keep && !ret)
 		return 0;
 	hb_imu_free(ip);
 	hb_probe_free(pp);
-	return ret;
-}
-
-/*
- * What registering the buffers in one IORING_REGISTER_BUFFERS call costs
- * the kernel (the engine's and hugebuf check's one call), over the probed
- * pages
- */
-static int register_cost(struct hb_analysis *a, const struct iovec *iov,
-			 unsigned int nr, const struct batch_pages *bp)
-{
-	struct hb_reg_buf *bufs = calloc(nr, sizeof(*bufs));
-	const struct hb_page *p = bp->pages;
-	unsigned int i;
-	int ret;
-
-	if (!bufs)
-		return hb_seterr(ENOMEM, "out of memory for %u buffers", nr);
-	for (i = 0; i < nr; i++) {
-		bufs[i].pages = p;
-		bufs[i].uaddr = (uintptr_t)iov[i].iov_base;
-		bufs[i].len = iov[i].iov_len;
-		p += bp->per_buf[i];
-	}
-	ret = hb_model_register_cost(&a->km, bufs, nr, HB_REG_ONE_CALL,
-				     &a->st.reg_cost);
-	free(bufs);
 	return ret;
 }
 
@@ -176,11 +153,14 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 	bool keep = flags & HB_ANALYZE_KEEP, first_io = true;
 	struct batch_pages bp = { 0 };
 	struct hb_kmodel model = *km;	/* @km may point into @a */
+	struct hb_reg_walk walk;
 	unsigned int i;
 	int ret = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->km = model;
+	/* the engine's and hugebuf check's one IORING_REGISTER_BUFFERS call */
+	hb_reg_walk_init(&walk, &a->km, HB_REG_ONE_CALL, &a->st.reg_cost);
 	a->st.all_coalesced = true;
 	if (!nr)
 		return hb_seterr(EINVAL, "no buffers to analyze");
@@ -195,7 +175,7 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 	}
 	for (i = 0; i < nr; i++) {
 		ret = analyze_one(a, i, &iov[i], recipe, io_len, io_stride,
-				  keep, &bp, &first_io);
+				  keep, &bp, &walk, &first_io);
 		if (ret)
 			goto out;
 		a->nr = i + 1;
@@ -203,9 +183,8 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 	}
 	ret = hb_model_account(&a->km, bp.pages, bp.per_buf, nr,
 			       &a->st.charged_bytes);
-	if (!ret)
-		ret = register_cost(a, iov, nr, &bp);
 out:
+	hb_reg_walk_free(&walk);
 	free(bp.pages);
 	free(bp.per_buf);
 	if (ret)

@@ -18,6 +18,31 @@
 #include "ring.h"
 #include "sysread.h"
 
+/*
+ * lib/regcost.c's walk, one imu at a time (hb_analyze() feeds it the imus
+ * it builds anyway; hb_model_register_cost() builds its own): init, an
+ * add per buffer @k in registration order over its imu and pages, free.
+ */
+struct hb_reg_walk {
+	const struct hb_kmodel *km;
+	bool table_seen;	/* the scan reads the earlier buffers */
+	bool carry_last;	/* *last_hpage spans the buffers */
+	/* folio -> 1 + its first entry's index over all buffers so far */
+	struct hb_foliomap first;
+	/* folio -> (buffer + 1) << 32 | its first entry in that buffer */
+	struct hb_foliomap mine;
+	uint64_t before;	/* entries of the buffers before this one */
+	bool have_last;
+	uint64_t last;
+	struct hb_reg_cost *cost;
+};
+void hb_reg_walk_init(struct hb_reg_walk *w, const struct hb_kmodel *km,
+		      enum hb_reg_calls calls, struct hb_reg_cost *cost);
+int hb_reg_walk_add(struct hb_reg_walk *w, unsigned int k,
+		    const struct hb_imu *imu, const struct hb_page *pages,
+		    uint64_t nr_pages);
+void hb_reg_walk_free(struct hb_reg_walk *w);
+
 #define HB_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define HB_ALIGN_UP(x, a)	(((x) + (a) - 1) & ~((uint64_t)(a) - 1))
 #define HB_ALIGN_DOWN(x, a)	((x) & ~((uint64_t)(a) - 1))

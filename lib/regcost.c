@@ -39,25 +39,12 @@
 
 #include "internal.h"
 
-struct cost_walk {
-	const struct hb_kmodel *km;
-	bool table_seen;	/* the scan reads the earlier buffers */
-	bool carry_last;	/* *last_hpage spans the buffers */
-	/* folio -> 1 + its first entry's index over all buffers so far */
-	struct hb_foliomap first;
-	/* folio -> (buffer + 1) << 32 | its first entry in that buffer */
-	struct hb_foliomap mine;
-	uint64_t before;	/* entries of the buffers before this one */
-	bool have_last;
-	uint64_t last;
-	struct hb_reg_cost *cost;
-};
 
 /*
  * headpage_already_acct() for the head @folio of entry @i of buffer @k:
  * the entries it reads.
  */
-static uint64_t scan_reads(const struct cost_walk *w, unsigned int k,
+static uint64_t scan_reads(const struct hb_reg_walk *w, unsigned int k,
 			   uint64_t i, uint64_t folio)
 {
 	uint64_t v = hb_foliomap_get(&w->mine, folio), g;
@@ -73,7 +60,7 @@ static uint64_t scan_reads(const struct cost_walk *w, unsigned int k,
 }
 
 /* entry @i of buffer @k is a page of the compound page @folio */
-static int note_entry(struct cost_walk *w, unsigned int k, uint64_t i,
+static int note_entry(struct hb_reg_walk *w, unsigned int k, uint64_t i,
 		      uint64_t folio)
 {
 	uint64_t tag = ((uint64_t)k + 1) << 32;
@@ -93,14 +80,15 @@ static int note_entry(struct cost_walk *w, unsigned int k, uint64_t i,
 	return 0;
 }
 
-/* the accounting walk over one imu's entries */
-static int walk_imu(struct cost_walk *w, unsigned int k,
+int hb_reg_walk_add(struct hb_reg_walk *w, unsigned int k,
 		    const struct hb_imu *imu, const struct hb_page *pages,
 		    uint64_t nr_pages)
 {
 	uint64_t j = 0, i;
 	int ret;
 
+	w->cost->pages += imu->nr_pages;
+	w->cost->bvecs += imu->nr_bvecs;
 	if (!w->carry_last)
 		w->have_last = false;
 	for (i = 0; i < imu->nr_bvecs; i++) {
@@ -132,25 +120,40 @@ static int walk_imu(struct cost_walk *w, unsigned int k,
 	return 0;
 }
 
+void hb_reg_walk_init(struct hb_reg_walk *w, const struct hb_kmodel *km,
+		      enum hb_reg_calls calls, struct hb_reg_cost *cost)
+{
+	memset(w, 0, sizeof(*w));
+	memset(cost, 0, sizeof(*cost));
+	w->km = km;
+	w->cost = cost;
+	/*
+	 * km->acct_batch_dedup: up to 6.12 the table holds the earlier
+	 * buffers of the same call; an update sees the table always
+	 */
+	w->table_seen = calls == HB_REG_ONE_BY_ONE || km->acct_batch_dedup;
+	/* 7.2 carries nothing from one buffer to the next */
+	w->carry_last = calls == HB_REG_ONE_CALL && !km->acct_per_ring;
+}
+
+void hb_reg_walk_free(struct hb_reg_walk *w)
+{
+	hb_foliomap_free(&w->first);
+	hb_foliomap_free(&w->mine);
+}
+
 int hb_model_register_cost(const struct hb_kmodel *km,
 			   const struct hb_reg_buf *bufs, unsigned int nr_bufs,
 			   enum hb_reg_calls calls, struct hb_reg_cost *cost)
 {
-	struct cost_walk w = { .km = km, .cost = cost };
+	struct hb_reg_walk w;
 	unsigned int k;
 	int ret = 0;
 
 	if (!km || !cost || (nr_bufs && !bufs))
 		return hb_seterr(EINVAL, "no buffers for the registration "
 				 "cost model");
-	memset(cost, 0, sizeof(*cost));
-	/*
-	 * km->acct_batch_dedup: up to 6.12 the table holds the earlier
-	 * buffers of the same call; an update sees the table always
-	 */
-	w.table_seen = calls == HB_REG_ONE_BY_ONE || km->acct_batch_dedup;
-	/* 7.2 carries nothing from one buffer to the next */
-	w.carry_last = calls == HB_REG_ONE_CALL && !km->acct_per_ring;
+	hb_reg_walk_init(&w, km, calls, cost);
 	for (k = 0; k < nr_bufs && !ret; k++) {
 		const struct hb_reg_buf *b = &bufs[k];
 		struct hb_imu imu;
@@ -158,14 +161,11 @@ int hb_model_register_cost(const struct hb_kmodel *km,
 		ret = hb_imu_build(km, b->pages, b->uaddr, b->len, &imu);
 		if (ret)
 			break;
-		cost->pages += imu.nr_pages;
-		cost->bvecs += imu.nr_bvecs;
-		ret = walk_imu(&w, k, &imu, b->pages,
-			       hb_nr_pages(b->uaddr, b->len));
+		ret = hb_reg_walk_add(&w, k, &imu, b->pages,
+				      hb_nr_pages(b->uaddr, b->len));
 		hb_imu_free(&imu);
 	}
-	hb_foliomap_free(&w.first);
-	hb_foliomap_free(&w.mine);
+	hb_reg_walk_free(&w);
 	return ret;
 }
 
