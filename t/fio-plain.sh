@@ -99,7 +99,28 @@ PY
 	else
 		fail "$n: requests_model '$PRED' is not on the requests line"
 		PRED='' MEAS=''
+		return
 	fi
+	rerun_while_disturbed "$n" "$b"
+}
+
+# The device's read count is the whole disk's: another reader of it (a
+# guest's disk image read beside the test, a page cache miss) only adds
+# requests, never takes one away.  A job that measured more than its
+# prediction runs again, up to twice, and the last run is the one judged
+# (its report and text); one that measured fewer is judged at once.
+rerun_while_disturbed() {	# NAME BACKING
+	local n=$1 b=$2 tries=1
+	while [ "$MEAS" -gt "$PRED" ] 2>/dev/null && [ $tries -lt 3 ]; do
+		echo "    $n: $MEAS requests per I/O measured, $PRED predicted: run again (the disk's count is shared)"
+		t_fio "$n" --name="$n" $JOB --ioengine="$E" --backing="$b" \
+			--fixedbufs=0 || return
+		tries=$((tries + 1))
+		# new pages: a 4k buffer's prediction follows its PFNs
+		PRED=$(field "$n" requests_model)
+		MEAS=$(python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); print(r["dev_reads"] // r["ios"])' \
+			"$T_DIR/$n.report")
+	done
 }
 
 # hugetlb 2M: predicted = measured, and the one verdict agrees

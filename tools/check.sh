@@ -235,8 +235,9 @@ fi
 # count nothing that another guest can move (the fuzzers run for
 # FUZZ_SECONDS each, the packages compile), so the kernel stage may
 # boot its second guest beside them.  The soak stays before this line:
-# its pin baseline is the host's (nr_foll_pin_* of /proc/vmstat), and a
-# second guest starting or stopping beside it moved that by 10 pins.
+# its pin baseline is the host's (nr_foll_pin_* of /proc/vmstat), read
+# after vm.stat_refresh, and two guests beside it leave it less CPU for
+# its per-job timeouts.
 [ -n "${host_busy:-}" ] && rm -f "$host_busy"
 
 if [ "${HB_SKIP_FUZZ:-0}" != 1 ]; then
