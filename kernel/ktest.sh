@@ -176,6 +176,17 @@ run_output() {	# $1 = log, $2 = run name
 		index($0, "@@KTEST RESULT " n " ") == 1 { on = 0 } on' "$1"
 }
 
+# the lines of a failed run that say why (its FAIL, error and not-ok
+# lines, or its last lines when it printed none), so that a failure far
+# from this machine can be read from the run's output alone
+fail_lines() {	# $1 = log, $2 = run name
+	local why
+	why=$(run_output "$1" "$2" | grep -a -E 'FAIL|[Ee]rror|not ok|fail:|BAD' |
+		grep -a -v -E 'fail=0|FAIL(ED)?=0' | head -n 8)
+	[ -n "$why" ] || why=$(run_output "$1" "$2" | tail -n 4)
+	printf '%s\n' "$why" | cut -c1-300 | sed 's/^/    /'
+}
+
 # parse one console log, count results and fill R[<label>,<field>]
 collect() {	# $1 = label, $2 = qemu exit status
 	local k=$1 log=$WORK/console-$1.log.txt p=0 f=0 s=0 name rc bad
@@ -197,6 +208,7 @@ collect() {	# $1 = label, $2 = qemu exit status
 				ok=s; count skip "$k $name: its page-mixture case expects a hugetlb page and 4 KiB pages as one buffer, refused here with EINVAL as modelled (edd478269640; test:regbuf-mixed-folios)"
 			else
 				ok=f; count fail "$k $name (exit $rc)"
+				fail_lines "$log" "$name"
 			fi ;;
 		esac
 		case $name:$ok in

@@ -127,13 +127,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { 0, ms * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 /* the whole of @len at @off from a 4 KiB bounce buffer, or -1 */
 static int bounce_io(int fd, bool write, size_t len, off_t off, uint64_t seed,
 		     long *bad)
@@ -207,26 +200,7 @@ static long pages_held(int kpf, const uint64_t *pfn, unsigned int nr)
 /* @probe's value once it is back at @want, or after SETTLE_MS */
 static long settle(long (*probe)(void *), void *arg, long want)
 {
-	long v = probe(arg);
-	int ms;
-
-	for (ms = 0; v != want && ms < SETTLE_MS; ms += 10) {
-		sleep_ms(10);
-		v = probe(arg);
-	}
-	return v;
-}
-
-static long pins_probe(void *arg)
-{
-	(void)arg;
-	return probe_pins_held();
-}
-
-static long hp_probe(void *arg)
-{
-	(void)arg;
-	return hb_hugepages_free(PROBE_HPAGE);
+	return probe_settle(probe, arg, want, SETTLE_MS);
 }
 
 struct held_arg {
@@ -307,13 +281,13 @@ static int attempt(int fd, int kpf, const struct fcase *c, off_t off,
 	} else {
 		t->other++;
 	}
-	pins = settle(pins_probe, NULL, pins0);
+	pins = settle(probe_pins_of, NULL, pins0);
 	if (left < 0 || (!hugetlb && read_pfns(b.addr, c->len, pfn))) {
 		hb_free(&b);
 		return -1;
 	}
 	hb_free(&b);
-	hp = settle(hp_probe, NULL, hp0);
+	hp = settle(probe_free_2m_of, NULL, hp0);
 	if (!hugetlb)
 		held = settle(held_probe, &ha, 0);
 	if (bad >= 0)
@@ -370,13 +344,13 @@ static int control(int kpf, const char *backing, uint64_t *pfn)
 		n = -1;
 	hb_free(&b);
 	if (hugetlb)
-		open_held = hp0 - settle(hp_probe, NULL, hp0 - 1);
+		open_held = hp0 - settle(probe_free_2m_of, NULL, hp0 - 1);
 	else
 		open_held = settle(held_probe, &ha, nr);
 	close(p[0]);
 	close(p[1]);
 	if (hugetlb)
-		closed_held = hp0 - settle(hp_probe, NULL, hp0);
+		closed_held = hp0 - settle(probe_free_2m_of, NULL, hp0);
 	else
 		closed_held = settle(held_probe, &ha, 0);
 	ok = n == (ssize_t)CTL_LEN && closed_held == 0 &&

@@ -459,6 +459,54 @@ long probe_pins_held(void)
 	       vmstat_field("nr_foll_pin_released");
 }
 
+void probe_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+long probe_settle(long (*probe)(void *), void *arg, long want, int ms)
+{
+	long v = probe(arg);
+	int t;
+
+	for (t = 0; v != want && t < ms; t += 10) {
+		probe_sleep_ms(10);
+		v = probe(arg);
+	}
+	return v;
+}
+
+bool probe_quiet(int ms)
+{
+	long pins = probe_pins_held(), free = hb_hugepages_free(PROBE_HPAGE);
+	long p, f;
+	int t, still = 0;
+
+	for (t = 0; t < ms && still < 300; t += 10) {
+		probe_sleep_ms(10);
+		p = probe_pins_held();
+		f = hb_hugepages_free(PROBE_HPAGE);
+		still = p == pins && f == free ? still + 10 : 0;
+		pins = p;
+		free = f;
+	}
+	return still >= 300;
+}
+
+long probe_pins_of(void *arg)
+{
+	(void)arg;
+	return probe_pins_held();
+}
+
+long probe_free_2m_of(void *arg)
+{
+	(void)arg;
+	return hb_hugepages_free(PROBE_HPAGE);
+}
+
 /* this thread's fail-nth, opened once so that arming it allocates nothing */
 static int fail_nth_fd = -1;
 

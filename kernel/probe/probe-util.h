@@ -104,6 +104,28 @@ long probe_get_num(const char *path);
  * vm.stat_refresh has folded the per-CPU deltas in.
  */
 long probe_pins_held(void);
+/* Sleep @ms milliseconds. */
+void probe_sleep_ms(int ms);
+/*
+ * @probe(@arg) once it reads @want, or its last value after @ms
+ * milliseconds (looked at every 10 ms).  A plain read can let its pages
+ * go from a work item after the call returned (bio_check_pages_dirty()
+ * punts to bio_dirty_work when a page is not dirty any more, 5.10 to
+ * 7.3), and a ring's buffers are unpinned by its exit work: a count that
+ * comes back was only late, a leak never comes back.
+ */
+long probe_settle(long (*probe)(void *), void *arg, long want, int ms);
+/*
+ * Wait up to @ms milliseconds for the pins held and the free 2 MiB
+ * hugepages to stand still for 300 ms: the program before this one may
+ * still be letting its buffers go (5.10's io_ring_exit_work() unpins a
+ * ring's buffers after its process has exited).  false when they never
+ * did.
+ */
+bool probe_quiet(int ms);
+/* probe_pins_held() and hb_hugepages_free() for probe_settle() */
+long probe_pins_of(void *arg);
+long probe_free_2m_of(void *arg);
 /*
  * The kernel's per-task fault injection (CONFIG_FAULT_INJECTION, FAILSLAB,
  * FAIL_PAGE_ALLOC and their debugfs knobs): probe_fault_setup() makes the
