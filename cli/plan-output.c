@@ -244,7 +244,7 @@ static void plan_cost_text(const struct plan *p)
 	       (unsigned long long)c->heads);
 	if (p->o.km.acct_per_ring)
 		printf("accounting:  %llu lookups in the ring's hpage_acct "
-		       "(7.2+: linear)\n",
+		       "(7.2+, 6.1+hugebuf: linear)\n",
 		       (unsigned long long)c->ring_lookups);
 	else
 		printf("accounting:  %llu entries read by "

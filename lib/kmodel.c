@@ -49,6 +49,8 @@
  * of Debian's 7.1.13 image still has acct_pages and an unsigned int len)
  */
 #define IMU_HEADER_72		48
+/* 6.1 with kernel/patches/0006: the old header without acct_pages */
+#define IMU_HEADER_BACKPORT	24
 #define IMU_CACHE_BVECS		32
 
 static bool version_before(int major, int minor, int vmaj, int vmin)
@@ -264,16 +266,18 @@ void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
  * header (folio_shift sits in the padding after nr_bvecs), the 6.1
  * nr_segs over-estimate in io_import_fixed(), and bvec[0] on the page
  * pinned for the first byte (6.1 has no unpin_user_folio(); see
- * kernel/patches/0003).  6.1 fills the buffer table in its loop.
+ * kernel/patches/0003).  Patch 0006 charges each compound head once
+ * per ring by reference count (ctx->hpage_acct, as 7.2), but keeps 6.1's
+ * VmPin charge for a ring with CAP_IPC_LOCK, and drops imu->acct_pages.
  */
 void hb_kmodel_backport(int sub, struct hb_kmodel *km)
 {
 	memset(km, 0, sizeof(*km));
 	km->gen = HB_KGEN_MULTI_FIXED;
-	km->imu_header = IMU_HEADER_OLD;
+	km->imu_header = IMU_HEADER_BACKPORT;
 	km->pin_checks_vmas = true;
 	km->first_bvec_pinned_page = true;
-	km->acct_batch_dedup = true;
+	km->acct_per_ring = true;
 	/* patch 0004: folio runs, through 6.1's __bio_try_merge_page() */
 	km->plain_folio_runs = true;
 	km->plain_merge_test_first = true;

@@ -185,7 +185,7 @@ int hb_reg_cost_warning(const struct hb_reg_cost *cost, char *buf,
 			"compound pages (headpage_already_acct(), quadratic "
 			"up to 7.1; about 2 ns each on a 6.18 host); use a "
 			"hugetlb or 2M THP backing, fewer or smaller buffers, "
-			"or a 7.2+ kernel",
+			"or a 7.2+ kernel (or 6.1 with hugebuf's series)",
 			(unsigned long long)cost->scan_reads,
 			(unsigned long long)cost->heads) >= (int)len ?
 			       -ENOSPC : 1;

@@ -175,6 +175,8 @@ static int test_batch_dedup(void)
 					 16 << 20));
 	ret = t_worst(ret, expect_charge("one region twice", "7.2", &b,
 					 8 << 20));
+	ret = t_worst(ret, expect_charge("one region twice", "6.1+hugebuf",
+					 &b, 8 << 20));
 	return ret;
 }
 
@@ -260,7 +262,8 @@ static int expect_ops(const char *what, const char *kernel,
  * every kernel: last_hpage up to 7.1, H already in ctx->hpage_acct on
  * 7.2), then slot 0 cleared while slot 1 still pins H.  Up to 7.1 the
  * clear un-charges slot 0's acct_pages (all of H): 0 while H is pinned.
- * 7.2 drops one of H's two references: nothing is un-charged.
+ * 7.2 drops one of H's two references: nothing is un-charged, and so does
+ * our 6.1 series (patch 0006).
  */
 static int test_hole(void)
 {
@@ -282,6 +285,7 @@ static int test_hole(void)
 	ret = t_worst(ret, expect_ops("hole", "6.13", ops, 3, old));
 	ret = t_worst(ret, expect_ops("hole", "7.1", ops, 3, old));
 	ret = t_worst(ret, expect_ops("hole", "7.2", ops, 3, ring));
+	ret = t_worst(ret, expect_ops("hole", "6.1+hugebuf", ops, 3, ring));
 	return t_worst(ret, expect_ops("hole", "7.3", ops, 3, ring));
 }
 
@@ -291,7 +295,7 @@ static int test_hole(void)
  * then the table unregistered.  6.18 charged slot 2 again (§6.2) and
  * un-charges slot 0's H1: 6144, 4096, 0.  7.2: 4096, 4096, 0.  6.1 (not
  * measured here): slot 2 free, its H1 then un-charged with slot 0 (the
- * hole): 4096, 2048, 0.
+ * hole): 4096, 2048, 0; 6.1 with our series as 7.2.
  */
 static int test_measured_72(void)
 {
@@ -315,6 +319,8 @@ static int test_measured_72(void)
 				      k61));
 	ret = t_worst(ret, expect_ops("H1, H2, H1; clear 0", "6.18", ops, 3,
 				      k618));
+	ret = t_worst(ret, expect_ops("H1, H2, H1; clear 0", "6.1+hugebuf",
+				      ops, 3, k72));
 	return t_worst(ret, expect_ops("H1, H2, H1; clear 0", "7.2", ops, 3,
 				       k72));
 }
@@ -346,6 +352,8 @@ static int test_across_calls(void)
 	ops[3] = op_bufs(HB_ACCT_UPDATE, 0, 1, &clear);
 	ret = t_worst(ret, expect_ops("across calls", "6.1", ops, 4, old));
 	ret = t_worst(ret, expect_ops("across calls", "6.18", ops, 4, old));
+	ret = t_worst(ret, expect_ops("across calls", "6.1+hugebuf", ops, 4,
+				      ring));
 	return t_worst(ret, expect_ops("across calls", "7.2", ops, 4, ring));
 }
 
@@ -513,17 +521,20 @@ static int test_vmpin_charged(void)
  * The generation's flags, by release: the per-ring accounting and its
  * VmPin rule from 7.2 (not in 7.1.13's BTF, in 7.2.12's), the imu header
  * 56 bytes up to 7.1 and 48 from 7.2 (acct_pages gone, len a size_t).
+ * Our 6.1 series (patch 0006) has the per-ring accounting without the
+ * VmPin rule, and 6.1's 32-byte header less acct_pages.
  */
 static int test_generation_flags(void)
 {
 	static const struct {
 		const char *kernel;
-		bool per_ring;
+		bool per_ring, needs_user;
 		unsigned int header;
 	} rows[] = {
-		{ "6.18", false, 56 }, { "7.1.13", false, 56 },
-		{ "7.2", true, 48 }, { "7.2.12", true, 48 },
-		{ "7.3.4", true, 48 }, { "6.1+hugebuf", false, 32 },
+		{ "6.18", false, false, 56 }, { "7.1.13", false, false, 56 },
+		{ "7.2", true, true, 48 }, { "7.2.12", true, true, 48 },
+		{ "7.3.4", true, true, 48 }, { "6.1", false, false, 32 },
+		{ "6.1+hugebuf", true, false, 24 },
 	};
 	struct hb_kmodel km;
 	int ret = T_EXIT_PASS;
@@ -535,13 +546,13 @@ static int test_generation_flags(void)
 			continue;
 		}
 		if (km.acct_per_ring != rows[i].per_ring ||
-		    km.vmpin_needs_user != rows[i].per_ring ||
+		    km.vmpin_needs_user != rows[i].needs_user ||
 		    km.imu_header != rows[i].header)
 			ret = t_fail("%s: per-ring %d, VmPin needs ctx->user %d, "
 				     "imu header %u; expected %d, %d, %u",
 				     rows[i].kernel, km.acct_per_ring,
 				     km.vmpin_needs_user, km.imu_header,
-				     rows[i].per_ring, rows[i].per_ring,
+				     rows[i].per_ring, rows[i].needs_user,
 				     rows[i].header);
 	}
 	return ret;
