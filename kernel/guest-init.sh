@@ -343,6 +343,10 @@ fi
 # the registration cost model's heads against the accounting's calls
 # (headpage_already_acct(), 7.2's hpage_acct_ref()), counted by kprobes
 run regcost /hugebuf/bin/regcost-probe
+# the scan's scale: one 1 GiB buffer of THP, then of shmem THP, timed
+# (kernel/ktest.sh prints control against patched as a ratio) and its
+# VmPin charge checked against the model
+run regscale /hugebuf/bin/regcost-probe -s 1024
 # last: on a kernel without patch 0001 it leaves pins (and a hugepage) behind
 run fault-regbuf /hugebuf/bin/fault-regbuf
 dmesg | grep -E "$KTEST_BAD_RE" | sed 's/^/@@KTEST DMESG /'

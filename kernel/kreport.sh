@@ -91,6 +91,53 @@ print_faultplain() {	# dir with console-<kernel>.log.txt, kernels...
 	printf '\n'
 }
 
+# regcost-probe -s's scale lines: one 1 GiB registration per backing and
+# guest, with the model's scan beside the time, and patched's time as a
+# fraction of control's (the series' patch 0006; TCG: ratios only)
+print_regscale() {	# dir with console-<kernel>.log.txt, kernels...
+	local dir=$1 k f
+	shift
+	printf '
+One registration of 1 GiB in one call (kernel/probe/regcost-probe.c -s):
+'
+	printf 'heads = compound heads seen; reads = headpage_already_acct() entries
+'
+	printf '(up to 7.1), lookups = per-ring references (7.2, patch 0006); time under
+'
+	printf 'TCG, once: compare ratios only.
+'
+	for k in "$@"; do
+		f=$dir/console-$k.log.txt
+		[ -f "$f" ] || continue
+		grep -a '^REGCOST scale backing=' "$f" | sed "s/^/$k /"
+	done | awk '
+	{
+		k = $1
+		for (i = 4; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+		b = v["backing"]
+		if (v["size"] == "") {
+			sub(/^[^ ]+ REGCOST scale backing=[^ ]+ /, "")
+			printf "  %-10s %-4s %s\n", k, b, $0
+			delete v
+			next
+		}
+		printf "  %-10s %-4s heads=%-6s reads=%-11s lookups=%-6s register=%9.1f ms unregister=%7.1f ms VmPin %s kB (model %s) %s\n",
+			k, b, v["heads"], v["scan_reads"], v["ring_lookups"],
+			v["register_us"] / 1000, v["unregister_us"] / 1000,
+			v["vmpin_kb"], v["predicted_kb"], $NF
+		t[k, b] = v["register_us"]
+		delete v
+	}
+	END {
+		split("thp shmem", bs, " ")
+		for (i = 1; i <= 2; i++)
+			if (t["control", bs[i]] > 0 && t["patched", bs[i]] > 0)
+				printf "  patched/control, %s: %.3f of the time\n",
+					bs[i], t["patched", bs[i]] / t["control", bs[i]]
+	}'
+	printf '\n'
+}
+
 # One Markdown row per guest, all measured in that guest: hugebuf check's
 # bvecs (the model whose requests and kernel memory the measurement
 # matched, so "?" when it matched none), regbuf-probe's requests per 8 MiB

@@ -460,6 +460,24 @@ check_plain_model() {
 	done
 }
 
+# regcost-probe -s's lines, one check each: a registration whose VmPin
+# charge was the model's ("ok"), a backing this guest could not give
+# (its skip= reason), or a mismatch or error
+check_regscale() {
+	local k log line
+	for k in $KTEST_KERNELS; do
+		log=$WORK/console-$k.log.txt
+		while read -r line; do
+			line=${line#REGCOST scale }
+			case $line in
+			*" ok") count pass "$k regscale: $line" ;;
+			*" skip="*) count skip "$k regscale: $line" ;;
+			*) count fail "$k regscale: $line" ;;
+			esac
+		done < <(grep -a '^REGCOST scale backing=' "$log" 2>/dev/null)
+	done
+}
+
 # ---- main ------------------------------------------------------------------
 
 # Boot guest $1 in the background once fewer than KTEST_GUESTS run (one
@@ -499,6 +517,7 @@ main() {
 		print_profile "$2" $KTEST_KERNELS
 		print_bioprof "$2" $KTEST_KERNELS
 		print_faultplain "$2" $KTEST_KERNELS
+		print_regscale "$2" $KTEST_KERNELS
 		print_iommu "$2" $KTEST_IOMMU_KERNELS
 		"$KDIR/iommu-plot.py" "$2" "$2/iommu-calls" >&2
 		exit 0 ;;
@@ -581,12 +600,14 @@ main() {
 	check_detection
 	check_fault
 	check_plain_model
+	check_regscale
 	check_iommu_model $iommu_booted
 	print_table
 	print_kernels_md
 	print_profile "$WORK" $KTEST_KERNELS
 	print_bioprof "$WORK" $KTEST_KERNELS
 	print_faultplain "$WORK" $KTEST_KERNELS
+	print_regscale "$WORK" $KTEST_KERNELS
 	print_iommu "$WORK" $iommu_booted
 	# the plot of calls per I/O (kernel/iommu-plot.py), kept with the logs
 	[ -n "$iommu_booted" ] && [ "$KTEST_KEEP" != 0 ] &&

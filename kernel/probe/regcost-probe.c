@@ -25,6 +25,17 @@
  * Exit 0 when every count is the model's, 1 on a mismatch or a setup
  * error, 77 when the function cannot be counted here (inlined, or no
  * kprobe events) or there are no hugepages.
+ *
+ * regcost-probe -s MIB: the scale of one registration instead, where the
+ * scan is long: one buffer of MIB MiB of 2 MiB THP, then of shmem THP
+ * (a memfd with shmem_enabled "always", restored after), each touched,
+ * probed, and registered in one call on a charged ring:
+ *   REGCOST scale backing=B size=N heads=H scan_reads=R ring_lookups=L
+ *           register_us=T unregister_us=U vmpin_kb=V predicted_kb=P ok
+ * The time is printed, never judged (kernel/ktest.sh puts control's and
+ * patched's side by side as a ratio); what is checked is that VmPin grew
+ * by the model's charge for the probed pages and came back to where it
+ * was.  Exit 0, 1 on a mismatch or a setup error, 77 when there is no THP.
  */
 #include <sys/resource.h>
 
@@ -164,7 +175,222 @@ static int run_case(const struct hb_kmodel *km, const struct reg_case *c,
 	return hits != want;
 }
 
-int main(void)
+/* control's probe and the series' helper (patch 0006), by generation */
+static const char *acct_fn(const struct hb_kmodel *km)
+{
+	if (!km->acct_per_ring)
+		return "headpage_already_acct";
+	/* "6.1+hugebuf": kernel/patches/0006's io_hpage_acct_get() */
+	return km->kmajor == 6 && km->kminor == 1 ? "io_hpage_acct_get" :
+						      "hpage_acct_ref";
+}
+
+/* one buffer's cost and charge in the model, over its probed pages */
+static int scale_model(const struct hb_kmodel *km, const struct hb_buf *buf,
+		       uint64_t len, struct hb_reg_cost *cost,
+		       uint64_t *charged, uint64_t *max_folio)
+{
+	struct hb_reg_buf rb;
+	struct hb_probe pr;
+	unsigned int nr;
+	int ret;
+
+	ret = hb_probe(buf->addr, len, NULL, &pr);
+	if (ret)
+		return ret;
+	*max_folio = pr.source == HB_PROBE_KPAGEFLAGS ? pr.max_folio : 0;
+	rb.pages = pr.pages;
+	rb.uaddr = (uintptr_t)buf->addr;
+	rb.len = len;
+	nr = pr.nr_pages;
+	ret = hb_model_register_cost(km, &rb, 1, HB_REG_ONE_CALL, cost);
+	if (!ret)
+		ret = hb_model_account(km, pr.pages, &nr, 1, charged);
+	hb_probe_free(&pr);
+	return ret;
+}
+
+/* a /proc/meminfo line's kB, -1 when it is not there */
+static long meminfo_kb(const char *key)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key))) {
+			v = strtol(line + strlen(key), NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* one registration of [@addr, +@len), touched, on a charged ring */
+static int scale_case(const struct hb_kmodel *km, const char *backing,
+		      void *addr, uint64_t len)
+{
+	struct hb_buf buf = { .addr = addr };
+	struct iovec iov = { addr, len };
+	struct io_uring ring;
+	struct hb_reg_cost cost;
+	uint64_t charged = 0, max_folio = 0;
+	long v0, v1, v2;
+	double t0, t1, t2;
+	bool checked, ok;
+	int ret;
+
+	ret = scale_model(km, &buf, len, &cost, &charged, &max_folio);
+	if (ret) {
+		printf("REGCOST scale backing=%s error=model:%s\n", backing,
+		       hb_errmsg());
+		return 1;
+	}
+	/* the model follows the pages seen, but no THP means no scan */
+	if (max_folio < PROBE_HPAGE) {
+		printf("REGCOST scale backing=%s skip=no THP in the buffer "
+		       "(largest folio %llu bytes, ShmemHugePages %ld kB, "
+		       "AnonHugePages %ld kB)\n", backing,
+		       (unsigned long long)max_folio,
+		       meminfo_kb("ShmemHugePages:"),
+		       meminfo_kb("AnonHugePages:"));
+		return 77;
+	}
+	if (hb_ring_init_charged(&ring, 4, &checked)) {
+		printf("REGCOST scale backing=%s error=ring:%s\n", backing,
+		       hb_errmsg());
+		return 1;
+	}
+	v0 = hb_vmpin_kb();
+	t0 = probe_now_usec();
+	ret = hb_register_buffers(&ring, &iov, 1);
+	t1 = probe_now_usec();
+	v1 = hb_vmpin_kb();
+	if (!ret)
+		io_uring_unregister_buffers(&ring);
+	t2 = probe_now_usec();
+	v2 = hb_vmpin_kb();
+	io_uring_queue_exit(&ring);
+	if (ret) {
+		printf("REGCOST scale backing=%s error=register:%s\n",
+		       backing, hb_errmsg());
+		return 1;
+	}
+	ok = (uint64_t)(v1 - v0) == charged / 1024 && v2 == v0;
+	printf("REGCOST scale backing=%s size=%llu heads=%llu scan_reads=%llu "
+	       "ring_lookups=%llu register_us=%.0f unregister_us=%.0f "
+	       "vmpin_kb=%ld vmpin_left_kb=%ld predicted_kb=%llu %s\n",
+	       backing, (unsigned long long)len,
+	       (unsigned long long)cost.heads,
+	       (unsigned long long)cost.scan_reads,
+	       (unsigned long long)cost.ring_lookups, t1 - t0, t2 - t1,
+	       v1 - v0, v2 - v0, (unsigned long long)(charged / 1024),
+	       ok ? "ok" : "MISMATCH");
+	return !ok;
+}
+
+static int scale_thp(const struct hb_kmodel *km, uint64_t len)
+{
+	struct hb_buf buf;
+	int ret;
+
+	if (probe_alloc("thp", len, 0, &buf)) {
+		printf("REGCOST scale backing=thp error=alloc:%s\n",
+		       hb_errmsg());
+		return 1;
+	}
+	memset(buf.addr, 0x5a, len);
+	ret = scale_case(km, "thp", buf.addr, len);
+	hb_free(&buf);
+	return ret;
+}
+
+/*
+ * shmem THP: a memfd (no MFD_HUGETLB) mapped shared at a 2 MiB aligned
+ * address, its huge folios from shmem_enabled "always" (the caller's);
+ * lib's backings keep shmem at 4 KiB pages on purpose, so it is mapped
+ * here
+ */
+static int scale_shmem(const struct hb_kmodel *km, uint64_t len)
+{
+	size_t span = len + PROBE_HPAGE;
+	char *res, *map;
+	int fd, ret;
+
+	fd = memfd_create("regcost-shmem", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)len)) {
+		printf("REGCOST scale backing=shmem error=memfd:%s\n",
+		       strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (res == MAP_FAILED) {
+		close(fd);
+		return 1;
+	}
+	map = (char *)(((uintptr_t)res + PROBE_HPAGE - 1) & ~(PROBE_HPAGE - 1));
+	if (mmap(map, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+		 0) == MAP_FAILED) {
+		printf("REGCOST scale backing=shmem error=mmap:%s\n",
+		       strerror(errno));
+		munmap(res, span);
+		close(fd);
+		return 1;
+	}
+	madvise(map, len, MADV_HUGEPAGE);
+	memset(map, 0x5a, len);
+	ret = scale_case(km, "shmem", map, len);
+	munmap(res, span);
+	close(fd);
+	return ret;
+}
+
+static const char SHMEM_ENABLED[] =
+	"/sys/kernel/mm/transparent_hugepage/shmem_enabled";
+
+/* the bracketed word of shmem_enabled ("always [never] ..."), or "" */
+static void shmem_mode(char *buf, size_t len)
+{
+	char line[256], *a, *b;
+	FILE *f = fopen(SHMEM_ENABLED, "r");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f) && (a = strchr(line, '[')) &&
+	    (b = strchr(a, ']'))) {
+		*b = 0;
+		snprintf(buf, len, "%s", a + 1);
+	}
+	fclose(f);
+}
+
+static int scale_main(const struct hb_kmodel *km, uint64_t len)
+{
+	char was[32];
+	int a, b;
+
+	printf("REGCOST scale model=%s\n", km->name);
+	a = scale_thp(km, len);
+	shmem_mode(was, sizeof(was));
+	if (!was[0] || probe_put(SHMEM_ENABLED, "always")) {
+		printf("REGCOST scale backing=shmem skip=no shmem THP (%s)\n",
+		       SHMEM_ENABLED);
+		b = 77;
+	} else {
+		b = scale_shmem(km, len);
+		probe_put(SHMEM_ENABLED, was);
+	}
+	if (a == 1 || b == 1)
+		return 1;
+	return a == 77 && b == 77 ? 77 : 0;
+}
+
+int main(int argc, char **argv)
 {
 	const struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
 	const char *fn;
@@ -176,12 +402,21 @@ int main(void)
 		printf("REGCOST skip=no kernel model: %s\n", hb_errmsg());
 		return 77;
 	}
+	/* root may lift its own RLIMIT_MEMLOCK: the charged rings check it */
+	if (setrlimit(RLIMIT_MEMLOCK, &unlimited))
+		printf("REGCOST note=RLIMIT_MEMLOCK stays: %s\n",
+		       strerror(errno));
+	if (argc == 3 && !strcmp(argv[1], "-s") && atoi(argv[2]) > 0)
+		return scale_main(&km, (uint64_t)atoi(argv[2]) * MiB);
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s [-s MIB]\n", argv[0]);
+		return 2;
+	}
 	if (hb_hugepages_free(PROBE_HPAGE) < 8) {
 		printf("REGCOST skip=needs 8 free 2M hugepages\n");
 		return 77;
 	}
-	/* km->acct_per_ring: 7.2's hpage_acct_ref() replaces the scan */
-	fn = km.acct_per_ring ? "hpage_acct_ref" : "headpage_already_acct";
+	fn = acct_fn(&km);
 	/* it says why on a "REGCOST skip=" line when it counts nothing */
 	if (probe_count_open("/sys/kernel/tracing", &fn, 1, &counted,
 			     "REGCOST") <= 0) {
@@ -193,10 +428,6 @@ int main(void)
 		probe_count_close();
 		return 77;
 	}
-	/* root may lift its own RLIMIT_MEMLOCK: the charged rings check it */
-	if (setrlimit(RLIMIT_MEMLOCK, &unlimited))
-		printf("REGCOST note=RLIMIT_MEMLOCK stays: %s\n",
-		       strerror(errno));
 	printf("REGCOST model=%s fn=%s\n", km.name, fn);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		fail |= run_case(&km, &cases[i], fn);
