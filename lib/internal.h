@@ -75,6 +75,8 @@ void hb_pool_path(uint64_t page_size, const char *file, char *path,
  * kernel has no THP directory, x86-64's PMD_SIZE.
  */
 uint64_t hb_sys_pmd_size(void);
+/* The bracketed word of a sysfs choice file: "always [madvise] never". */
+int hb_read_bracketed(const char *path, char *out, size_t len);
 /* Hugepagesize of /proc/meminfo: the default hugetlb size, 0 if none. */
 uint64_t hb_sys_default_hugepage(void);
 /* CAP_IPC_LOCK in CapEff: RLIMIT_MEMLOCK is then not checked. */

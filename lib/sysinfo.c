@@ -34,8 +34,8 @@ static int parse_release(const char *rel, int *maj, int *min, int *patch)
 	return 0;
 }
 
-/* The bracketed word of a sysfs choice file: "always [madvise] never". */
-static int read_bracketed(const char *path, char *out, size_t len)
+/* internal.h: the word in brackets of "always [madvise] never" */
+int hb_read_bracketed(const char *path, char *out, size_t len)
 {
 	char buf[256], *open, *close;
 	int ret;
@@ -158,7 +158,7 @@ static void read_mthp(struct hb_sysinfo *si)
 			continue;
 		snprintf(path, sizeof(path), HB_THP_DIR "/%s/enabled",
 			 de->d_name);
-		if (read_bracketed(path, m->enabled, sizeof(m->enabled)))
+		if (hb_read_bracketed(path, m->enabled, sizeof(m->enabled)))
 			continue;
 		si->nr_mthp++;
 	}
@@ -184,8 +184,8 @@ uint64_t hb_sys_default_hugepage(void)
 
 static void read_thp(struct hb_sysinfo *si)
 {
-	if (read_bracketed(HB_THP_DIR "/enabled", si->thp_enabled,
-			   sizeof(si->thp_enabled)))
+	if (hb_read_bracketed(HB_THP_DIR "/enabled", si->thp_enabled,
+			      sizeof(si->thp_enabled)))
 		strcpy(si->thp_enabled, "unsupported");
 	si->thp_pmd_size = hb_sys_pmd_size();
 	read_mthp(si);

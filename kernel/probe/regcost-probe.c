@@ -39,6 +39,7 @@
  */
 #include <sys/resource.h>
 
+#include "internal.h"
 #include "probe-util.h"
 
 #define MiB	(1ULL << 20)
@@ -210,24 +211,6 @@ static int scale_model(const struct hb_kmodel *km, const struct hb_buf *buf,
 	return ret;
 }
 
-/* a /proc/meminfo line's kB, -1 when it is not there */
-static long meminfo_kb(const char *key)
-{
-	char line[128];
-	long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key))) {
-			v = strtol(line + strlen(key), NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
 /* one registration of [@addr, +@len), touched, on a charged ring */
 static int scale_case(const struct hb_kmodel *km, const char *backing,
 		      void *addr, uint64_t len)
@@ -254,8 +237,8 @@ static int scale_case(const struct hb_kmodel *km, const char *backing,
 		       "(largest folio %llu bytes, ShmemHugePages %ld kB, "
 		       "AnonHugePages %ld kB)\n", backing,
 		       (unsigned long long)max_folio,
-		       meminfo_kb("ShmemHugePages:"),
-		       meminfo_kb("AnonHugePages:"));
+		       hb_proc_kb("/proc/meminfo", "ShmemHugePages"),
+		       hb_proc_kb("/proc/meminfo", "AnonHugePages"));
 		return 77;
 	}
 	if (hb_ring_init_charged(&ring, 4, &checked)) {
@@ -349,25 +332,7 @@ static int scale_shmem(const struct hb_kmodel *km, uint64_t len)
 	return ret;
 }
 
-static const char SHMEM_ENABLED[] =
-	"/sys/kernel/mm/transparent_hugepage/shmem_enabled";
-
-/* the bracketed word of shmem_enabled ("always [never] ..."), or "" */
-static void shmem_mode(char *buf, size_t len)
-{
-	char line[256], *a, *b;
-	FILE *f = fopen(SHMEM_ENABLED, "r");
-
-	buf[0] = 0;
-	if (!f)
-		return;
-	if (fgets(line, sizeof(line), f) && (a = strchr(line, '[')) &&
-	    (b = strchr(a, ']'))) {
-		*b = 0;
-		snprintf(buf, len, "%s", a + 1);
-	}
-	fclose(f);
-}
+static const char SHMEM_ENABLED[] = HB_THP_DIR "/shmem_enabled";
 
 static int scale_main(const struct hb_kmodel *km, uint64_t len)
 {
@@ -376,8 +341,8 @@ static int scale_main(const struct hb_kmodel *km, uint64_t len)
 
 	printf("REGCOST scale model=%s\n", km->name);
 	a = scale_thp(km, len);
-	shmem_mode(was, sizeof(was));
-	if (!was[0] || probe_put(SHMEM_ENABLED, "always")) {
+	if (hb_read_bracketed(SHMEM_ENABLED, was, sizeof(was)) ||
+	    probe_put(SHMEM_ENABLED, "always")) {
 		printf("REGCOST scale backing=shmem skip=no shmem THP (%s)\n",
 		       SHMEM_ENABLED);
 		b = 77;
