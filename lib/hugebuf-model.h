@@ -73,6 +73,8 @@ struct hb_kmodel {
 	bool fixed_bio_add_page;
 	/* io_import_fixed computes an exact nr_segs (6.15, 80c7378f94cf) */
 	bool exact_nr_segs;
+	/* ... counted from bvec[0]'s bv_len (6.1+hugebuf, patch 0007) */
+	bool nr_segs_from_head;
 	/* ctx->imu_cache serves imus of <= this many bvecs (0: no cache) */
 	unsigned int imu_cache_bvecs;
 	/* io_pin_pages() walks the VMAs itself (< 6.5; lib/kmodel.c) */

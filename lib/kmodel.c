@@ -263,10 +263,12 @@ void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
 
 /*
  * Debian 6.1 with kernel/patches: the 6.16 coalescing rules, the 6.1
- * header (folio_shift sits in the padding after nr_bvecs), the 6.1
- * nr_segs over-estimate in io_import_fixed(), and bvec[0] on the page
- * pinned for the first byte (6.1 has no unpin_user_folio(); see
- * kernel/patches/0003).  Patch 0006 charges each compound head once
+ * header (folio_shift sits in the padding after nr_bvecs), bvec[0] on
+ * the page pinned for the first byte (6.1 has no unpin_user_folio(); see
+ * kernel/patches/0003), and an exact nr_segs counted from bvec[0]'s
+ * bv_len (patch 0007; 6.1's over-estimate, every bvec to the table's end,
+ * made a passthrough command from the start of a buffer of more folios
+ * than max_segments -EINVAL).  Patch 0006 charges each compound head once
  * per ring by reference count (ctx->hpage_acct, as 7.2), but keeps 6.1's
  * VmPin charge for a ring with CAP_IPC_LOCK, and drops imu->acct_pages.
  */
@@ -277,6 +279,8 @@ void hb_kmodel_backport(int sub, struct hb_kmodel *km)
 	km->imu_header = IMU_HEADER_BACKPORT;
 	km->pin_checks_vmas = true;
 	km->first_bvec_pinned_page = true;
+	km->exact_nr_segs = true;
+	km->nr_segs_from_head = true;
 	km->acct_per_ring = true;
 	/* patch 0004: folio runs, through 6.1's __bio_try_merge_page() */
 	km->plain_folio_runs = true;

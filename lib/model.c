@@ -433,6 +433,28 @@ static bool stays_in_first_bvec(const struct hb_kmodel *km,
 }
 
 /*
+ * nr_segs of 6.1 with kernel/patches/0007: bvec[0] names the page of the
+ * buffer's first byte (km->first_bvec_pinned_page), so its bv_offset says
+ * nothing about the folio, and an I/O that starts in it is counted from
+ * the bytes bvec[0] has left; any other I/O from its offset in a whole
+ * folio.  Exact as long as every bvec after the first is a whole folio.
+ */
+static unsigned int nr_segs_from_head(const struct hb_imu *imu,
+				      const struct hb_import *im, uint64_t len)
+{
+	uint64_t mask = (1ULL << imu->folio_shift) - 1;
+	uint64_t head;
+
+	if (im->bvec_idx)
+		return (unsigned int)((im->iov_offset + len + mask) >>
+				      imu->folio_shift);
+	head = imu->bvec[0].len - im->iov_offset;
+	if (len <= head)
+		return 1;
+	return 1 + (unsigned int)((len - head + mask) >> imu->folio_shift);
+}
+
+/*
  * What nr_segs the modelled kernel stores.  Since 6.15 it is
  * (offset + len + bv_offset + mask) >> folio_shift, which must never
  * undercount (80c7378f94cf); before, "every bvec from there to the end",
@@ -447,6 +469,8 @@ static unsigned int kernel_nr_segs(const struct hb_kmodel *km,
 	uint64_t mask = (1ULL << imu->folio_shift) - 1;
 	const struct hb_bvec *bv = &imu->bvec[im->bvec_idx];
 
+	if (km->nr_segs_from_head)
+		return nr_segs_from_head(imu, im, len);
 	if (km->exact_nr_segs)
 		return (unsigned int)((im->iov_offset + len + bv->offset +
 				       mask) >> imu->folio_shift);

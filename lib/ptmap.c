@@ -14,7 +14,8 @@
  *    multiples of dma_alignment + 1 is copied, before anything else;
  *  - 6.1 walk (no pt_split_check): -EINVAL over max_hw_sectors or with
  *    more iterator segments than max_segments (6.1's nr_segs counts every
- *    bvec to the end of the table), then whole bvecs from the first one:
+ *    bvec to the end of the table; our series' patch 0007 only the bvecs
+ *    the I/O covers), then whole bvecs from the first one:
  *    a virt boundary gap between two of them is copied; no segment size
  *    or boundary check.  Before 2ff949441802 the walk also refused a bvec
  *    over a page and whole bvecs adding up to more than the I/O;
@@ -274,8 +275,12 @@ static int map_61(const struct hb_kmodel *km, const struct pt_iter *it,
 				  "larger than max_hw_sectors_kb");
 	if (too_many_iter_segs_61(it, lim))
 		return set_result(out, HB_PT_EINVAL,
-				  "more than max_segments bvecs in the "
-				  "iterator (6.1 counts all remaining bvecs)");
+				  km->exact_nr_segs ?
+					  "the I/O covers more than "
+					  "max_segments bvecs" :
+					  "more than max_segments bvecs in the "
+					  "iterator (6.1 counts all remaining "
+					  "bvecs)");
 	ret = walk_whole_bvecs_61(km, it, lim, out);
 	if (ret <= 0)
 		return ret;

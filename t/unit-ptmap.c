@@ -2,7 +2,7 @@
 /*
  * Unit test of hb_model_pt_map(): what NVMe passthrough with a fixed
  * buffer (IORING_URING_CMD_FIXED) gets from blk_rq_map_user_iov() under
- * our 6.1 series ("6.1+hugebuf": coalesced, 6.1 nr_segs over-estimate,
+ * our 6.1 series ("6.1+hugebuf": coalesced, exact nr_segs from patch 0007,
  * no split check), plain 6.1 (one bvec per 4 KiB page) and 6.12
  * (bio_split_rw_at() check).  Every expected value is worked out by hand
  * from the kernel rules written next to it (docs/kernel-rules.md §9.4),
@@ -101,29 +101,53 @@ static const struct pcase cases[] = {
 	{ "2M hugepage, last 256K", "6.1", T_SZ_2M, 0, T_SZ_2M,
 	  T_SZ_2M - 256 * K, 256 * K, &nvme61, HB_PT_DIRECT, 64, 64, NO_CHECK },
 	/*
-	 * 8 MiB of 2M folios, 512K at 0.  6.1+hugebuf: nr_segs 4 (all
-	 * bvecs), one entry: direct 1 with nr_phys_segments 4.
+	 * 8 MiB of 2M folios, 512K at 0.  6.1+hugebuf: nr_segs 1 (the I/O
+	 * lies in bvec 0; patch 0007), one entry: direct 1, nr_phys 1.
 	 */
 	{ "8M of 2M, 512K at 0", "6.1+hugebuf", T_SZ_2M, 0, 8 * M, 0, 512 * K,
-	  &nvme61, HB_PT_DIRECT, 1, 4, NO_CHECK },
+	  &nvme61, HB_PT_DIRECT, 1, 1, NO_CHECK },
+	/*
+	 * 256 MiB of 2M folios, 128 bvecs against max_segments 127, 512K
+	 * at 0: 6.1's over-estimate (all 128 bvecs to the table's end) was
+	 * -EINVAL; patch 0007 counts 1: direct 1.  The last 512K lies in
+	 * bvec 127, nr_segs 1 either way.  Plain 6.1: 65536 4K bvecs.
+	 */
+	{ "256M of 2M, 512K at 0", "6.1+hugebuf", T_SZ_2M, 0, 256 * M, 0,
+	  512 * K, &nvme61, HB_PT_DIRECT, 1, 1, NO_CHECK },
+	{ "256M of 2M, last 512K", "6.1+hugebuf", T_SZ_2M, 0, 256 * M,
+	  256 * M - 512 * K, 512 * K, &nvme61, HB_PT_DIRECT, 1, 1, NO_CHECK },
+	{ "256M of 2M, 512K at 0", "6.1", T_SZ_2M, 0, 256 * M, 0, 512 * K,
+	  &nvme61, HB_PT_EINVAL, 0, 0, NO_CHECK },
+	/*
+	 * A buffer starting 4K + 0x200 before a folio's end: bvec 0 holds
+	 * 0x1e00 bytes on a tail page (bv_offset 0x200 of that page), so
+	 * 512K from the start covers bvec 0 and bvec 1: nr_segs 2, two
+	 * entries.  Mainline's formula with this bv_offset would say 1.
+	 */
+	{ "bvec 0 of 0x1e00, 512K at 0", "6.1+hugebuf", T_SZ_2M,
+	  T_SZ_2M - 0x1e00, 8 * M, 0, 512 * K, &nvme61, HB_PT_DIRECT, 2, 2,
+	  NO_CHECK },
 	/*
 	 * 512K across the first folio boundary (at 2M - 256K): 256K of
 	 * bvec 0 ending on 2M, 256K of bvec 1 from 0: no gap, two entries.
-	 * 6.1+hugebuf: still nr_segs 4; 6.12: 2 segments.
+	 * 6.1+hugebuf: nr_segs 2 (256K of bvec 0 left, 256K more: one folio);
+	 * 6.12: 2 segments.
 	 */
 	{ "8M of 2M, 512K across 2M", "6.1+hugebuf", T_SZ_2M, 0, 8 * M,
-	  T_SZ_2M - 256 * K, 512 * K, &nvme61, HB_PT_DIRECT, 2, 4, NO_CHECK },
+	  T_SZ_2M - 256 * K, 512 * K, &nvme61, HB_PT_DIRECT, 2, 2, NO_CHECK },
 	{ "8M of 2M, 512K across 2M", "6.12", T_SZ_2M, 0, 8 * M,
 	  T_SZ_2M - 256 * K, 512 * K, &nvme612, HB_PT_DIRECT, 2, 2, NO_CHECK },
 	/*
 	 * 8 MiB of 4K pages, 256K at 0: 2048 bvecs, and 6.1's nr_segs is
-	 * all 2048 of them > 127 (6.1+hugebuf does not coalesce order-0
-	 * pages either).  6.12 walks the 64 trimmed 4K vecs: 64 segments.
+	 * all 2048 of them > 127.  6.1+hugebuf does not coalesce order-0
+	 * pages, but counts the 64 bvecs the I/O covers (patch 0007): 64
+	 * whole 4K bvecs, no gaps, direct 64.  6.12 walks the 64 trimmed
+	 * 4K vecs: 64 segments.
 	 */
 	{ "8M of 4K, 256K", "6.1", T_SZ_4K, 0, 8 * M, 0, 256 * K, &nvme61,
 	  HB_PT_EINVAL, 0, 0, NO_CHECK },
 	{ "8M of 4K, 256K", "6.1+hugebuf", T_SZ_4K, 0, 8 * M, 0, 256 * K,
-	  &nvme61, HB_PT_EINVAL, 0, 0, NO_CHECK },
+	  &nvme61, HB_PT_DIRECT, 64, 64, NO_CHECK },
 	{ "8M of 4K, 256K", "6.12", T_SZ_4K, 0, 8 * M, 0, 256 * K, &nvme612,
 	  HB_PT_DIRECT, 64, 64, NO_CHECK },
 	/*
