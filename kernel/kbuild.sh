@@ -16,9 +16,12 @@
 KERNELS_TAB=$KDIR/kernels.tab
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 FRAGMENT=$KDIR/hugebuf.config
+# the debug kernel: the patched one with KASAN and lockdep on top
+FRAGMENT_DEBUG=$KDIR/hugebuf-debug.config
 PATCHES=$KDIR/patches
 SRC=$KTEST_CACHE/src/linux-source-6.1
 BUILD=$KTEST_CACHE/build
+BUILD_DEBUG=$KTEST_CACHE/build-debug
 IMAGES=$KTEST_CACHE/images
 # the fragment's CONFIG_LOCALVERSION marks a kernel built from our series;
 # the control is built with it emptied, so its release is the plain 6.1.N
@@ -159,8 +162,10 @@ compute_keys() {
 	[ -n "$SERIES" ] || die "no patches in $PATCHES"
 	KEY_U=$( { echo "$SRC_ID"; cat "$FRAGMENT"; gcc --version | head -1; } | sha)
 	KEY_P=$( { echo "$KEY_U"; for p in $SERIES; do cat "$PATCHES/$p"; done; } | sha)
+	KEY_D=$( { echo "$KEY_P"; cat "$FRAGMENT_DEBUG"; } | sha)
 	IMG_U=$IMAGES/bzImage-unpatched-$KEY_U
 	IMG_P=$IMAGES/bzImage-patched-$KEY_P
+	IMG_D=$IMAGES/bzImage-debug-$KEY_D
 }
 
 # ---- source tree: unpack once, apply/revert the series by backup ---------
@@ -170,7 +175,7 @@ unpack_source() {
 	stamp=$top/.unpacked
 	[ -d "$SRC" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$SRC_ID" ] && return 0
 	log "unpacking $TARBALL ($SRC_ID) into $top"
-	rm -rf "$top" "$BUILD"
+	rm -rf "$top" "$BUILD" "$BUILD_DEBUG"
 	mkdir -p "$top"
 	tar -C "$top" -xf "$TARBALL" || die "unpacking $TARBALL failed"
 	[ -d "$SRC" ] || die "$TARBALL did not contain $(basename "$SRC")/"
@@ -249,8 +254,29 @@ configure_kernel() {	# $1 = localversion
 	printf '%s\nlv=%s\n' "$KEY_U" "$lv" >"$BUILD/.ktest-config"
 }
 
-make_image() {	# $1 = label, $2 = destination
-	local t=$(date +%s) src=$SRC build=$BUILD
+# The debug kernel's own build tree (the control and patched builds keep
+# theirs incremental): allnoconfig + both fragments, keyed by KEY_D, with
+# the series' CONFIG_LOCALVERSION
+configure_debug() {
+	local all=$KTEST_CACHE/debug.config l
+	[ -f "$BUILD_DEBUG/.config" ] &&
+		[ "$(cat "$BUILD_DEBUG/.ktest-config" 2>/dev/null)" = "$KEY_D" ] &&
+		return 0
+	mkdir -p "$BUILD_DEBUG"
+	cat "$FRAGMENT" "$FRAGMENT_DEBUG" >"$all"
+	log "configuring linux-source-6.1: allnoconfig + $(basename "$FRAGMENT") + $(basename "$FRAGMENT_DEBUG")"
+	make -C "$SRC" O="$BUILD_DEBUG" ARCH=x86_64 allnoconfig \
+		KCONFIG_ALLCONFIG="$all" >"$KTEST_CACHE/config-debug.log" 2>&1 ||
+		die "debug configuration failed, see $KTEST_CACHE/config-debug.log"
+	for l in $(grep '^CONFIG_[A-Z0-9_]*=' "$all"); do
+		grep -qxF "$l" "$BUILD_DEBUG/.config" ||
+			die "$l did not survive kconfig in the debug build"
+	done
+	echo "$KEY_D" >"$BUILD_DEBUG/.ktest-config"
+}
+
+make_image() {	# $1 = label, $2 = destination [, $3 = build tree]
+	local t=$(date +%s) src=$SRC build=${3:-$BUILD}
 	log "building $1 bzImage (make -j$KTEST_JOBS, log: $KTEST_CACHE/build-$1.log)"
 	make -C "$src" O="$build" ARCH=x86_64 -j"$KTEST_JOBS" bzImage \
 		>"$KTEST_CACHE/build-$1.log" 2>&1 ||
@@ -272,13 +298,18 @@ image_of() {
 	case $(kernel_field "$1" source) in
 	build:control) echo "$IMG_U" ;;
 	build:patched) echo "$IMG_P" ;;
+	build:debug) echo "$IMG_D" ;;
 	deb:*) echo "${DEB_IMG[$1]:-}" ;;
 	esac
 }
 
 # the kernel config of kernel $1: the build tree's or the image's own
 kernel_config() {
-	if is_built "$1"; then echo "$BUILD/.config"; else echo "${DEB_CONFIG[$1]:-}"; fi
+	case $(kernel_field "$1" source) in
+	build:debug) echo "$BUILD_DEBUG/.config" ;;
+	build:*) echo "$BUILD/.config" ;;
+	*) echo "${DEB_CONFIG[$1]:-}" ;;
+	esac
 }
 
 # why kernel $1's config lacks CONFIG options $2... (the first it does not
@@ -322,6 +353,12 @@ build_kernel() {
 		configure_kernel "$HB_LOCALVERSION"
 		apply_series
 		make_image patched "$IMG_P" ;;
+	build:debug)
+		[ -f "$IMG_D" ] && return 0
+		unpack_source
+		configure_debug
+		apply_series
+		make_image debug "$IMG_D" "$BUILD_DEBUG" ;;
 	esac
 }
 
