@@ -31,15 +31,28 @@ int t_ring_init(struct io_uring *ring, unsigned int entries)
 	return T_EXIT_PASS;
 }
 
+/*
+ * How long one I/O of a test may take before the test says so itself:
+ * far beyond any I/O here, even a guest's under TCG with a second guest
+ * beside it, and well inside kernel/ktest.sh's per-program timeout (300 s),
+ * so that an I/O that never completes fails with the caller's message
+ * naming it instead of the program being killed without a word.
+ */
+#define T_IO_TIMEOUT_SEC 120
+
 int t_submit_wait(struct io_uring *ring)
 {
+	struct __kernel_timespec ts = { .tv_sec = T_IO_TIMEOUT_SEC };
 	struct io_uring_cqe *cqe;
 	int ret;
 
 	ret = io_uring_submit(ring);
 	if (ret != 1)
 		return ret < 0 ? ret : -EIO;
-	ret = io_uring_wait_cqe(ring, &cqe);
+	ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+	if (ret == -ETIME)
+		fprintf(stderr, "no completion %d s after the submission: the "
+			"I/O is still in flight\n", T_IO_TIMEOUT_SEC);
 	if (ret)
 		return ret;
 	ret = cqe->res;
