@@ -236,6 +236,11 @@ static int measure_kmem(struct check *c)
 				 "-l)", c->k);
 			return 0;
 		}
+		if (ret == -ENOTSUP) {
+			snprintf(c->kmem_note, sizeof(c->kmem_note),
+				 "not measured: %s", hb_errmsg());
+			return 0;
+		}
 		if (ret)
 			return system_error("measuring kernel memory");
 	}

@@ -399,6 +399,7 @@ static int probe_kmem(struct hb_kdetect *d, struct io_uring *ring, char *addr,
 	struct hb_coalesce_evidence e = { .can_coalesce = true };
 	struct hb_coalesce_verdict v;
 	long delta;
+	int ret;
 
 	if (k < KMEM_MIN_COPIES) {
 		note(d, "RLIMIT_MEMLOCK too small for a kernel memory count");
@@ -408,8 +409,10 @@ static int probe_kmem(struct hb_kdetect *d, struct io_uring *ring, char *addr,
 		note(d, "kernel memory model failed");
 		return -1;
 	}
-	if (hb_measure_reg_kmem(ring, addr, len, k, &delta)) {
-		note(d, "kernel memory count failed");
+	ret = hb_measure_reg_kmem(ring, addr, len, k, &delta);
+	if (ret) {
+		note(d, ret == -ENOTSUP ? hb_errmsg() :
+					  "kernel memory count failed");
 		return -1;
 	}
 	e.kmem.done = true;

@@ -117,6 +117,29 @@ static void vm_stat_refresh(void)
 	close(fd);
 }
 
+/*
+ * A registration's kernel memory says something about its imus only when
+ * each kmalloc object takes its nominal size and is freed when freed:
+ * generic KASAN adds its allocation and free metadata to every object and
+ * holds freed objects in a quarantine, slub_debug adds red zones and
+ * tracking (seen in the debug guest, kernel/hugebuf-debug.config: 6.1+our
+ * series measured as "one bvec per page").  SLUB says so in sysfs:
+ * kmalloc-64's slab_size is then more than its object_size.  A kernel
+ * without /sys/kernel/slab is taken as it is.
+ */
+static int slab_objects_nominal(void)
+{
+	unsigned long obj, slab;
+
+	if (hb_read_ulong("/sys/kernel/slab/kmalloc-64/object_size", &obj) ||
+	    hb_read_ulong("/sys/kernel/slab/kmalloc-64/slab_size", &slab) ||
+	    slab <= obj)
+		return 0;
+	return hb_seterr(ENOTSUP, "kernel memory not comparable with the "
+			 "model: a 64-byte kmalloc object takes %lu bytes "
+			 "here (slab metadata: KASAN or slub_debug)", slab);
+}
+
 int hb_measure_reg_kmem(struct io_uring *ring, void *addr, uint64_t len,
 			unsigned int k, long *delta_kb)
 {
@@ -128,6 +151,9 @@ int hb_measure_reg_kmem(struct io_uring *ring, void *addr, uint64_t len,
 	if (!k || k > HB_MAX_REG_BUFFERS)
 		return hb_seterr(EINVAL, "registration count %u out of range "
 				 "1..%u", k, HB_MAX_REG_BUFFERS);
+	ret = slab_objects_nominal();
+	if (ret)
+		return ret;
 	iov = calloc(k, sizeof(*iov));
 	if (!iov)
 		return hb_seterr(ENOMEM, "out of memory");
