@@ -12,6 +12,8 @@
 #   make deps       (root, Debian) install build/test dependencies and the
 #                   fio source matching the installed fio
 #   make deb        the Debian packages (tools/deb-build.sh), in out/deb/
+#   make kernel-series [MAILS=DIR] [SIGNOFF=1]
+#                   kernel/patches/ as mails for git send-email, in mails/
 #   make install    the library (header, libhugebuf.a, libhugebuf.so.*,
 #                   hugebuf.pc), the engine to $(LIBDIR)/fio, the CLI to
 #                   $(BINDIR), its bash completion; DESTDIR= and PREFIX=
@@ -87,6 +89,7 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 	$(EXTRA_CFLAGS)
 
 .PHONY: all lib shlib engine cli tests static test check install uninstall \
+	kernel-series \
 	clean distclean deps kernel-test bench bench-full bench-instr soak \
 	check-asan fuzz \
 	need-config format unit deb
@@ -281,6 +284,12 @@ deb:
 
 kernel-test: all static
 	kernel/ktest.sh
+
+# the series of kernel/patches/ as mails for git send-email, in $(MAILS)/
+# (kernel/README.md, "Sending the series"); SIGNOFF=1 adds your sign-off
+MAILS ?= mails
+kernel-series:
+	kernel/kmails.sh $(if $(filter 1,$(SIGNOFF)),--signoff) "$(MAILS)"
 
 # What make install puts down, one file per line: make uninstall removes
 # these and nothing else (the directories stay: others may share them)

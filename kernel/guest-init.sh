@@ -121,6 +121,18 @@ if [ -d $q ]; then
 		"virt_boundary_mask=$(cat $q/virt_boundary_mask 2>/dev/null || echo n/a)" \
 		"sgl_threshold=$(cat /sys/module/nvme/parameters/sgl_threshold 2>/dev/null || echo n/a)"
 fi
+# SEND_ZC of 8 MiB from a registered buffer over loopback TCP, 2 MiB
+# hugetlb, THP and 4 KiB pages: what io_sg_from_iter() charges to
+# sk_wmem_queued per byte sent (kernel/probe/sendzc-probe.c).  No disk:
+# before the mount.  The probe prints a RUN and a RESULT line per case
+# (sendzc:NAME); one that died or timed out is one more failed result.
+echo "@@KTEST RUN sendzc"
+timeout "$KTEST_TEST_TIMEOUT" /hugebuf/bin/sendzc-probe </dev/null 2>&1
+rc=$?
+case $rc in
+0 | 1 | 77) ;;
+*) echo "@@KTEST RESULT sendzc $rc 0" ;;
+esac
 if ! mount -t ext4 -o noatime /dev/$MAIN /mnt; then
 	echo "@@KTEST RESULT mount-disk 1 0"
 	echo "@@KTEST END"
@@ -347,7 +359,7 @@ run regcost /hugebuf/bin/regcost-probe
 # (kernel/ktest.sh prints control against patched as a ratio) and its
 # VmPin charge checked against the model
 run regscale /hugebuf/bin/regcost-probe -s 1024
-# last: on a kernel without patch 0001 it leaves pins (and a hugepage) behind
+# last: on a kernel without the stable patch it leaves pins (and a hugepage) behind
 run fault-regbuf /hugebuf/bin/fault-regbuf
 dmesg | grep -E "$KTEST_BAD_RE" | sed 's/^/@@KTEST DMESG /'
 echo "@@KTEST END"

@@ -4,8 +4,9 @@
 # kernel/kreport.sh: the per-guest tables of kernel/ktest.sh from the
 # console logs (also for ktest.sh --profile RUNDIR), sourced by it: the
 # NVMe profile of the series (profile-diff.awk), bio-profile's plain
-# O_DIRECT counts (bioprof.awk), fault-plain's case summaries, and the
-# per-kernel table of kernel/README.md.
+# O_DIRECT counts (bioprof.awk), fault-plain's case summaries,
+# sendzc-probe's SEND_ZC charges, and the per-kernel table of
+# kernel/README.md.
 # Needs from ktest.sh: KDIR, KTEST_KERNELS, R; kdeb.sh's DEB_PKGVER.
 
 # ---- the series' profile on NVMe ---------------------------------------------
@@ -93,7 +94,7 @@ print_faultplain() {	# dir with console-<kernel>.log.txt, kernels...
 
 # regcost-probe -s's scale lines: one 1 GiB registration per backing and
 # guest, with the model's scan beside the time, and patched's time as a
-# fraction of control's (the series' patch 0006; TCG: ratios only)
+# fraction of control's (the series' io_uring 5/5; TCG: ratios only)
 print_regscale() {	# dir with console-<kernel>.log.txt, kernels...
 	local dir=$1 k f
 	shift
@@ -102,7 +103,7 @@ One registration of 1 GiB in one call (kernel/probe/regcost-probe.c -s):
 '
 	printf 'heads = compound heads seen; reads = headpage_already_acct() entries
 '
-	printf '(up to 7.1), lookups = per-ring references (7.2, patch 0006); time under
+	printf '(up to 7.1), lookups = per-ring references (7.2, io_uring 5/5); time under
 '
 	printf 'TCG, once: compare ratios only.
 '
@@ -135,6 +136,54 @@ One registration of 1 GiB in one call (kernel/probe/regcost-probe.c -s):
 				printf "  patched/control, %s: %.3f of the time\n",
 					bs[i], t["patched", bs[i]] / t["control", bs[i]]
 	}'
+	printf '\n'
+}
+
+# sendzc-probe's cases: 8 MiB of SEND_ZC from one registered buffer over
+# loopback TCP per guest, what sk_wmem_queued was charged for the bytes in
+# flight (io_sg_from_iter(): PAGE_ALIGN(bv_len + bv_offset) per frag)
+print_sendzc() {	# dir with console-<kernel>.log.txt, kernels...
+	local dir=$1 k f
+	shift
+	printf '\nSEND_ZC of 8 MiB from a registered buffer over loopback TCP\n'
+	printf '(kernel/probe/sendzc-probe.c): wmem = peak sk_wmem_queued; ratio =\n'
+	printf 'bytes in flight (SIOCOUTQ) per byte of sk_wmem_queued over the samples,\n'
+	printf '1 when each frag is charged its bytes; rx = the same on the receiver\n'
+	printf '(SIOCINQ per sk_rmem_alloc); short = short sends; waits =\n'
+	printf 'sk_stream_wait_memory() calls; stall = longest gap between receives;\n'
+	printf 'time under TCG, once: compare ratios only.\n'
+	printf '  %-8s %-8s %8s %9s %7s %7s %9s %6s %6s %8s %8s %5s %4s\n' \
+		kernel case bytes wmem ratio rx rmem short waits stall_ms \
+		total_ms prune data
+	for k in "$@"; do
+		f=$dir/console-$k.log.txt
+		[ -f "$f" ] || continue
+		grep -a '^SENDZC case=.* bytes=' "$f" | sed "s/^/$k /"
+	done | awk '
+	{
+		k = $1
+		for (i = 3; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+		if (v["bytes"] == "") {
+			sub(/^[^ ]+ SENDZC /, "")
+			printf "  %-8s %s\n", k, $0
+			delete v
+			next
+		}
+		printf "  %-8s %-8s %8s %9s %7s %7s %9s %6s %6s %8s %8s %5s %4s\n",
+			k, v["case"], v["bytes"], v["wmem_peak"], v["ratio"],
+			v["rx_ratio"], v["rmem_peak"], v["short"],
+			v["memwaits"], v["stall_ms"], v["total_ms"], v["prune"],
+			v["data"]
+		delete v
+	}'
+	printf '\nThe charge against lib'"'"'s model (hb_model_sendzc_overcharge(): over-charged\n'
+	printf 'where a coalesced buffer meets a kernel that charges a frag from its\n'
+	printf 'bvec'"'"'s first page; hb_sendzc_ratio_matches() against the 4 KiB case):\n'
+	for k in "$@"; do
+		f=$dir/console-$k.log.txt
+		[ -f "$f" ] || continue
+		grep -a '^SENDZC charge ' "$f" | sed "s/^SENDZC charge /  $k /"
+	done
 	printf '\n'
 }
 

@@ -191,7 +191,7 @@ fail_lines() {	# $1 = log, $2 = run name
 collect() {	# $1 = label, $2 = qemu exit status
 	local k=$1 log=$WORK/console-$1.log.txt p=0 f=0 s=0 name rc bad
 	local np=0 nf=0 ns=0 ok fld pp=0 pf=0 qp=0 qf=0 qs=0 json lp=0 lf=0
-	local ls=0
+	local ls=0 zp=0 zf=0 zs=0
 	if ! grep -q '^@@KTEST END' "$log"; then
 		count fail "$k: guest did not finish (qemu exit $2, see console log)"
 		R[$k,hang]=yes
@@ -223,6 +223,9 @@ collect() {	# $1 = label, $2 = qemu exit status
 		liburing:*:p) lp=$((lp + 1)) ;;
 		liburing:*:f) lf=$((lf + 1)) ;;
 		liburing:*:s) ls=$((ls + 1)) ;;
+		sendzc:*:p) zp=$((zp + 1)) ;;
+		sendzc:*:f) zf=$((zf + 1)) ;;
+		sendzc:*:s) zs=$((zs + 1)) ;;
 		test:*:p) p=$((p + 1)) ;;
 		test:*:f) f=$((f + 1)) ;;
 		test:*:s) s=$((s + 1)) ;;
@@ -231,6 +234,7 @@ collect() {	# $1 = label, $2 = qemu exit status
 	R[$k,suite]="$p/$f/$s"
 	R[$k,nvsuite]="$np/$nf/$ns"
 	R[$k,liburing]="$lp/$lf/$ls"
+	R[$k,sendzc]="$zp/$zf/$zs"
 	R[$k,pt]="$pp/$pf"
 	R[$k,ptpath]="$qp/$qf/$qs"
 	R[$k,ptjobs]=$(grep -a '^PT job=' "$log" | awk '{
@@ -347,6 +351,7 @@ print_table() {
 	row "imu alloc failure: ENOMEM/attempts, 2M" fault_n_2M
 	row "  leaked pins/VmPin kB/free hugepages, 2M" fault_2M
 	row "plain I/O alloc fail: ok/FAIL/leaks/bad" fplain
+	row "SEND_ZC cases passed/failed/skipped" sendzc
 	row "kernel BUG/WARNING/Oops/Bad page lines" bad
 	printf '\nNVMe passthrough jobs (kernel/probe/passthrough.sh), job:'
 	printf 'predicted/what the kprobes saw\n'
@@ -402,7 +407,7 @@ check_coalescing() {
 }
 
 # every allocation of a registration failed once (fault-regbuf): 6.1
-# without patch 0001 leaks the pins, the others leave nothing behind (5.10
+# without the stable patch leaks the pins, the others leave nothing behind (5.10
 # allocates the imu before pin_user_pages(), so its failure has no pins
 # to drop: io_sqe_buffer_register() in 5.10's io_uring/io_uring.c);
 # kernels.tab's imufail column.  A config without fault injection is one
@@ -478,6 +483,17 @@ check_regscale() {
 	done
 }
 
+# sendzc-probe runs in every guest before its disk is mounted: a guest
+# that finished without one of its case lines lost the probe
+check_sendzc() {
+	local k
+	for k in $KTEST_KERNELS; do
+		[ "${R[$k,hang]:-}" = yes ] && continue
+		grep -aq '^@@KTEST RESULT sendzc:' "$WORK/console-$k.log.txt" ||
+			count fail "$k: sendzc-probe reported no case"
+	done
+}
+
 # ---- main ------------------------------------------------------------------
 
 # Boot guest $1 in the background once fewer than KTEST_GUESTS run (one
@@ -518,6 +534,7 @@ main() {
 		print_bioprof "$2" $KTEST_KERNELS
 		print_faultplain "$2" $KTEST_KERNELS
 		print_regscale "$2" $KTEST_KERNELS
+		print_sendzc "$2" $KTEST_KERNELS
 		print_iommu "$2" $KTEST_IOMMU_KERNELS
 		"$KDIR/iommu-plot.py" "$2" "$2/iommu-calls" >&2
 		exit 0 ;;
@@ -550,7 +567,7 @@ main() {
 
 	WORK=$(mktemp -d "$KTEST_CACHE/run.XXXXXX")
 	for f in regbuf-probe nvme-profile bio-profile fault-regbuf fault-plain \
-		 fault-device iommu-profile regcost-probe; do
+		 fault-device iommu-profile regcost-probe sendzc-probe; do
 		[ -x "$KTEST_PROBEDIR/$f" ] ||
 			die "no $KTEST_PROBEDIR/$f: run 'make static' first"
 	done
@@ -601,6 +618,7 @@ main() {
 	check_fault
 	check_plain_model
 	check_regscale
+	check_sendzc
 	check_iommu_model $iommu_booted
 	print_table
 	print_kernels_md
@@ -608,6 +626,7 @@ main() {
 	print_bioprof "$WORK" $KTEST_KERNELS
 	print_faultplain "$WORK" $KTEST_KERNELS
 	print_regscale "$WORK" $KTEST_KERNELS
+	print_sendzc "$WORK" $KTEST_KERNELS
 	print_iommu "$WORK" $iommu_booted
 	# the plot of calls per I/O (kernel/iommu-plot.py), kept with the logs
 	[ -n "$iommu_booted" ] && [ "$KTEST_KEEP" != 0 ] &&

@@ -73,7 +73,7 @@ struct hb_kmodel {
 	bool fixed_bio_add_page;
 	/* io_import_fixed computes an exact nr_segs (6.15, 80c7378f94cf) */
 	bool exact_nr_segs;
-	/* ... counted from bvec[0]'s bv_len (6.1+hugebuf, patch 0007) */
+	/* ... counted from bvec[0]'s bv_len (6.1+hugebuf, io_uring 2/5) */
 	bool nr_segs_from_head;
 	/* ctx->imu_cache serves imus of <= this many bvecs (0: no cache) */
 	unsigned int imu_cache_bvecs;
@@ -107,6 +107,8 @@ struct hb_kmodel {
 	bool plain_merge_test_first;
 	/* plain path: a bvec per folio run, no merge (7.x; lib/plain.c) */
 	bool plain_bvec_per_run;
+	/* SEND_ZC charges a frag the pages it spans (6.1+hugebuf; model.c) */
+	bool sendzc_charge_in_page;
 	/* the release modelled; sublevel -1 when not known */
 	int kmajor, kminor, ksublevel;
 	/* human name, e.g. "6.12", "6.12.117", "6.1+hugebuf" */
@@ -199,6 +201,15 @@ int hb_model_register(const struct hb_kmodel *km, const struct hb_page *pages,
 int hb_imu_build(const struct hb_kmodel *km, const struct hb_page *pages,
 		 uint64_t uaddr, uint64_t len, struct hb_imu *imu);
 void hb_imu_free(struct hb_imu *imu);
+
+/*
+ * Whether a SEND_ZC from the registered buffer @imu charges its skb
+ * fragments for more than the pages they span (hb_model_sendzc_overcharge
+ * in model.c: a coalesced buffer on a kernel that counts a fragment's
+ * charge from its bvec's first page).  Pure.
+ */
+bool hb_model_sendzc_overcharge(const struct hb_kmodel *km,
+				const struct hb_imu *imu);
 
 /* Result of io_import_fixed() for one I/O. */
 struct hb_import {
@@ -575,6 +586,13 @@ struct hb_coalesce_verdict {
 void hb_coalesce_verdict(const struct hb_coalesce_evidence *e,
 			 struct hb_coalesce_verdict *v);
 bool hb_kmem_near(double measured_kb, double predicted_kb);
+/*
+ * A SEND_ZC's bytes in flight per byte of sk_wmem_queued, @ratio, against
+ * @ratio_4k, the same send's from 4 KiB pages, as hb_model_sendzc_overcharge()
+ * says (@overcharge): far below it when fragments are over-charged,
+ * near it when not (the bounds in verdict.c).
+ */
+bool hb_sendzc_ratio_matches(bool overcharge, double ratio, double ratio_4k);
 /* "yes", "no", "unknown" for 1, 0, -1 */
 const char *hb_tristate_name(int v);
 /*

@@ -49,7 +49,7 @@
  * of Debian's 7.1.13 image still has acct_pages and an unsigned int len)
  */
 #define IMU_HEADER_72		48
-/* 6.1 with kernel/patches/0006: the old header without acct_pages */
+/* 6.1 with kernel/patches/io_uring/0005: the old header without acct_pages */
 #define IMU_HEADER_BACKPORT	24
 #define IMU_CACHE_BVECS		32
 
@@ -265,12 +265,14 @@ void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
  * Debian 6.1 with kernel/patches: the 6.16 coalescing rules, the 6.1
  * header (folio_shift sits in the padding after nr_bvecs), bvec[0] on
  * the page pinned for the first byte (6.1 has no unpin_user_folio(); see
- * kernel/patches/0003), and an exact nr_segs counted from bvec[0]'s
- * bv_len (patch 0007; 6.1's over-estimate, every bvec to the table's end,
+ * kernel/patches/io_uring/0004), and an exact nr_segs counted from bvec[0]'s
+ * bv_len (io_uring 2/5; 6.1's over-estimate, every bvec to the table's end,
  * made a passthrough command from the start of a buffer of more folios
- * than max_segments -EINVAL).  Patch 0006 charges each compound head once
+ * than max_segments -EINVAL).  io_uring 5/5 charges each compound head once
  * per ring by reference count (ctx->hpage_acct, as 7.2), but keeps 6.1's
  * VmPin charge for a ring with CAP_IPC_LOCK, and drops imu->acct_pages.
+ * io_uring 3/5 charges a zero-copy send's frag for the pages it spans
+ * (hb_model_sendzc_overcharge()).
  */
 void hb_kmodel_backport(int sub, struct hb_kmodel *km)
 {
@@ -282,7 +284,9 @@ void hb_kmodel_backport(int sub, struct hb_kmodel *km)
 	km->exact_nr_segs = true;
 	km->nr_segs_from_head = true;
 	km->acct_per_ring = true;
-	/* patch 0004: folio runs, through 6.1's __bio_try_merge_page() */
+	/* io_uring 3/5: a SEND_ZC frag charged for the pages it spans */
+	km->sendzc_charge_in_page = true;
+	/* the block patch: folio runs, through 6.1's __bio_try_merge_page() */
 	km->plain_folio_runs = true;
 	km->plain_merge_test_first = true;
 	/* the Debian 6.1 blk-map.c underneath */

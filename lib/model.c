@@ -376,6 +376,26 @@ void hb_imu_free(struct hb_imu *imu)
 }
 
 /*
+ * IORING_OP_SEND_ZC with a fixed buffer (6.0+) builds the skb frags in
+ * io_sg_from_iter() (io_uring/net.c, 6.1 and 6.12), one per
+ * mp_bvec_iter_bvec() step, and charges each PAGE_ALIGN(bv_len +
+ * bv_offset) to skb->truesize and sk_wmem_queued, where bv_offset counts
+ * from the first page of the step's bvec.  Per-page bvecs make that the
+ * pages the frag spans; the bvecs of a coalesced buffer cover a folio, so
+ * a frag deep in it is charged from the folio's start (up to 2 MiB for a
+ * 64 KiB frag): measured on Debian's 6.12.118, on 6.1 + the series
+ * without io_uring 3/5 and on the 6.18 host alike.  io_uring 3/5 charges
+ * PAGE_ALIGN(bv_len + offset_in_page(bv_offset)) instead
+ * (km->sendzc_charge_in_page).
+ */
+bool hb_model_sendzc_overcharge(const struct hb_kmodel *km,
+				const struct hb_imu *imu)
+{
+	return imu->coalesced && imu->folio_shift > HB_PAGE_SHIFT &&
+	       !km->sendzc_charge_in_page;
+}
+
+/*
  * validate_fixed_range() / the 6.1 check in io_import_fixed(): the I/O
  * must lie inside [ubuf, ubuf + len), else -EFAULT.
  */
@@ -433,7 +453,7 @@ static bool stays_in_first_bvec(const struct hb_kmodel *km,
 }
 
 /*
- * nr_segs of 6.1 with kernel/patches/0007: bvec[0] names the page of the
+ * nr_segs of 6.1 with kernel/patches/io_uring/0002: bvec[0] names the page of the
  * buffer's first byte (km->first_bvec_pinned_page), so its bv_offset says
  * nothing about the folio, and an I/O that starts in it is counted from
  * the bytes bvec[0] has left; any other I/O from its offset in a whole

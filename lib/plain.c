@@ -18,7 +18,7 @@
  *    has free slots (the page array lives in those slots), and never
  *    more than the rest of the current iovec (first_iovec_segment());
  *  - 6.1 adds the batch's pages one by one (bio_iov_add_page()); 6.12,
- *    and 6.1 with our patch 0004, add each run of pages that are the
+ *    and 6.1 with our the block patch, add each run of pages that are the
  *    next pages of one folio at once (get_contig_folio_len(),
  *    ed9832bc08db); a run never crosses a batch end or a folio end;
  *  - an add merges into the bio's last bvec when its first byte follows
@@ -167,7 +167,7 @@ static void add_batch(struct plain_ctx *c, uint64_t addr, uint64_t len)
 		 * km->plain_folio_runs: plain O_DIRECT
 		 * (bio_iov_iter_get_pages(), no registered buffer) adds a
 		 * physically contiguous run of one folio with one call
-		 * (ed9832bc08db, 6.12; 6.1 with kernel/patches/0004) instead of
+		 * (ed9832bc08db, 6.12; 6.1 with kernel/patches/block/0001) instead of
 		 * one 4 KiB page at a time (docs/kernel-rules.md §9.2).
 		 */
 		if (!c->km->plain_folio_runs) {

@@ -14,7 +14,7 @@
  *    multiples of dma_alignment + 1 is copied, before anything else;
  *  - 6.1 walk (no pt_split_check): -EINVAL over max_hw_sectors or with
  *    more iterator segments than max_segments (6.1's nr_segs counts every
- *    bvec to the end of the table; our series' patch 0007 only the bvecs
+ *    bvec to the end of the table; our series' io_uring 2/5 only the bvecs
  *    the I/O covers), then whole bvecs from the first one:
  *    a virt boundary gap between two of them is copied; no segment size
  *    or boundary check.  Before 2ff949441802 the walk also refused a bvec

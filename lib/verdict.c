@@ -55,6 +55,28 @@ bool hb_kmem_near(double measured_kb, double predicted_kb)
 	return absd(measured_kb - predicted_kb) <= kmem_tolerance(predicted_kb);
 }
 
+/*
+ * SEND_ZC over loopback TCP (kernel/probe/sendzc-probe.c): SIOCOUTQ's
+ * bytes in flight per byte of sk_wmem_queued, summed over the samples.
+ * Charged for the pages they span, frags give about 0.9 (the skb heads
+ * take the rest): 0.86 - 0.93 for every backing on Debian's 6.1.192, on
+ * 6.1 + the series and for 4 KiB pages everywhere.  Charged from the
+ * folio's start, 0.02 - 0.07 (Debian's 6.12.118, 6.1 + the series
+ * without io_uring 3/5, the 6.18 host).  The bounds, a quarter and a
+ * half of the 4 KiB send's ratio, sit between the two with a margin of
+ * three or more either way; ratios, not times, so TCG's speed does not
+ * move them.
+ */
+#define SENDZC_OVER_MAX		0.25
+#define SENDZC_FAIR_MIN		0.5
+
+bool hb_sendzc_ratio_matches(bool overcharge, double ratio, double ratio_4k)
+{
+	if (overcharge)
+		return ratio <= ratio_4k * SENDZC_OVER_MAX;
+	return ratio >= ratio_4k * SENDZC_FAIR_MIN;
+}
+
 /* An exact count is a hypothesis's prediction, or it is not. */
 static bool count_is(const struct hb_signal *s, double predicted)
 {

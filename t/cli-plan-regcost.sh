@@ -6,7 +6,7 @@
 #    n (n - 1) / 2 reads of its 65536 folios on 6.18 (coalesced: one
 #    entry per folio), four times that per page on 6.1 (heads 4 pages
 #    apart), none but 65536 lookups on 7.2 and on 6.1+hugebuf (the
-#    series' per-ring count, patch 0006);
+#    series' per-ring count, io_uring 5/5);
 #  - 64 buffers of 8 MiB: 64 times 512 * 511 / 2 in one call on 6.18
 #    (the 6.13 table rework: the call's own buffers are not scanned), as
 #    much as one 512 MiB buffer one by one, and on 6.12 in one call;

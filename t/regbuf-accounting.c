@@ -27,7 +27,7 @@
  *  - the RLIMIT_MEMLOCK bypass present up to 7.1 (docs/kernel-rules.md
  *    §6.4): clearing the slot that was charged for the shared page
  *    un-charges all of it while the other slot still pins it; closed by
- *    7.2's per-ring references and by our 6.1 series' patch 0006, which
+ *    7.2's per-ring references and by our 6.1 series' io_uring 5/5, which
  *    keep the page charged until its last buffer goes.
  * Every step checks the data through the buffers (both slots), the model's
  * import against the probe, and VmPin is back at its baseline at the end.

@@ -263,7 +263,7 @@ static int expect_ops(const char *what, const char *kernel,
  * 7.2), then slot 0 cleared while slot 1 still pins H.  Up to 7.1 the
  * clear un-charges slot 0's acct_pages (all of H): 0 while H is pinned.
  * 7.2 drops one of H's two references: nothing is un-charged, and so does
- * our 6.1 series (patch 0006).
+ * our 6.1 series (io_uring 5/5).
  */
 static int test_hole(void)
 {
@@ -521,7 +521,7 @@ static int test_vmpin_charged(void)
  * The generation's flags, by release: the per-ring accounting and its
  * VmPin rule from 7.2 (not in 7.1.13's BTF, in 7.2.12's), the imu header
  * 56 bytes up to 7.1 and 48 from 7.2 (acct_pages gone, len a size_t).
- * Our 6.1 series (patch 0006) has the per-ring accounting without the
+ * Our 6.1 series (io_uring 5/5) has the per-ring accounting without the
  * VmPin rule, and 6.1's 32-byte header less acct_pages.
  */
 static int test_generation_flags(void)

@@ -12,7 +12,7 @@
  *    add of a bio on 6.12 (11);
  *  - 8 MiB from 4 KiB pages that are never adjacent: 2048 bvecs need 8
  *    bios of 256, so 6.12 counts 2048 - 8 merge tests (the third run).
- * The rules: folio runs from ed9832bc08db (6.12) and our 6.1 patch 0004;
+ * The rules: folio runs from ed9832bc08db (6.12) and our 6.1 the block patch;
  * the merge test only for a bio with a bvec since 6.5
  * (bvec_try_merge_page()); every run its own bvec in 7.x
  * (iov_iter_extract_bvecs(), read in 7.2 and matched there 60 of 60).

@@ -2,7 +2,7 @@
 /*
  * Unit test of hb_model_pt_map(): what NVMe passthrough with a fixed
  * buffer (IORING_URING_CMD_FIXED) gets from blk_rq_map_user_iov() under
- * our 6.1 series ("6.1+hugebuf": coalesced, exact nr_segs from patch 0007,
+ * our 6.1 series ("6.1+hugebuf": coalesced, exact nr_segs from io_uring 2/5,
  * no split check), plain 6.1 (one bvec per 4 KiB page) and 6.12
  * (bio_split_rw_at() check).  Every expected value is worked out by hand
  * from the kernel rules written next to it (docs/kernel-rules.md §9.4),
@@ -102,14 +102,14 @@ static const struct pcase cases[] = {
 	  T_SZ_2M - 256 * K, 256 * K, &nvme61, HB_PT_DIRECT, 64, 64, NO_CHECK },
 	/*
 	 * 8 MiB of 2M folios, 512K at 0.  6.1+hugebuf: nr_segs 1 (the I/O
-	 * lies in bvec 0; patch 0007), one entry: direct 1, nr_phys 1.
+	 * lies in bvec 0; io_uring 2/5), one entry: direct 1, nr_phys 1.
 	 */
 	{ "8M of 2M, 512K at 0", "6.1+hugebuf", T_SZ_2M, 0, 8 * M, 0, 512 * K,
 	  &nvme61, HB_PT_DIRECT, 1, 1, NO_CHECK },
 	/*
 	 * 256 MiB of 2M folios, 128 bvecs against max_segments 127, 512K
 	 * at 0: 6.1's over-estimate (all 128 bvecs to the table's end) was
-	 * -EINVAL; patch 0007 counts 1: direct 1.  The last 512K lies in
+	 * -EINVAL; io_uring 2/5 counts 1: direct 1.  The last 512K lies in
 	 * bvec 127, nr_segs 1 either way.  Plain 6.1: 65536 4K bvecs.
 	 */
 	{ "256M of 2M, 512K at 0", "6.1+hugebuf", T_SZ_2M, 0, 256 * M, 0,
@@ -140,7 +140,7 @@ static const struct pcase cases[] = {
 	/*
 	 * 8 MiB of 4K pages, 256K at 0: 2048 bvecs, and 6.1's nr_segs is
 	 * all 2048 of them > 127.  6.1+hugebuf does not coalesce order-0
-	 * pages, but counts the 64 bvecs the I/O covers (patch 0007): 64
+	 * pages, but counts the 64 bvecs the I/O covers (io_uring 2/5): 64
 	 * whole 4K bvecs, no gaps, direct 64.  6.12 walks the 64 trimmed
 	 * 4K vecs: 64 segments.
 	 */

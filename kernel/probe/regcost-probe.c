@@ -176,12 +176,12 @@ static int run_case(const struct hb_kmodel *km, const struct reg_case *c,
 	return hits != want;
 }
 
-/* control's probe and the series' helper (patch 0006), by generation */
+/* control's probe and the series' helper (io_uring 5/5), by generation */
 static const char *acct_fn(const struct hb_kmodel *km)
 {
 	if (!km->acct_per_ring)
 		return "headpage_already_acct";
-	/* "6.1+hugebuf": kernel/patches/0006's io_hpage_acct_get() */
+	/* "6.1+hugebuf": kernel/patches/io_uring/0005's io_hpage_acct_get() */
 	return km->kmajor == 6 && km->kminor == 1 ? "io_hpage_acct_get" :
 						      "hpage_acct_ref";
 }
