@@ -283,6 +283,11 @@ if [ -f /hugebuf/liburing/list ]; then
 	rm -rf /mnt/liburing
 	cp -r /hugebuf/liburing /mnt/liburing
 	cd /mnt/liburing
+	# io_uring_passthrough.t writes from LBA 0 of the device it is given:
+	# the namespace of serial hugebufpt, which holds nothing else
+	# (kboot.sh), through its generic character device
+	pt=$(nvme_disk hugebufpt) && [ -c "/dev/ng${pt#nvme}" ] &&
+		echo "TEST_MAP[io_uring_passthrough.t]=/dev/ng${pt#nvme}" >>config.local
 	for t in $(cat list); do
 		run "liburing:${t%.t}" sh -c 'TEST_GNU_EXITCODE=1 \
 			/usr/bin/bash ./runtests.sh "$1" >/tmp/lr.out 2>&1

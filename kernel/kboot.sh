@@ -194,8 +194,8 @@ watch_guest() {	# label, pid of its timeout(1), console
 
 boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; console to $WORK/console-$1.log
 	local disk=$WORK/disk-$1.img console=$WORK/console-$1.log rc qpid
-	local nvme=$WORK/nvme-$1.img mb
-	rm -f "$disk" "$nvme"
+	local nvme=$WORK/nvme-$1.img pt=$WORK/nvme-pt-$1.img mb
+	rm -f "$disk" "$nvme" "$pt"
 	truncate -s 2G "$disk"
 	mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 "$disk" \
 		>"$WORK/mkfs-$1.log" 2>&1 || die "mkfs.ext4 failed"
@@ -203,6 +203,9 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; conso
 	truncate -s "$KTEST_NVME_SIZE" "$nvme"
 	mb=$(($(stat -c %s "$nvme") / 1048576 - 128))
 	[ $mb -ge 256 ] || die "KTEST_NVME_SIZE=$KTEST_NVME_SIZE is too small"
+	# a raw namespace of its own for liburing's io_uring_passthrough.t,
+	# which writes from LBA 0 (serial hugebufpt; guest-init.sh)
+	truncate -s 64M "$pt"
 	mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 "$nvme" \
 		"${mb}M" >>"$WORK/mkfs-$1.log" 2>&1 || die "mkfs.ext4 (nvme) failed"
 	numa_args
@@ -217,13 +220,15 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; conso
 		"${MAIN_ARGS[@]}" \
 		-drive if=none,id=nvm,file="$nvme",format=raw \
 		-device nvme,serial=hugebuf0,drive=nvm${NVME_OPTS:+,$NVME_OPTS} \
+		-drive if=none,id=ptd,file="$pt",format=raw \
+		-device nvme,serial=hugebufpt,drive=ptd \
 		-nographic -no-reboot -net none </dev/null >"$console" 2>&1 &
 	qpid=$!
 	watch_guest "$1" $qpid "$console"
 	wait $qpid
 	rc=$?
 	tr -d '\r' <"$console" >"$console.txt"
-	rm -f "$disk" "$nvme"
+	rm -f "$disk" "$nvme" "$pt"
 	[ $rc = 124 ] || [ $rc = 137 ] && log "$1: qemu timed out after $KTEST_BOOT_TIMEOUT s"
 	return $rc
 }
