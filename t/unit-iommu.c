@@ -312,11 +312,14 @@ static const struct icase cases[] = {
 	  0 },
 	/*
 	 * (f'') passthrough, our 6.1 series: 128K at 0 of the 8M buffer.
-	 * 6.1's nr_segs counts the 4 bvecs to the table's end, and the
-	 * request keeps it as nr_phys_segments: 4 != 1, so map_sg, though
-	 * blk_rq_map_sg() builds 1 entry.  Same IOMMU work as (c).
+	 * 6.1's own nr_segs would count the 4 bvecs to the table's end and
+	 * the request keep it as nr_phys_segments (4 != 1: map_sg); the
+	 * series' exact count (io_uring 2/5, nr_segs_from_head) gives the 1
+	 * bvec the I/O covers, so nr_phys_segments is 1 and NVMe takes its
+	 * one-segment shortcut, map_page, as 6.12 does in (f').  Same IOMMU
+	 * work as (c).
 	 */
-	{ "(f'') passthrough 128K, 6.1 nr_segs",
+	{ "(f'') passthrough 128K, 6.1 + the series' exact nr_segs",
 	  "6.1+hugebuf",
 	  9,
 	  4,
@@ -328,8 +331,7 @@ static const struct icase cases[] = {
 	  false,
 	  &q4m,
 	  { .requests = 1,
-	    .map_sg = 1,
-	    .sg_entries = 1,
+	    .map_page = 1,
 	    .iova_allocs = 1,
 	    .iova_bytes = 128 * K,
 	    .iommu_maps = 1,
