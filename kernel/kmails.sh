@@ -193,22 +193,19 @@ reset_author() {
 # ---- the mails -------------------------------------------------------------
 
 fill_cover() {	# $1 = generated cover, $2 = stored cover
-	local subj blurb d
+	local subj blurb d=
 	[ -f "$2" ] || die "no cover letter $2: write one (subject and text; the rest is generated)"
 	subj=$(cover_subject "$2")
 	blurb=$(cover_blurb "$2")
 	[ -n "$subj" ] && [ -n "$blurb" ] || die "$2: no subject or no text"
 	# --update keeps the stored letter's date: only an edit changes it
-	if [ "$UPDATE" = 1 ]; then
-		d=$(sed -n 's/^Date: //p' "$2" | head -n 1)
-		[ -z "$d" ] || awk -v d="$d" '
-			!done && /^Date: / { print "Date: " d; done = 1; next }
-			{ print }' "$1" >"$1.tmp" && mv "$1.tmp" "$1"
-	fi
-	SUBJ=$subj BLURB=$blurb python3 - "$1" <<-'EOF'
-	import os, sys
+	[ "$UPDATE" = 0 ] || d=$(sed -n 's/^Date: //p' "$2" | head -n 1)
+	SUBJ=$subj BLURB=$blurb DATE=$d python3 - "$1" <<-'EOF'
+	import os, re, sys
 	p = sys.argv[1]
 	s = open(p).read()
+	if os.environ["DATE"]:
+	    s = re.sub(r"(?m)^Date: .*$", lambda m: "Date: " + os.environ["DATE"], s, 1)
 	s = s.replace("*** SUBJECT HERE ***", os.environ["SUBJ"], 1)
 	s = s.replace("*** BLURB HERE ***", os.environ["BLURB"], 1)
 	open(p, "w").write(s)
