@@ -213,9 +213,16 @@ static void check_kernel(const char *s)
 	r = hb_kmodel_parse(s, &km);
 	if (r)
 		one_line(s, "hb_kmodel_parse");
+	/*
+	 * the backport: the 6.16 coalescing rules and, with io_uring 2/5, an
+	 * exact nr_segs counted from bvec[0]'s bv_len (nr_segs_from_head)
+	 */
 	if (!strcmp(s, "6.1+hugebuf") || ref_backport_sublevel(s)) {
-		if (r || km.gen != HB_KGEN_MULTI_FIXED || km.exact_nr_segs)
-			fz_finding("6.1+hugebuf: %d gen %d", r, (int)km.gen);
+		if (r || km.gen != HB_KGEN_MULTI_FIXED || !km.exact_nr_segs ||
+		    !km.nr_segs_from_head)
+			fz_finding("6.1+hugebuf: %d gen %d exact %d from_head %d",
+				   r, (int)km.gen, km.exact_nr_segs,
+				   km.nr_segs_from_head);
 		return;
 	}
 	w = ref_version(s, &major, &minor);
