@@ -135,11 +135,15 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 	uint64_t r1, w1;
 	struct hb_str text;
 
+	path = o->report_json && *o->report_json ? o->report_json :
+	       getenv("HUGEBUF_REPORT_JSON");
+	if (!o->report && !(path && *path))
+		return;
 	r.kernel_detect = d ? d->summary : "";
 	if (hd->pt)
 		r.pt = &hd->pt->r;
 	if (j->dev_ok && td->o.odirect && r.ios &&
-	    !hb_blkdev_ios(j->dev, &r1, &w1)) {
+	    !hb_blkdev_ios_settled(j->dev, &r1, &w1)) {
 		r.device = j->dev;
 		r.dev_reads = r1 - j->dev_r0;
 		r.dev_writes = w1 - j->dev_w0;
@@ -160,8 +164,6 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 			hbe_note("%s", text.s);
 		hb_str_free(&text);
 	}
-	path = o->report_json && *o->report_json ? o->report_json :
-	       getenv("HUGEBUF_REPORT_JSON");
 	if (path && *path && hb_report_append(&r, path))
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
 }

@@ -108,36 +108,44 @@ int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes)
 }
 
 /*
- * Reads completed on @dev (/sys/block/<dev>/stat field 1) are accounted
- * by blk_account_io_done() AFTER the request's bios have ended: in 6.12
- * blk_mq_end_request() runs blk_update_request() (bio_endio(), which
- * completes the O_DIRECT iocb and lets io_uring post the CQE) before
+ * Requests completed on @dev (/sys/block/<dev>/stat fields 1 and 5) are
+ * accounted by blk_account_io_done() AFTER the request's bios have ended:
+ * in 6.12 blk_mq_end_request() runs blk_update_request() (bio_endio(),
+ * which completes the O_DIRECT iocb and lets io_uring post the CQE) before
  * __blk_mq_end_request() accounts it, and blk_mq_end_request_batch() the
  * same.  So the CQE can reach us while the completing CPU (a preempted
  * vCPU, on a VM) has not counted the request yet: a read looked like 0
- * requests on the busy 2-CPU host and in a TCG guest.  Read the counter
- * once it has stood still for SETTLE_STILL polls SETTLE_USEC apart (at
- * most SETTLE_POLLS polls: a disk that never rests only adds requests).
+ * requests on the busy 2-CPU host and in a TCG guest, and an 8 MiB read
+ * of two requests like 1 in the engine's report.  Read both counters once
+ * they have stood still for SETTLE_STILL polls SETTLE_USEC apart (at most
+ * SETTLE_POLLS polls: a disk that never rests only adds requests).
  */
 #define SETTLE_USEC	2000
 #define SETTLE_STILL	3
 #define SETTLE_POLLS	100
 
-int hb_blkdev_reads_settled(const char *dev, uint64_t *reads)
+int hb_blkdev_ios_settled(const char *dev, uint64_t *reads, uint64_t *writes)
 {
 	unsigned int i, still = 0;
-	uint64_t again;
+	uint64_t r, w, r2, w2;
 	int ret;
 
 	usleep(SETTLE_USEC);
-	ret = hb_blkdev_ios(dev, reads, NULL);
+	ret = hb_blkdev_ios(dev, &r, &w);
 	for (i = 0; !ret && i < SETTLE_POLLS && still < SETTLE_STILL; i++) {
 		usleep(SETTLE_USEC);
-		ret = hb_blkdev_ios(dev, &again, NULL);
-		still = again == *reads ? still + 1 : 0;
-		*reads = again;
+		ret = hb_blkdev_ios(dev, &r2, &w2);
+		still = r2 == r && w2 == w ? still + 1 : 0;
+		r = r2;
+		w = w2;
 	}
-	return ret;
+	if (ret)
+		return ret;
+	if (reads)
+		*reads = r;
+	if (writes)
+		*writes = w;
+	return 0;
 }
 
 int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,

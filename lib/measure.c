@@ -89,7 +89,7 @@ int hb_count_read_requests(struct io_uring *ring, int fd, bool fixed,
 			       file_off);
 		if (ret)
 			return ret;
-		ret = hb_blkdev_reads_settled(dev, &after);
+		ret = hb_blkdev_ios_settled(dev, &after, NULL);
 		if (ret)
 			return ret;
 		if (after - before < best)

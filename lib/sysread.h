@@ -77,10 +77,10 @@ int hb_blkdev_of_path(const char *path, char *dev, size_t len);
 /* Reads completed (field 1) / writes completed (field 5) of @dev. */
 int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes);
 /*
- * Reads completed on @dev once the counter has stood still: a request is
+ * hb_blkdev_ios() once both counters have stood still: a request is
  * counted after the CQE of its I/O can be seen (lib/blkdev.c).
  */
-int hb_blkdev_reads_settled(const char *dev, uint64_t *reads);
+int hb_blkdev_ios_settled(const char *dev, uint64_t *reads, uint64_t *writes);
 /* max_sectors_kb (as bytes), max_segments, max_segment_size of @dev. */
 int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
 			   unsigned int *max_segs, uint64_t *max_seg_size);

@@ -275,7 +275,7 @@ static int model_case(struct ctx *c, const struct vcase *vc, bool count)
 			return t_fail("%s: O_DIRECT READV_FIXED: %d", vc->name,
 				      ret);
 		/* the last request is counted after its CQE: let it settle */
-		if (hb_blkdev_reads_settled(c->dev, &r1))
+		if (hb_blkdev_ios_settled(c->dev, &r1, NULL))
 			return t_fail("reading /sys/block/%s/stat", c->dev);
 		if (!try || r1 - r0 < reqs)
 			reqs = r1 - r0;
