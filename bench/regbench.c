@@ -110,10 +110,18 @@ static double now_us(void)
 
 static char trace_dir[96];
 
+/*
+ * Per key its count (or byte sum); per event or function name also the
+ * trace time of its first and last line, from the window's first line.
+ */
 struct rb_counts {
 	unsigned int nr;
 	char key[RB_MAX_KEYS][64];
 	uint64_t val[RB_MAX_KEYS];
+	double first[RB_MAX_KEYS], last[RB_MAX_KEYS];
+	bool timed[RB_MAX_KEYS];
+	double t0;
+	bool have_t0;
 	bool lost;
 };
 
@@ -232,19 +240,43 @@ static int trace_open(char *events, char *funcs, char *why, size_t len)
 	return 0;
 }
 
-static void count_add(struct rb_counts *c, const char *key, uint64_t v)
+/* @key's slot, made when new; -1 when the table is full */
+static int count_slot(struct rb_counts *c, const char *key)
 {
 	unsigned int i;
 
 	for (i = 0; i < c->nr; i++)
 		if (!strcmp(c->key[i], key))
-			break;
-	if (i == c->nr) {
-		if (c->nr == RB_MAX_KEYS)
-			return;
-		snprintf(c->key[c->nr++], sizeof(c->key[0]), "%s", key);
+			return (int)i;
+	if (c->nr == RB_MAX_KEYS)
+		return -1;
+	snprintf(c->key[c->nr], sizeof(c->key[0]), "%s", key);
+	return (int)c->nr++;
+}
+
+static void count_add(struct rb_counts *c, const char *key, uint64_t v)
+{
+	int i = count_slot(c, key);
+
+	if (i >= 0)
+		c->val[i] += v;
+}
+
+/* @key seen at trace time @ts (seconds) */
+static void count_time(struct rb_counts *c, const char *key, double ts)
+{
+	int i = count_slot(c, key);
+
+	if (!c->have_t0) {
+		c->t0 = ts;
+		c->have_t0 = true;
 	}
-	c->val[i] += v;
+	if (i < 0)
+		return;
+	if (!c->timed[i])
+		c->first[i] = ts - c->t0;
+	c->last[i] = ts - c->t0;
+	c->timed[i] = true;
 }
 
 /* the value of " @field=N" in @line, or -1 */
@@ -270,6 +302,8 @@ static void count_line(struct rb_counts *c, const char *line)
 	char name[48], key[64];
 	long long v;
 
+	const char *ts;
+
 	if (!p || line[0] == '#')
 		return;
 	p = strstr(p, ": ");
@@ -278,6 +312,10 @@ static void count_line(struct rb_counts *c, const char *line)
 	if (name[strlen(name) - 1] == ':')
 		name[strlen(name) - 1] = '\0';
 	count_add(c, name, 1);
+	/* the timestamp is the word before ": " */
+	for (ts = p; ts > line && ts[-1] != ' '; ts--)
+		;
+	count_time(c, name, strtod(ts, NULL));
 	v = field_of(line, "order");
 	if (v >= 0) {
 		snprintf(key, sizeof(key), "%s order=%lld", name, v);
@@ -330,6 +368,17 @@ static void json_counts(struct hb_json *j, const char *key,
 		hb_json_u64(j, c->key[i], c->val[i]);
 	if (c->lost)
 		hb_json_bool(j, "lost", true);
+	/* each name's first and last line, microseconds into the window */
+	hb_json_obj(j, "spans_us");
+	for (i = 0; i < c->nr; i++) {
+		if (!c->timed[i])
+			continue;
+		hb_json_arr(j, c->key[i]);
+		hb_json_fixed(j, NULL, c->first[i] * 1e6, 1);
+		hb_json_fixed(j, NULL, c->last[i] * 1e6, 1);
+		hb_json_end(j);
+	}
+	hb_json_end(j);
 	hb_json_end(j);
 }
 
