@@ -3,8 +3,8 @@
  * regbench: registration time against lib's count model, one backing and
  * one size per run (bench/bench.py's registration section, bench/README.md).
  *
- *   regbench [-c CASES] [-n NR] [-r REPEAT] [-m] [-t EVENTS] [-f FUNCS]
- *            BACKING SIZE
+ *   regbench [-c CASES] [-n NR] [-r REPEAT] [-m] [-M] [-t EVENTS]
+ *            [-f FUNCS] BACKING SIZE
  *
  * It allocates SIZE bytes of BACKING with lib's allocator (every page
  * faulted in; -m writes every byte on top), probes the real folio layout,
@@ -24,6 +24,7 @@
  * and an error or skip is one line too ({"error": ...} / {"skip": ...}),
  * exit 1 / 77.  Times are printed, never judged.
  *
+ * -M prints the model's counts alone: nothing is registered.
  * -t counts trace events (e.g. "kmem:mm_page_alloc,vmalloc:alloc_vmap_area")
  * and -f calls of kernel functions (the function tracer's filter) of this
  * task during each registration and unregistration, in a tracefs instance
@@ -397,36 +398,55 @@ static void reg_buf_of(const struct rb_run *r, unsigned int nr, unsigned int k,
 	rb->len = len;
 }
 
+/*
+ * The charge of @c: one register op, or a sparse table of empty slots
+ * (op 0: buffers of no pages) and one update op per buffer
+ */
+static int model_charge(const struct rb_run *r, enum rb_case c,
+			const struct hb_reg_buf *rb, unsigned int nr,
+			int64_t *charged)
+{
+	static struct hb_acct_op ops[RB_MAX_BUFS + 1];
+	static unsigned int bp[RB_MAX_BUFS], none[RB_MAX_BUFS];
+	static int64_t after[RB_MAX_BUFS + 1];
+	unsigned int k, n = 0;
+	int ret;
+
+	memset(ops, 0, sizeof(ops));
+	for (k = 0; k < nr; k++)
+		bp[k] = (unsigned int)(rb[k].len / HB_PAGE_SIZE);
+	ops[n].kind = HB_ACCT_REGISTER;
+	ops[n].nr_bufs = nr;
+	ops[n].pages = c == RB_EACH ? NULL : rb[0].pages;
+	ops[n++].buf_pages = c == RB_EACH ? none : bp;
+	for (k = 0; c == RB_EACH && k < nr; k++) {
+		ops[n].kind = HB_ACCT_UPDATE;
+		ops[n].slot = k;
+		ops[n].nr_bufs = 1;
+		ops[n].pages = rb[k].pages;
+		ops[n++].buf_pages = &bp[k];
+	}
+	ret = hb_model_account_ops(&r->km, ops, n, after);
+	if (!ret)
+		*charged = after[n - 1];
+	return ret;
+}
+
 static int model_case(const struct rb_run *r, enum rb_case c,
 		      struct hb_reg_cost *cost, int64_t *charged)
 {
 	static struct hb_reg_buf rb[RB_MAX_BUFS];
-	static struct hb_acct_op ops[RB_MAX_BUFS];
-	static unsigned int bp[RB_MAX_BUFS];
-	static int64_t after[RB_MAX_BUFS];
 	unsigned int nr = c == RB_ONE ? 1 : r->nr, k;
 	int ret;
 
-	for (k = 0; k < nr; k++) {
+	for (k = 0; k < nr; k++)
 		reg_buf_of(r, nr, k, &rb[k]);
-		bp[k] = (unsigned int)(rb[k].len / HB_PAGE_SIZE);
-		memset(&ops[k], 0, sizeof(ops[k]));
-		ops[k].kind = c == RB_EACH ? HB_ACCT_UPDATE : HB_ACCT_REGISTER;
-		ops[k].slot = k;
-		ops[k].nr_bufs = c == RB_EACH ? 1 : nr;
-		ops[k].pages = c == RB_EACH ? rb[k].pages : rb[0].pages;
-		ops[k].buf_pages = c == RB_EACH ? &bp[k] : bp;
-	}
 	ret = hb_model_register_cost(
 		&r->km, rb, nr,
 		c == RB_EACH ? HB_REG_ONE_BY_ONE : HB_REG_ONE_CALL, cost);
 	if (ret)
 		return ret;
-	/* the sparse table is empty slots: the updates fill it */
-	ret = hb_model_account_ops(&r->km, ops, c == RB_EACH ? nr : 1, after);
-	if (!ret)
-		*charged = after[(c == RB_EACH ? nr : 1) - 1];
-	return ret;
+	return model_charge(r, c, rb, nr, charged);
 }
 
 /* ------------------------------------------------------------------ */
@@ -501,6 +521,8 @@ static void json_model(struct hb_json *j, const struct hb_reg_cost *cost,
 	hb_json_end(j);
 }
 
+static bool model_only;
+
 static int run_case(const struct rb_run *r, enum rb_case c, unsigned int rep)
 {
 	struct hb_reg_cost cost;
@@ -517,7 +539,7 @@ static int run_case(const struct rb_run *r, enum rb_case c, unsigned int rep)
 		snprintf(msg, sizeof(msg), "model: %s", hb_errmsg());
 		return say(r->backing, r->size, "error", msg, 1);
 	}
-	ret = measure_case(r, c, &m);
+	ret = model_only ? 0 : measure_case(r, c, &m);
 	if (ret) {
 		snprintf(msg, sizeof(msg), "%s: %s", case_names[c],
 			 hb_errmsg());
@@ -532,12 +554,14 @@ static int run_case(const struct rb_run *r, enum rb_case c, unsigned int rep)
 	hb_json_str(&j, "case", case_names[c]);
 	hb_json_u64(&j, "nr_bufs", c == RB_ONE ? 1 : r->nr);
 	hb_json_u64(&j, "rep", rep);
-	hb_json_fixed(&j, "register_us", m.register_us, 1);
-	hb_json_fixed(&j, "unregister_us", m.unregister_us, 1);
-	if (c == RB_EACH)
-		hb_json_fixed(&j, "sparse_us", m.sparse_us, 1);
-	hb_json_i64(&j, "vmpin_kb", m.vmpin_kb);
-	hb_json_i64(&j, "vmpin_left_kb", m.vmpin_left_kb);
+	if (!model_only) {
+		hb_json_fixed(&j, "register_us", m.register_us, 1);
+		hb_json_fixed(&j, "unregister_us", m.unregister_us, 1);
+		if (c == RB_EACH)
+			hb_json_fixed(&j, "sparse_us", m.sparse_us, 1);
+		hb_json_i64(&j, "vmpin_kb", m.vmpin_kb);
+		hb_json_i64(&j, "vmpin_left_kb", m.vmpin_left_kb);
+	}
 	json_model(&j, &cost, charged);
 	hb_json_u64(&j, "folio_min", r->pr.min_folio);
 	hb_json_u64(&j, "folio_max", r->pr.max_folio);
@@ -601,7 +625,7 @@ static int parse_cases(char *list, enum rb_case *cases, unsigned int *nr)
 static int usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s [-c one,call,each] [-n NR] [-r REPEAT] [-m] "
+		"usage: %s [-c one,call,each] [-n NR] [-r REPEAT] [-m] [-M] "
 		"[-t SYS:EVENT,...] [-f FUNC,...] BACKING SIZE\n",
 		argv0);
 	return 2;
@@ -648,7 +672,7 @@ int main(int argc, char **argv)
 	bool touch = false;
 	int opt, ret = 0;
 
-	while ((opt = getopt(argc, argv, "c:n:r:mt:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:n:r:mMt:f:")) != -1) {
 		switch (opt) {
 		case 'c':
 			snprintf(case_list, sizeof(case_list), "%s", optarg);
@@ -661,6 +685,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			touch = true;
+			break;
+		case 'M':
+			model_only = true;
 			break;
 		case 't':
 			events = optarg;
