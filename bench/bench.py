@@ -642,9 +642,10 @@ def execute(plan, ctx, results_path):
         (plan.rounds if plan.full else 1) * nreg * 1.5 + \
         plan.rounds * len(rb_pts) * 1.5
     nrun += nreg + len(rb_pts)
-    log("%s: %d rounds of %d runs, %gs each, about %.0f min" % (
+    log("%s: %d rounds of %d runs%s, about %.0f min" % (
         "bench-full" if plan.full else "bench", plan.rounds, nrun,
-        plan.runtime, est / 60.0))
+        "" if plan.only == "regbench" else ", %gs each" % plan.runtime,
+        est / 60.0))
     out = open(results_path, "w")
     rng = random.Random(int(env("HUGEBUF_BENCH_SEED", "1")))
     lim = queue_limits(ctx["dev"])

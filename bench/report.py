@@ -1270,8 +1270,10 @@ RB_FIT_HEAD = ["backing", "case", "sizes", "fitted order (medians)",
 def regbench_lines(d):
     if not d.rb:
         return []
-    out = ["registration (bench/regbench, charged ring): register ms, "
-           "median (min-max) over rounds",
+    rings = sorted({r.get("ring", "charged") for runs in d.rb.values()
+                    for r in runs.values()})
+    out = ["registration (bench/regbench, %s ring): register ms, "
+           "median (min-max) over rounds" % "/".join(rings),
            "  ".join("%-14s" % h for h in RB_HEAD[:6])]
     for r in rb_rows(d):
         out.append("  ".join("%-14s" % c for c in r[:6]))
@@ -1291,13 +1293,15 @@ def regbench_markdown(d):
     L.append("`bench/regbench BACKING SIZE` in every round, the points in a "
              "fresh order: lib's allocator (every page faulted in), lib's "
              "probe of the real folios, lib's model "
-             "(`hb_model_register_cost()`), then on a fresh ring made "
-             "without CAP_IPC_LOCK (charged, as for a normal user) one "
+             "(`hb_model_register_cost()`), then on a fresh ring (%s) one "
              "buffer of SIZE, 64 buffers of SIZE/64 (the same memory) in "
              "one `IORING_REGISTER_BUFFERS`, and the same 64 one by one "
              "(a sparse table and 64 updates), each timed around the "
              "system calls.  Cells are *median (min–max)* over the "
              "rounds.%s\n" % (
+                 "/".join(sorted({r.get("ring", "charged")
+                                  for runs in d.rb.values()
+                                  for r in runs.values()})),
                  "  Capped: " + ", ".join("%s at %s" % (b, c) for b, c in
                                           sorted(m.get("cap", {}).items()))
                  + "." if m.get("cap") else ""))
