@@ -1346,9 +1346,12 @@ def plot_regbench(d, outdir):
     for term, out in gp_terms(base):
         script += "set terminal %s\nset output '%s'\n" % (term, out)
         script += ("set multiplot layout 1,%d title 'Registration time "
-                   "against buffer size, %s (bench/regbench, charged ring; "
+                   "against buffer size, %s (bench/regbench, %s ring; "
                    "median, bars min-max)'\n" % (
-                       len(panels), d.meta.get("kernel", "")))
+                       len(panels), d.meta.get("kernel", ""),
+                       "/".join(sorted({r.get("ring", "charged")
+                                        for runs in d.rb.values()
+                                        for r in runs.values()}))))
         for case, files in panels:
             script += ("reset\nset logscale xy 2\n%sset grid\nset key top "
                        "left font ',9'\nset xlabel 'size'\nset ylabel "
