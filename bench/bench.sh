@@ -4,8 +4,11 @@
 # make bench       quick side-by-side run, about 4 minutes: hugebuf
 #                  (4k/hugetlb, fixed) vs fio's io_uring (fixedbufs,
 #                  malloc/shmhuge) at 128K..32M randread and 8M randwrite,
-#                  a short registration-cost sweep; table, report, plots
-# make bench-full  the whole matrix (bench/README.md), about 20 minutes
+#                  a short registration-cost sweep, and bench/regbench's
+#                  registration times (about 2.5 minutes more); table,
+#                  report, plots
+# make bench-full  the whole matrix (bench/README.md), about 20 minutes,
+#                  and 5.5 for bench/regbench
 #
 # Output: the table on stdout; bench/out/report.md, bench/out/*.png/svg,
 # bench/out/results*.jsonl.  Not a test; never run in CI.
