@@ -67,6 +67,9 @@ T_HELPER_HDRS := t/helpers.h $(wildcard t/helpers/*.h)
 T_SRCS := $(sort $(wildcard t/*.c))
 T_PROGS := $(T_SRCS:.c=.t)
 CLI := cli/hugebuf
+# bench/regbench: registration time beside lib's count model (bench.py's
+# registration section); it shares t/helpers' THP-size switch
+REGBENCH := bench/regbench
 CLI_SRCS := $(sort $(wildcard cli/*.c))
 CLI_HDRS := $(wildcard cli/*.h)
 CLI_CFLAGS := $(HB_CFLAGS) -DHB_VERSION='"$(HB_VERSION)"'
@@ -92,9 +95,9 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 	kernel-series \
 	clean distclean deps kernel-test bench bench-full bench-instr soak \
 	check-asan fuzz \
-	need-config format unit deb
+	need-config format unit deb bench-progs
 
-all: need-config lib shlib engine cli tests
+all: need-config lib shlib engine cli tests bench-progs
 
 need-config:
 ifndef HAVE_CONFIG
@@ -107,6 +110,7 @@ shlib: $(LIB_SO)
 engine: $(ENGINE)
 cli: $(CLI)
 tests: $(T_PROGS) $(CLI) $(ENGINE_ABITEST)
+bench-progs: $(REGBENCH)
 
 lib/%.o: lib/%.c $(LIB_HDRS) config-host.h
 	$(CC) $(HB_CFLAGS) -c -o $@ $<
@@ -138,6 +142,10 @@ t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) $(LIB_HDRS) config-host.h
 	$(CC) $(HB_CFLAGS) -c -o $@ $<
 
 t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) $(LIB_HDRS)
+	$(CC) $(HB_CFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
+
+$(REGBENCH): bench/regbench.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) \
+		$(LIB_HDRS)
 	$(CC) $(HB_CFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
 # cli/: one file per command (info.c, plan.c with plan-output.c, check.c),
@@ -336,7 +344,7 @@ format:
 clean:
 	rm -f lib/*.o $(LIB_A) lib/libhugebuf.so.* $(LIB_MAP) t/*.o \
 		t/helpers/*.o t/*.t \
-		$(CLI) $(ENGINE) $(ENGINE_ABITEST)
+		$(CLI) $(ENGINE) $(ENGINE_ABITEST) $(REGBENCH)
 	rm -rf t/static kernel/static $(KPROBE_UTIL).o $(UNIT_DIR)
 
 distclean: clean

@@ -13,6 +13,12 @@
 #          timed io_uring_register_buffers, its model (imu bytes, bvecs),
 #          one READ_FIXED of the whole buffer (device requests), and the
 #          CLI's `hugebuf check --json` (kernel memory per registration)
+#   regbench  bench/regbench in every round, per backing (4k, thp,
+#          mthp:16K, mthp:64K, hugetlb:2M, memfd, shm) and size (64M..1G):
+#          one buffer, and a table of 64 slices of it in one call and one
+#          by one, each timed on a charged ring beside lib's count model
+#          (pages, heads, scan_reads, ring_lookups).  HUGEBUF_BENCH_ONLY=
+#          regbench runs this section alone (no scratch file, no fio).
 #   chunk  32 MiB I/O from plain (non-fixed) hugetlb buffers, chunk_size
 #          off and on: bandwidth and p50/p99 completion latency
 #   entries kernel entries per I/O: io_uring_enter calls of the whole fio
@@ -125,7 +131,8 @@ def configs(engine_so, full):
 # ------------------------------------------------------------------ #
 
 def whole_disk(path):
-    st = os.stat(path)
+    # the file's directory when there is no file (HUGEBUF_BENCH_ONLY)
+    st = os.stat(path if os.path.exists(path) else os.path.dirname(path))
     sysdev = "/sys/dev/block/%d:%d" % (os.major(st.st_dev),
                                        os.minor(st.st_dev))
     real = os.path.realpath(sysdev)
@@ -348,6 +355,50 @@ class Plan:
             self.reg_sizes = ["64M", "256M", "1G"]
             self.reg_backings = ["4k", "thp", "hugetlb"]
             self.chunks = []
+        # bench/regbench, every round: one buffer and a table of
+        # REG_TABLE buffers in one call and one by one, per backing
+        self.rb_sizes = env("HUGEBUF_BENCH_REG_SIZES",
+                            "64M,128M,256M,512M,1G").split(",")
+        self.rb_backings = env("HUGEBUF_BENCH_REG_BACKINGS",
+                               ",".join(RB_BACKINGS)).split(",")
+        # 16 KiB mTHP is quadratic up to 7.1: 1 GiB took 16 s on 6.18
+        # (one buffer, then about as long again one by one), so bench
+        # stops it at 256 MiB and bench-full runs it whole
+        self.rb_cap = {} if full else {"mthp:16K": parse_size("256M")}
+        self.only = env("HUGEBUF_BENCH_ONLY", "")
+
+
+RB_BACKINGS = ("4k", "thp", "mthp:16K", "mthp:64K", "hugetlb:2M", "memfd",
+               "shm")
+RB_CASES = ("one", "call", "each")
+REGBENCH = env("HUGEBUF_REGBENCH", os.path.join(TOP, "bench", "regbench"))
+
+
+def run_regbench(ctx, backing, size, rng):
+    """bench/regbench for one backing and size: one buffer, and a table
+    of 64 slices of it in one call and one by one, in a fresh order; one
+    JSON object per case.  A backing this machine lacks is skipped."""
+    cases = list(RB_CASES)
+    rng.shuffle(cases)
+    cmd = [REGBENCH, "-c", ",".join(cases), backing, size]
+    pool_settle()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = []
+    for line in p.stdout.decode(errors="replace").splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    if p.returncode == 77:
+        why = out[-1].get("skip", "") if out else ""
+        log("regbench %s %s skipped: %s" % (backing, size, why))
+        return []
+    if p.returncode or any("error" in r for r in out):
+        why = [r["error"] for r in out if "error" in r]
+        raise FioError("%s failed (%d): %s %s" % (
+            " ".join(cmd), p.returncode, "; ".join(why),
+            p.stderr.decode(errors="replace").strip()))
+    return out
 
 
 def common_args(path, size, runtime, iodepth, rw, bs):
@@ -582,12 +633,19 @@ def execute(plan, ctx, results_path):
         len(VEC_VARIANTS) + len(CLONE_VARIANTS) + \
         (len(ENTRY_POINTS) * len(ENTRY_CONFIGS) if ctx.get("strace") else 0)
     nreg = len(plan.reg_sizes) * len(plan.reg_backings)
+    rb_pts = [(b, s) for b in plan.rb_backings for s in plan.rb_sizes
+              if parse_size(s) <= plan.rb_cap.get(b, GIB)]
+    jobs.append(("regbench", None))
+    if plan.only == "regbench":
+        jobs, nrun, nreg = [("regbench", None)], 0, 0
     est = plan.rounds * nrun * (plan.runtime + 0.7) + \
-        (plan.rounds if plan.full else 1) * nreg * 1.5
-    nrun += nreg
-    log("%s: %d rounds of %d runs, %gs each, about %.0f min" % (
+        (plan.rounds if plan.full else 1) * nreg * 1.5 + \
+        plan.rounds * len(rb_pts) * 1.5
+    nrun += nreg + len(rb_pts)
+    log("%s: %d rounds of %d runs%s, about %.0f min" % (
         "bench-full" if plan.full else "bench", plan.rounds, nrun,
-        plan.runtime, est / 60.0))
+        "" if plan.only == "regbench" else ", %gs each" % plan.runtime,
+        est / 60.0))
     out = open(results_path, "w")
     rng = random.Random(int(env("HUGEBUF_BENCH_SEED", "1")))
     lim = queue_limits(ctx["dev"])
@@ -603,6 +661,10 @@ def execute(plan, ctx, results_path):
             .strip(), "start": time.strftime("%Y-%m-%d %H:%M:%S"),
             "nproc": os.cpu_count(), "load_start": loadavg(),
             "configs": [c.name for c in cfgs],
+            "regbench": {"backings": plan.rb_backings,
+                         "sizes": plan.rb_sizes,
+                         "cap": {b: size_str(v) for b, v in
+                                 plan.rb_cap.items()}},
             "builtin": [c.name for c in cfgs if c.builtin]}
     out.write(json.dumps(meta) + "\n")
     t_start = time.monotonic()
@@ -668,6 +730,16 @@ def execute(plan, ctx, results_path):
                     r.update({"type": "clone", "round": rnd,
                               "variant": v})
                     out.write(json.dumps(r) + "\n")
+            elif kind == "regbench":
+                pts = rb_pts[:]
+                rng.shuffle(pts)
+                for b, sz in pts:
+                    rs = retried("regbench %s %s" % (b, sz), run_regbench,
+                                 ctx, b, sz, rng)
+                    for r in rs or ():
+                        r.update({"round": rnd})
+                        out.write(json.dumps(r) + "\n")
+                    out.flush()
             elif plan.full or rnd == 0:
                 # bench: one round of these; bench-full: every round
                 pts = [(b, s) for b in plan.reg_backings
@@ -713,8 +785,9 @@ def main():
     report_only = "--report-only" in sys.argv[1:]
     outdir = env("HUGEBUF_BENCH_OUT", os.path.join(TOP, "bench", "out"))
     os.makedirs(outdir, exist_ok=True)
-    results = os.path.join(outdir, "results-full.jsonl" if full else
-                           "results.jsonl")
+    results = os.path.join(outdir, "results%s%s.jsonl" % (
+        "-reg" if env("HUGEBUF_BENCH_ONLY", "") == "regbench" else "",
+        "-full" if full else ""))
     if not report_only:
         plan = Plan(full)
         ctx = {

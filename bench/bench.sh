@@ -4,8 +4,11 @@
 # make bench       quick side-by-side run, about 4 minutes: hugebuf
 #                  (4k/hugetlb, fixed) vs fio's io_uring (fixedbufs,
 #                  malloc/shmhuge) at 128K..32M randread and 8M randwrite,
-#                  a short registration-cost sweep; table, report, plots
-# make bench-full  the whole matrix (bench/README.md), about 20 minutes
+#                  a short registration-cost sweep, and bench/regbench's
+#                  registration times (about 2.5 minutes more); table,
+#                  report, plots
+# make bench-full  the whole matrix (bench/README.md), about 20 minutes,
+#                  and 5.5 for bench/regbench
 #
 # Output: the table on stdout; bench/out/report.md, bench/out/*.png/svg,
 # bench/out/results*.jsonl.  Not a test; never run in CI.
@@ -14,7 +17,9 @@
 # a disk file system with O_DIRECT), HUGEBUF_BENCH_SIZE (2G),
 # HUGEBUF_BENCH_RUNTIME (seconds per run: 1.5 quick, 2.5 full),
 # HUGEBUF_BENCH_ROUNDS (3), HUGEBUF_BENCH_IODEPTH (16), HUGEBUF_BENCH_OUT
-# (bench/out), FIO, KEEP=1 (keep a scratch file this script created).
+# (bench/out), HUGEBUF_BENCH_ONLY=regbench (the registration section
+# alone), HUGEBUF_BENCH_REG_BACKINGS, HUGEBUF_BENCH_REG_SIZES (comma
+# lists), FIO, KEEP=1 (keep a scratch file this script created).
 # Needs root (or memlock and hugepage permissions): it raises the 2M pool
 # to HUGEBUF_BENCH_HUGEPAGES free pages (600) and puts it back afterwards.
 set -eu
@@ -75,8 +80,12 @@ if [ "$free" -lt "$need" ]; then
 		die "only $free of $need 2M hugepages could be reserved: free memory or compact (echo 1 > /proc/sys/vm/compact_memory)"
 fi
 
+[ -x "$top/bench/regbench" ] || die "no bench/regbench: run make"
+
 bytes=$(numfmt --from=iec "$HUGEBUF_BENCH_SIZE")
-if [ ! -f "$HUGEBUF_BENCH_FILE" ] ||
+if [ "${HUGEBUF_BENCH_ONLY:-}" = regbench ]; then
+	: # the registration section alone: no I/O, no scratch file
+elif [ ! -f "$HUGEBUF_BENCH_FILE" ] ||
 	[ "$(stat -c %s "$HUGEBUF_BENCH_FILE")" -ne "$bytes" ]; then
 	echo "bench: writing $HUGEBUF_BENCH_SIZE to $HUGEBUF_BENCH_FILE" >&2
 	created=1

@@ -14,7 +14,7 @@ import sys
 
 # one reading of sizes for both scripts: bench.py's
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import GIB, KIB, MIB, parse_size  # noqa: E402
+from bench import GIB, KIB, MIB, parse_size, size_str  # noqa: E402
 
 METRICS = ("mibs", "cpu_gib", "cpu_run_gib", "p50", "p99", "req_io")
 # the engine's defaults: what the key rows compare
@@ -70,6 +70,8 @@ class Data:
         self.sweep, self.chunk, self.reg, self.cli = {}, {}, {}, {}
         self.vec, self.clone = {}, {}
         self.entries = {}
+        # bench/regbench: (backing, size, case) -> {round: first rep}
+        self.rb = {}
         for line in open(path):
             line = line.strip()
             if not line:
@@ -95,6 +97,11 @@ class Data:
                 self.vec.setdefault(r["variant"], {})[r["round"]] = r
             elif t == "clone":
                 self.clone.setdefault(r["variant"], {})[r["round"]] = r
+            elif t == "regbench":
+                if "error" in r or "skip" in r or r.get("rep", 0):
+                    continue
+                self.rb.setdefault((r["backing"], r["size"], r["case"]),
+                                   {})[r.get("round", 0)] = r
             elif t == "entries":
                 self.entries.setdefault(
                     (r["rw"], r["bs"], r["iodepth"], r["config"]),
@@ -362,6 +369,8 @@ def console(d):
         print(line)
     for line in entry_lines(d):
         print(line)
+    for line in regbench_lines(d):
+        print(line)
     rows = cpu_rows(d)
     if rows:
         print("%s against the built-in, per-round ratios, median "
@@ -479,7 +488,7 @@ def plot_sweep(d, outdir, metric, ylabel, title, logy, scale=1.0):
 def plot_reg(d, outdir):
     if not d.reg:
         return None
-    base = os.path.join(outdir, "bench-registration")
+    base = os.path.join(outdir, "bench-reg-fio")
     files = {}
     for b in ("4k", "thp", "hugetlb"):
         sizes = sorted({s for (bb, s) in d.reg if bb == b}, key=parse_size)
@@ -877,6 +886,8 @@ def markdown(d, outdir, plots):
                            "requests (min)", "predicted folio / 4K",
                            "kernel coalesced", "VmPin MiB"], rows))
 
+    if d.rb:
+        L.extend(regbench_markdown(d))
     # vectored fixed I/O
     if d.vec:
         L.append("\n## Vectored fixed I/O against one fixed I/O, 8 MiB "
@@ -1100,6 +1111,329 @@ def interpretation(d, lim):
     return L
 
 
+# ------------------------------------------------------------------ #
+# registration: bench/regbench                                         #
+# ------------------------------------------------------------------ #
+
+# the backings in the order of the tables and the plot, 4 KiB pages first
+RB_ORDER = ("4k", "shm", "thp", "mthp:16K", "mthp:64K", "hugetlb:2M",
+            "memfd")
+RB_CASES = ("one", "call", "each")
+RB_CASE_TEXT = {"one": "one buffer", "call": "64 buffers, one call",
+                "each": "64 buffers, one by one"}
+RB_STYLE = {"4k": ("#d62728", 7), "shm": ("#8c564b", 13),
+            "thp": ("#ff7f0e", 9), "mthp:16K": ("#9467bd", 11),
+            "mthp:64K": ("#e377c2", 15), "hugetlb:2M": ("#1f77b4", 5),
+            "memfd": ("#17becf", 4)}
+
+
+def rb_backings(d):
+    seen = sorted({b for (b, _, _) in d.rb},
+                  key=lambda b: (RB_ORDER.index(b) if b in RB_ORDER
+                                 else len(RB_ORDER), b))
+    return seen
+
+
+def rb_sizes(d, b):
+    return sorted({sz for (bb, sz, _) in d.rb if bb == b})
+
+
+def rb_ms(d, b, sz, case, key="register_us"):
+    runs = d.rb.get((b, sz, case), {})
+    return [runs[k][key] / 1000.0 for k in sorted(runs)
+            if runs[k].get(key) is not None]
+
+
+def rb_model(d, b, sz, case):
+    """lib's counts for the point: the first round's (the folio layout
+    the probe saw; the same every round unless THP fell back)."""
+    runs = d.rb.get((b, sz, case), {})
+    return runs[min(runs)]["model"] if runs else {}
+
+
+def loglog_slope(xs, ys):
+    """Least-squares slope of log y against log x: the growth order.
+    None with fewer than two sizes or a value that is not positive."""
+    pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys)
+           if x > 0 and y and y > 0]
+    if len(pts) < 2 or len(pts) != len(xs):
+        return None
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    if not sxx:
+        return None
+    return sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx
+
+
+# the model's work counts that grow with the buffer: the pages pinned and
+# the hugepage accounting's scan reads (to 7.1) or ring lookups (7.2+)
+RB_COUNTS = ("pages", "scan_reads", "ring_lookups")
+
+
+def rb_order(d, b, case):
+    """The model's predicted order for @b and @case: the growth exponent
+    (log-log slope over the sizes measured) of its dominant count, the
+    one of RB_COUNTS that is largest at the largest size.  The model has
+    counts, not times per count, so this is a count comparison.
+    Returns (exponent or None, count name, {count: exponent})."""
+    sizes = rb_sizes(d, b)
+    if not sizes:
+        return None, None, {}
+    orders = {}
+    for c in RB_COUNTS:
+        v = [rb_model(d, b, sz, case).get(c, 0) for sz in sizes]
+        if any(v):
+            orders[c] = loglog_slope(sizes, v)
+    last = rb_model(d, b, sizes[-1], case)
+    dom = max((c for c in orders), key=lambda c: last.get(c, 0),
+              default=None)
+    return (orders.get(dom) if dom else None), dom, orders
+
+
+def rb_fit(d, b, case, key="register_us"):
+    """The measured order: the log-log slope of the median time over
+    the sizes measured, and of the fastest round's."""
+    sizes = [sz for sz in rb_sizes(d, b) if rb_ms(d, b, sz, case, key)]
+    if len(sizes) < 2:
+        return None, None, sizes
+    return (loglog_slope(sizes, [med(rb_ms(d, b, sz, case, key))
+                                 for sz in sizes]),
+            loglog_slope(sizes, [min(rb_ms(d, b, sz, case, key))
+                                 for sz in sizes]), sizes)
+
+
+def fmt_ms(x):
+    if x >= 100:
+        return "%.0f" % x
+    if x >= 10:
+        return "%.1f" % x
+    return "%.2f" % x
+
+
+def fmt_big(n):
+    return "%.3g" % n if n >= 1e6 else "%d" % n
+
+
+def rb_rows(d):
+    """One row per backing and size: each case's register time, median
+    (min-max) over the rounds, and the model's counts."""
+    rows = []
+    for b in rb_backings(d):
+        for sz in rb_sizes(d, b):
+            row = [b, size_str(sz)]
+            for case in RB_CASES:
+                t = rb_ms(d, b, sz, case)
+                row.append(fmt_range(t, fmt_ms) if t else "-")
+            m1 = rb_model(d, b, sz, "one")
+            runs = d.rb.get((b, sz, "one"), {})
+            folio = min((r["folio_min"] for r in runs.values()),
+                        default=0)
+            row += [fmt_range(rb_ms(d, b, sz, "one", "unregister_us"),
+                              fmt_ms),
+                    "%d K" % (folio // KIB) if folio else "-",
+                    fmt_big(m1.get("pages", 0)), fmt_big(m1.get("heads", 0)),
+                    " / ".join(fmt_big(rb_model(d, b, sz, c).get(
+                        "scan_reads", 0)) for c in RB_CASES)]
+            rows.append(row)
+    return rows
+
+
+RB_HEAD = ["backing", "size", "one buffer ms", "64 in one call ms",
+           "64 one by one ms", "unregister ms (one)", "folio seen",
+           "pages", "heads", "scan reads one / call / each"]
+
+
+def rb_fit_rows(d):
+    rows = []
+    for b in rb_backings(d):
+        for case in RB_CASES:
+            fm, fmin, sizes = rb_fit(d, b, case)
+            order, dom, orders = rb_order(d, b, case)
+            if fm is None:
+                continue
+            rows.append([b, RB_CASE_TEXT[case],
+                         "%s–%s" % (size_str(sizes[0]), size_str(sizes[-1])),
+                         "%.2f" % fm, "%.2f" % fmin,
+                         "%.2f (%s)" % (order, dom) if order is not None
+                         else "-",
+                         ", ".join("%s %.2f" % (c, o) for c, o in
+                                   sorted(orders.items()) if o is not None)])
+    return rows
+
+
+RB_FIT_HEAD = ["backing", "case", "sizes", "fitted order (medians)",
+               "fitted order (fastest round)",
+               "model's order (dominant count)", "every count's order"]
+
+
+def regbench_lines(d):
+    if not d.rb:
+        return []
+    rings = sorted({r.get("ring", "charged") for runs in d.rb.values()
+                    for r in runs.values()})
+    out = ["registration (bench/regbench, %s ring): register ms, "
+           "median (min-max) over rounds" % "/".join(rings),
+           "  ".join("%-14s" % h for h in RB_HEAD[:6])]
+    for r in rb_rows(d):
+        out.append("  ".join("%-14s" % c for c in r[:6]))
+    out.append("")
+    out.append("growth order of the time against the size (log-log "
+               "least squares) and the model's:")
+    for r in rb_fit_rows(d):
+        out.append("  %-10s %-24s %s: time %s (fastest %s), model %s" % (
+            r[0], r[1], r[2], r[3], r[4], r[5]))
+    out.append("")
+    return out
+
+
+def regbench_markdown(d):
+    m = d.meta.get("regbench", {})
+    L = ["\n## Registration time against buffer size (bench/regbench)\n"]
+    L.append("`bench/regbench BACKING SIZE` in every round, the points in a "
+             "fresh order: lib's allocator (every page faulted in), lib's "
+             "probe of the real folios, lib's model "
+             "(`hb_model_register_cost()`), then on a fresh ring (%s) one "
+             "buffer of SIZE, 64 buffers of SIZE/64 (the same memory) in "
+             "one `IORING_REGISTER_BUFFERS`, and the same 64 one by one "
+             "(a sparse table and 64 updates), each timed around the "
+             "system calls.  Cells are *median (min–max)* over the "
+             "rounds.%s\n" % (
+                 "/".join(sorted({r.get("ring", "charged")
+                                  for runs in d.rb.values()
+                                  for r in runs.values()})),
+                 "  Capped: " + ", ".join("%s at %s" % (b, c) for b, c in
+                                          sorted(m.get("cap", {}).items()))
+                 + "." if m.get("cap") else ""))
+    L.append(md_table(RB_HEAD, rb_rows(d)))
+    L.append("\nThe growth order of the time over the sizes measured "
+             "(least squares of log time on log size), beside the model's: "
+             "the same slope of the model's dominant count (of pages, scan "
+             "reads and ring lookups, the largest at the largest size).  "
+             "The model has no time per count, so its order is a count's, "
+             "not a time's.\n")
+    L.append(md_table(RB_FIT_HEAD, rb_fit_rows(d)))
+    return L
+
+
+def plot_regbench(d, outdir):
+    if not d.rb:
+        return None
+    base = os.path.join(outdir, "bench-registration")
+    panels = []
+    for case in RB_CASES:
+        files = []
+        for b in rb_backings(d):
+            rows = [(sz, rb_ms(d, b, sz, case)) for sz in rb_sizes(d, b)]
+            rows = [(sz, t) for sz, t in rows if t]
+            if not rows:
+                continue
+            p = os.path.join(outdir, "regbench-%s-%s.dat" % (
+                case, b.replace(":", "-")))
+            with open(p, "w") as f:
+                f.write("# buffer_MiB register_ms_median min max\n")
+                for sz, t in rows:
+                    f.write("%d %g %g %g\n" % (sz // MIB, med(t), min(t),
+                                                max(t)))
+            files.append((b, p))
+        if files:
+            panels.append((case, files))
+    if not panels:
+        return None
+    xt = ("set xtics ('64M' 64, '128M' 128, '256M' 256, '512M' 512, "
+          "'1G' 1024)\n")
+    script = ""
+    for term, out in gp_terms(base):
+        script += "set terminal %s\nset output '%s'\n" % (term, out)
+        script += ("set multiplot layout 1,%d title 'Registration time "
+                   "against buffer size, %s (bench/regbench, %s ring; "
+                   "median, bars min-max)'\n" % (
+                       len(panels), d.meta.get("kernel", ""),
+                       "/".join(sorted({r.get("ring", "charged")
+                                        for runs in d.rb.values()
+                                        for r in runs.values()}))))
+        for case, files in panels:
+            script += ("reset\nset logscale xy 2\n%sset grid\nset key top "
+                       "left font ',9'\nset xlabel 'size'\nset ylabel "
+                       "'ms'\nset xrange [48:1400]\nset format y '%%g'\n"
+                       "set title '%s'\n" % (xt, RB_CASE_TEXT[case]))
+            script += "plot " + ", \\\n     ".join(
+                "'%s' using 1:2:3:4 with yerrorlines lc rgb '%s' pt %d "
+                "lw 1.6 title '%s'" % (p, RB_STYLE.get(b, ("#000000", 1))[0],
+                                       RB_STYLE.get(b, ("#000000", 1))[1], b)
+                for b, p in files) + "\n"
+        script += "unset multiplot\nset output\n"
+    return run_gnuplot(script, base)
+
+
+# ------------------------------------------------------------------ #
+# the guests: regcost-probe -s in a kept kernel/ktest.sh run           #
+# ------------------------------------------------------------------ #
+
+def guest_scale(rundir):
+    """{guest: {backing: {field: value}}} from the REGCOST scale lines
+    (kernel/probe/regcost-probe.c -s) of rundir/console-GUEST.log.txt."""
+    out = {}
+    for name in sorted(os.listdir(rundir)):
+        if not (name.startswith("console-") and
+                name.endswith(".log.txt")):
+            continue
+        g = name[len("console-"):-len(".log.txt")]
+        with open(os.path.join(rundir, name), errors="replace") as f:
+            for line in f:
+                if not line.startswith("REGCOST scale backing="):
+                    continue
+                v = dict(x.split("=", 1) for x in line.split()[2:]
+                         if "=" in x)
+                if "register_us" in v:
+                    out.setdefault(g, {})[v["backing"]] = v
+    return out
+
+
+def guest_order(g):
+    """kernels.tab's guests in release order, control/patched/debug by
+    their base (6.1)."""
+    base = {"control": "6.1", "patched": "6.1", "debug": "6.1"}.get(g, g)
+    try:
+        key = tuple(int(x) for x in base.split("."))
+    except ValueError:
+        key = (999,)
+    return key, g
+
+
+def guest_lines(rundir):
+    """Each guest's 1 GiB registration time as a ratio to Debian 6.1's
+    and to control's (the same 6.1 built here), beside the model's
+    counts in that guest: times under TCG, once, are compared only as
+    ratios."""
+    gs = guest_scale(rundir)
+    out = ["1 GiB registered in one call in each guest (regcost-probe -s "
+           "1024, %s): time as a ratio to 6.1's and control's, beside the "
+           "model's counts" % rundir,
+           "| guest | backing | register ms | vs 6.1 | vs control | heads "
+           "| scan reads | ring lookups | scan reads vs 6.1 |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for g in sorted(gs, key=guest_order):
+        for b in ("thp", "shmem"):
+            v = gs[g].get(b)
+            if not v:
+                continue
+            t = float(v["register_us"]) / 1000.0
+
+            def ratio(ref, key="register_us"):
+                r = gs.get(ref, {}).get(b)
+                if not r or not float(r[key]):
+                    return "-"
+                return "%.3f" % (float(v[key]) / float(r[key]))
+            out.append("| %s | %s | %.1f | %s | %s | %s | %s | %s | %s |" % (
+                g, b, t, ratio("6.1"), ratio("control"), v["heads"],
+                v["scan_reads"], v["ring_lookups"],
+                ratio("6.1", "scan_reads")))
+    if len(out) == 3:
+        out.append("(no REGCOST scale lines in %s)" % rundir)
+    return out
+
+
 def main(results, outdir):
     d = Data(results)
     d.path = results
@@ -1123,6 +1457,9 @@ def main(results, outdir):
     p = plot_reg(d, outdir)
     if p:
         plots.append(p)
+    p = plot_regbench(d, outdir)
+    if p:
+        plots.append(p)
     path = markdown(d, outdir, plots)
     print("\nreport: %s; plots: %s" % (
         path, ", ".join(os.path.basename(p) + ".{png,svg}" for p in plots)
@@ -1130,6 +1467,10 @@ def main(results, outdir):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--guests":
+        print("\n".join(guest_lines(sys.argv[2])))
+        sys.exit(0)
     if len(sys.argv) != 3:
-        sys.exit("usage: report.py RESULTS.jsonl OUTDIR")
+        sys.exit("usage: report.py RESULTS.jsonl OUTDIR\n"
+                 "       report.py --guests KEPT_KTEST_RUN_DIR")
     main(sys.argv[1], sys.argv[2])
