@@ -67,7 +67,8 @@ copy_tree() {
 	tar -C "$top" --exclude=./.git --exclude='*.o' --exclude='*.a' \
 		--exclude='*.so' --exclude='*.t' --exclude=./cli/hugebuf \
 		--exclude=./t/static --exclude='*.state' --exclude=out \
-		--exclude=./bench/out --exclude=./kernel/build \
+		--exclude=./bench/out --exclude=./bench/regbench \
+		--exclude=./kernel/build \
 		--exclude=./t/fuzz/out -cf - . | tar -C "$1" -xf - ||
 		die "copy of the tree to $1 failed"
 }
