@@ -713,9 +713,10 @@ def markdown(d, outdir, plots):
              "the whole run; other I/O on the disk only adds, so "
              "the minimum is the signal.\n")
 
-    # key rows
-    L.append("## Key rows\n")
+    # key rows (none in a run of the registration section alone)
     kr = key_rows(d)
+    if kr:
+        L.append("## Key rows\n")
     rows = []
     for k in kr:
         rows.append([k["rw"] + " 8M", DEFAULT_HB,
@@ -727,9 +728,11 @@ def markdown(d, outdir, plots):
                      "%s: %s" % (k["cpu_ref"], fmt_range(k["cpu_refv"],
                                                          fmt_cpu)),
                      fmt_ratio(k["cpu_ratio"])])
-    L.append(md_table(["point", "hugebuf", "MiB/s", "best built-in MiB/s",
-                       "bandwidth ratio", "CPU s/GiB",
-                       "leanest built-in CPU s/GiB", "CPU ratio"], rows))
+    if rows:
+        L.append(md_table(["point", "hugebuf", "MiB/s",
+                           "best built-in MiB/s", "bandwidth ratio",
+                           "CPU s/GiB", "leanest built-in CPU s/GiB",
+                           "CPU ratio"], rows))
     rows = cpu_rows(d)
     if rows:
         L.append("\n### CPU of %s against the built-in\n" % DEFAULT_HB)
@@ -762,13 +765,14 @@ def markdown(d, outdir, plots):
             if v:
                 rows.append([k["rw"] + " 8M", c, "%.2f" % min(v),
                              "%.2f" % med(v)])
-    seg4k = predicted_requests(8 * MIB, 4096, lim) if lim else 0
-    seg2m = predicted_requests(8 * MIB, 2 * MIB, lim) if lim else 0
-    L.append("\nRequests per 8 MiB I/O (the coalescing signal; the split "
-             "model predicts %d with 4 KiB bvecs and %d with 2 MiB bvecs "
-             "on this queue):\n" % (seg4k, seg2m))
-    L.append(md_table(["point", "configuration", "req/IO min",
-                       "req/IO median"], rows))
+    if rows:
+        seg4k = predicted_requests(8 * MIB, 4096, lim) if lim else 0
+        seg2m = predicted_requests(8 * MIB, 2 * MIB, lim) if lim else 0
+        L.append("\nRequests per 8 MiB I/O (the coalescing signal; the "
+                 "split model predicts %d with 4 KiB bvecs and %d with "
+                 "2 MiB bvecs on this queue):\n" % (seg4k, seg2m))
+        L.append(md_table(["point", "configuration", "req/IO min",
+                           "req/IO median"], rows))
 
     # sweep tables
     for rw in ("randread", "randwrite"):
