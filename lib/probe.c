@@ -189,11 +189,14 @@ static int probe_exact(struct hb_probe *p, int kfd)
 	unsigned int i;
 	int ret = 0;
 
-	r = calloc(1, sizeof(*r));
+	/* the window is filled before it is read (r->nr): not zeroed */
+	r = malloc(sizeof(*r));
 	if (!r)
 		return hb_seterr(ENOMEM, "out of memory probing %u pages",
 				 p->nr_pages);
 	r->fd = kfd;
+	r->base = 0;
+	r->nr = 0;
 	for (i = 0; i < p->nr_pages; i++) {
 		uint64_t pfn = p->pfn[i];
 
@@ -410,7 +413,8 @@ int hb_probe(const void *addr, uint64_t len, const struct hb_backing *recipe,
 	p->len = len;
 	p->nr_pages = (end - start) >> HB_PAGE_SHIFT;
 	p->pages = calloc(p->nr_pages, sizeof(*p->pages));
-	p->pfn = calloc(p->nr_pages, sizeof(*p->pfn));
+	/* read_pagemap() sets every entry or fails */
+	p->pfn = malloc((size_t)p->nr_pages * sizeof(*p->pfn));
 	if (!p->pages || !p->pfn) {
 		hb_probe_free(p);
 		return hb_seterr(ENOMEM, "out of memory probing %llu bytes",
