@@ -56,6 +56,18 @@ int hb_seterr(int err, const char *fmt, ...)
 int hb_read_file(const char *path, char *buf, size_t len);
 /* Read an unsigned integer from a one-value sysfs/procfs file. */
 int hb_read_ulong(const char *path, unsigned long *val);
+/*
+ * /proc/meminfo and /proc/self/status are under 2 KiB: a buffer of this
+ * size holds either whole, read once for all the fields it has.
+ */
+#define HB_PROC_FILE_MAX	8192
+/*
+ * Read a /proc file the kernel prints in one piece (single_open(): meminfo,
+ * status) into buf, NUL terminated: one read() where it fits.
+ */
+int hb_read_proc(const char *path, char *buf, size_t len);
+/* The text after "Key:" at the start of a line of @buf, or NULL. */
+const char *hb_proc_value(const char *buf, const char *key);
 /* Value of "Key:" in /proc/meminfo or /proc/self/status, in kB. */
 long hb_proc_kb(const char *file, const char *key);
 /* log2 of a power of two */
