@@ -70,6 +70,12 @@ int hb_read_proc(const char *path, char *buf, size_t len);
 const char *hb_proc_value(const char *buf, const char *key);
 /* Value of "Key:" in /proc/meminfo or /proc/self/status, in kB. */
 long hb_proc_kb(const char *file, const char *key);
+/*
+ * Write a zero byte at the start of every 4 KiB page of [@map, @map +
+ * @len), so each is faulted in writable (a memset's faults at a 512th of
+ * its stores).
+ */
+void hb_touch_pages(void *map, size_t len);
 /* log2 of a power of two */
 unsigned int hb_ilog2(uint64_t v);
 

@@ -209,7 +209,8 @@ static char *thp_at_boundary(void **map)
 		return NULL;
 	a = (char *)HB_ALIGN_UP((uintptr_t)*map, SZ_2M);
 	madvise(a, SZ_2M, MADV_HUGEPAGE);
-	memset(a, 0, SZ_2M);
+	/* every page faulted, as MADV_COLLAPSE below may need them */
+	hb_touch_pages(a, SZ_2M);
 	/* MADV_COLLAPSE (6.1) when the fault did not get a THP */
 	if (!thp_mapped(a))
 		madvise(a, SZ_2M, 25);
@@ -267,7 +268,9 @@ static int probe_first_bvec(struct hb_kdetect *d, struct io_uring *ring)
 		goto out_dst;
 	}
 	moved = true;
-	memset(dst, 0xaa, SZ_2M);
+	/* the two places the read can land hold anything but its bytes */
+	memset(dst, 0xaa, sizeof(chunk));
+	memset(dst + SZ_1M, 0xaa, sizeof(chunk));
 	memset(chunk, 0x5c, sizeof(chunk));
 	iov.iov_base = dst;
 	iov.iov_len = SZ_1M;

@@ -212,6 +212,15 @@ long hb_proc_kb(const char *file, const char *key)
 	return v ? strtol(v, NULL, 10) : -ENOENT;
 }
 
+void hb_touch_pages(void *map, size_t len)
+{
+	volatile char *p = map;
+	size_t off;
+
+	for (off = 0; off < len; off += HB_PAGE_SIZE)
+		p[off] = 0;
+}
+
 unsigned int hb_ilog2(uint64_t v)
 {
 	return v ? 63 - __builtin_clzll(v) : 0;
