@@ -173,17 +173,27 @@ static void note(struct hb_kdetect *d, const char *what)
 		 what);
 }
 
+/* smaps is a kilobyte per VMA: read in this much, not /proc's 1 KiB */
+#define SMAPS_BUF	(64 << 10)
+
 /* "AnonHugePages: 2048 kB" in the smaps entry of the VMA starting at @a */
 static bool thp_mapped(const void *a)
 {
 	char line[256], start[32];
 	bool in = false;
+	char *buf;
 	FILE *f;
 	long kb;
 
 	f = fopen("/proc/self/smaps", "re");
 	if (!f)
 		return false;
+	/* without it, stdio's own buffer does as before */
+	buf = malloc(SMAPS_BUF);
+	if (buf && setvbuf(f, buf, _IOFBF, SMAPS_BUF)) {
+		free(buf);
+		buf = NULL;
+	}
 	snprintf(start, sizeof(start), "%lx-", (unsigned long)a);
 	while (fgets(line, sizeof(line), f)) {
 		if (strchr(line, '-') && strchr(line, ' ') &&
@@ -191,10 +201,12 @@ static bool thp_mapped(const void *a)
 			in = !strncmp(line, start, strlen(start));
 		if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) {
 			fclose(f);
+			free(buf);
 			return kb >= (long)(SZ_2M >> 10);
 		}
 	}
 	fclose(f);
+	free(buf);
 	return false;
 }
 
