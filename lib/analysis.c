@@ -118,6 +118,7 @@ static void add_stats(struct hb_analysis *a, unsigned int i,
 static int analyze_one(struct hb_analysis *a, unsigned int i,
 		       const struct iovec *iov, const struct hb_backing *recipe,
 		       uint64_t io_len, uint64_t io_stride, bool keep,
+		       const struct hb_probe_files *files,
 		       struct batch_pages *bp, struct hb_reg_walk *walk,
 		       bool *first_io)
 {
@@ -125,7 +126,7 @@ static int analyze_one(struct hb_analysis *a, unsigned int i,
 	struct hb_imu imu, *ip = keep ? &a->imu[i] : &imu;
 	int ret;
 
-	ret = hb_probe(iov->iov_base, iov->iov_len, recipe, pp);
+	ret = hb_probe_with(files, iov->iov_base, iov->iov_len, recipe, pp);
 	if (ret)
 		return ret;
 	ret = hb_imu_build(&a->km, pp->pages, (uintptr_t)iov->iov_base,
@@ -151,6 +152,7 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 	       struct hb_analysis *a)
 {
 	bool keep = flags & HB_ANALYZE_KEEP, first_io = true;
+	struct hb_probe_files files = { -1, -1 };
 	struct batch_pages bp = { 0 };
 	struct hb_kmodel model = *km;	/* @km may point into @a */
 	struct hb_reg_walk walk;
@@ -173,9 +175,11 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 		ret = hb_seterr(ENOMEM, "out of memory for %u buffers", nr);
 		goto out;
 	}
+	/* one open of the probe's /proc files for all the buffers */
+	hb_probe_files_open(&files);
 	for (i = 0; i < nr; i++) {
 		ret = analyze_one(a, i, &iov[i], recipe, io_len, io_stride,
-				  keep, &bp, &walk, &first_io);
+				  keep, &files, &bp, &walk, &first_io);
 		if (ret)
 			goto out;
 		a->nr = i + 1;
@@ -184,6 +188,7 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 	ret = hb_model_account(&a->km, bp.pages, bp.per_buf, nr,
 			       &a->st.charged_bytes);
 out:
+	hb_probe_files_close(&files);
 	hb_reg_walk_free(&walk);
 	free(bp.pages);
 	free(bp.per_buf);

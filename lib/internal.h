@@ -43,6 +43,21 @@ int hb_reg_walk_add(struct hb_reg_walk *w, unsigned int k,
 		    uint64_t nr_pages);
 void hb_reg_walk_free(struct hb_reg_walk *w);
 
+/*
+ * lib/probe.c: the /proc files hb_probe() reads, opened once for the
+ * buffers of one analysis (-1: not open, each probe tries again).
+ */
+struct hb_probe_files {
+	int pagemap;
+	int kpageflags;
+};
+void hb_probe_files_open(struct hb_probe_files *f);
+void hb_probe_files_close(struct hb_probe_files *f);
+/* hb_probe() through @f's files */
+int hb_probe_with(const struct hb_probe_files *f, const void *addr,
+		  uint64_t len, const struct hb_backing *recipe,
+		  struct hb_probe *p);
+
 #define HB_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define HB_ALIGN_UP(x, a)	(((x) + (a) - 1) & ~((uint64_t)(a) - 1))
 #define HB_ALIGN_DOWN(x, a)	((x) & ~((uint64_t)(a) - 1))
