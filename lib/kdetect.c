@@ -232,7 +232,9 @@ static long smaps_anon_huge_kb(const void *a)
 			hit = memmem(buf, have, needle, len);
 			if (!hit) {
 				/* what could begin the needle stays */
-				keep = have < (size_t)len ? have : (size_t)len - 1;
+				keep = (size_t)len - 1;
+				if (keep > have)
+					keep = have;
 				memmove(buf, buf + have - keep, keep);
 				have = keep;
 				continue;
