@@ -138,17 +138,36 @@ static struct acct_imu *imu_new(struct acct_state *st,
 	return imu;
 }
 
-/* The compound pages of @imu enter (+1) or leave (-1) @r's table. */
+/* How many pages from @i on are pages of @i's folio, in a row. */
+static unsigned int folio_run(const struct hb_page *pages, unsigned int i,
+			      unsigned int nr)
+{
+	unsigned int n = 1;
+
+	while (i + n < nr && pages[i + n].folio == pages[i].folio &&
+	       pages[i + n].order == pages[i].order)
+		n++;
+	return n;
+}
+
+/*
+ * The compound pages of @imu enter (+1) or leave (-1) @r's table: a run
+ * of pages of one folio moves its count by the run's length at once.
+ */
 static int table_change(struct acct_ring *r, const struct acct_imu *imu,
 			int delta)
 {
-	unsigned int i;
+	unsigned int i, run;
 	int ret;
 
-	for (i = 0; i < imu->nr; i++) {
-		if (!imu->pages[i].order)
+	for (i = 0; i < imu->nr; i += run) {
+		const struct hb_page *p = &imu->pages[i];
+
+		run = folio_run(imu->pages, i, imu->nr);
+		if (!p->order)
 			continue;
-		ret = hb_foliomap_add(&r->table, imu->pages[i].folio, delta, NULL);
+		ret = hb_foliomap_add(&r->table, p->folio,
+				      (int64_t)delta * run, NULL);
 		if (ret)
 			return ret;
 	}

@@ -50,16 +50,6 @@ static void buf_reset(struct hb_buf *buf)
 	buf->shmid = -1;
 }
 
-/* Write one byte in every 4 KiB page so each is faulted in writable. */
-static void touch_pages(void *map, size_t len)
-{
-	volatile char *p = map;
-	size_t off;
-
-	for (off = 0; off < len; off += HB_PAGE_SIZE)
-		p[off] = 0;
-}
-
 /*
  * The backing's own resources (pool, THP, mTHP), checked by the one
  * preflight before anything is mapped, so a shortage has its one message.
@@ -108,7 +98,7 @@ static int alloc_hugetlb(const struct hb_backing *b, struct hb_buf *buf)
 	if (map == MAP_FAILED)
 		return hugetlb_mmap_error(errno, b->folio_size, buf->map_len);
 	buf->map = map;
-	touch_pages(map, buf->map_len);
+	hb_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -167,7 +157,7 @@ static int alloc_memfd(const struct hb_backing *b, struct hb_buf *buf)
 	}
 	buf->map = map;
 	buf->memfd = fd;
-	touch_pages(map, buf->map_len);
+	hb_touch_pages(map, buf->map_len);
 	return 0;
 out_close:
 	close(fd);
@@ -263,7 +253,7 @@ static int alloc_shm(const struct hb_backing *b, struct hb_buf *buf)
 	/* shmem THP would make the 4 KiB baseline large folios */
 	if (b->folio_size <= HB_PAGE_SIZE)
 		madvise(map, buf->map_len, MADV_NOHUGEPAGE);
-	touch_pages(map, buf->map_len);
+	hb_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -379,7 +369,7 @@ static int map_anon_huge(const struct hb_backing *b, struct hb_buf *buf)
 				 "the kernel needs "
 				 "CONFIG_TRANSPARENT_HUGEPAGE",
 				 strerror(errno));
-	touch_pages(map, buf->map_len);
+	hb_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -417,7 +407,7 @@ static int alloc_4k(const struct hb_backing *b, struct hb_buf *buf)
 	buf->map = map;
 	/* EINVAL without CONFIG_TRANSPARENT_HUGEPAGE: 4 KiB anyway */
 	madvise(map, buf->map_len, MADV_NOHUGEPAGE);
-	touch_pages(map, buf->map_len);
+	hb_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -505,7 +495,7 @@ static int alloc_libhugetlbfs(struct hb_buf *buf)
 		return hugetlb_mmap_error(errno ? errno : ENOMEM, size,
 					  buf->map_len);
 	buf->map = map;
-	touch_pages(map, buf->map_len);
+	hb_touch_pages(map, buf->map_len);
 	return 0;
 }
 

@@ -74,23 +74,50 @@ static void model_ios(struct hb_analysis *a, const struct hb_imu *imu,
 	}
 }
 
-/* Where the folios are; a failed query only leaves the counts empty. */
-static void add_nodes(struct hb_bufstats *st, const struct hb_probe *p)
-{
-	uint32_t per_node[HB_MAX_NODES];
-	unsigned int n, nodes;
+/* One address per folio of every buffer, for one node query. */
+struct folio_addrs {
+	void **addr;
+	unsigned int nr, cap;
+	bool failed;
+};
 
-	if (hb_numa_nodes(p, per_node, &nodes))
+static void folio_addrs_add(struct folio_addrs *fa, const struct hb_probe *p)
+{
+	if (fa->failed)
 		return;
-	for (n = 0; n < HB_MAX_NODES; n++) {
-		if (per_node[n] && !st->node_folios[n])
-			st->nr_nodes++;
-		st->node_folios[n] += per_node[n];
+	if (fa->nr + p->nr_folios > fa->cap) {
+		unsigned int cap = fa->cap ? 2 * fa->cap : 64;
+		void **n;
+
+		while (cap < fa->nr + p->nr_folios)
+			cap *= 2;
+		n = realloc(fa->addr, cap * sizeof(*n));
+		if (!n) {
+			fa->failed = true;
+			return;
+		}
+		fa->addr = n;
+		fa->cap = cap;
+	}
+	fa->nr += hb_numa_folio_addrs(p, fa->addr + fa->nr);
+}
+
+/*
+ * Where the folios of all the buffers are, in one move_pages(); a failed
+ * query only leaves the counts empty.
+ */
+static void add_nodes(struct hb_bufstats *st, const struct folio_addrs *fa)
+{
+	if (fa->failed || hb_numa_count(fa->addr, fa->nr, st->node_folios,
+					&st->nr_nodes)) {
+		memset(st->node_folios, 0, sizeof(st->node_folios));
+		st->nr_nodes = 0;
 	}
 }
 
 static void add_stats(struct hb_analysis *a, unsigned int i,
-		      const struct hb_probe *p, const struct hb_imu *imu)
+		      const struct hb_probe *p, const struct hb_imu *imu,
+		      struct folio_addrs *fa)
 {
 	struct hb_bufstats *st = &a->st;
 	bool first = i == 0;
@@ -108,7 +135,7 @@ static void add_stats(struct hb_analysis *a, unsigned int i,
 	st->imu_bytes += hb_imu_bytes(&a->km, imu->nr_bvecs);
 	st->imu_bytes_4k += hb_imu_bytes(&a->km,
 					 hb_nr_pages(imu->ubuf, imu->len));
-	add_nodes(st, p);
+	folio_addrs_add(fa, p);
 	if (first || p->source == HB_PROBE_RECIPE) {
 		st->source = p->source;
 		snprintf(st->note, sizeof(st->note), "%s", p->note);
@@ -118,20 +145,21 @@ static void add_stats(struct hb_analysis *a, unsigned int i,
 static int analyze_one(struct hb_analysis *a, unsigned int i,
 		       const struct iovec *iov, const struct hb_backing *recipe,
 		       uint64_t io_len, uint64_t io_stride, bool keep,
-		       struct batch_pages *bp, struct hb_reg_walk *walk,
-		       bool *first_io)
+		       const struct hb_probe_files *files,
+		       struct folio_addrs *fa, struct batch_pages *bp,
+		       struct hb_reg_walk *walk, bool *first_io)
 {
 	struct hb_probe p, *pp = keep ? &a->probe[i] : &p;
 	struct hb_imu imu, *ip = keep ? &a->imu[i] : &imu;
 	int ret;
 
-	ret = hb_probe(iov->iov_base, iov->iov_len, recipe, pp);
+	ret = hb_probe_with(files, iov->iov_base, iov->iov_len, recipe, pp);
 	if (ret)
 		return ret;
 	ret = hb_imu_build(&a->km, pp->pages, (uintptr_t)iov->iov_base,
 			   iov->iov_len, ip);
 	if (!ret) {
-		add_stats(a, i, pp, ip);
+		add_stats(a, i, pp, ip, fa);
 		model_ios(a, ip, io_len, io_stride, first_io);
 		ret = batch_add(bp, i, pp);
 	}
@@ -151,6 +179,8 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 	       struct hb_analysis *a)
 {
 	bool keep = flags & HB_ANALYZE_KEEP, first_io = true;
+	struct hb_probe_files files = { -1, -1 };
+	struct folio_addrs fa = { 0 };
 	struct batch_pages bp = { 0 };
 	struct hb_kmodel model = *km;	/* @km may point into @a */
 	struct hb_reg_walk walk;
@@ -173,17 +203,22 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 		ret = hb_seterr(ENOMEM, "out of memory for %u buffers", nr);
 		goto out;
 	}
+	/* one open of the probe's /proc files for all the buffers */
+	hb_probe_files_open(&files);
 	for (i = 0; i < nr; i++) {
 		ret = analyze_one(a, i, &iov[i], recipe, io_len, io_stride,
-				  keep, &bp, &walk, &first_io);
+				  keep, &files, &fa, &bp, &walk, &first_io);
 		if (ret)
 			goto out;
 		a->nr = i + 1;
 		a->st.nr_bufs = i + 1;
 	}
+	add_nodes(&a->st, &fa);
 	ret = hb_model_account(&a->km, bp.pages, bp.per_buf, nr,
 			       &a->st.charged_bytes);
 out:
+	hb_probe_files_close(&files);
+	free(fa.addr);
 	hb_reg_walk_free(&walk);
 	free(bp.pages);
 	free(bp.per_buf);

@@ -81,8 +81,8 @@ int hb_foliomap_find(struct hb_foliomap *m, uint64_t folio, size_t *slot)
 	return 0;
 }
 
-/* Add @delta (+1 or -1) to @folio's count; the new count in *@count. */
-int hb_foliomap_add(struct hb_foliomap *m, uint64_t folio, int delta,
+/* Add @delta to @folio's count; the new count in *@count. */
+int hb_foliomap_add(struct hb_foliomap *m, uint64_t folio, int64_t delta,
 		   uint64_t *count)
 {
 	size_t i;
@@ -90,11 +90,12 @@ int hb_foliomap_add(struct hb_foliomap *m, uint64_t folio, int delta,
 
 	if (ret)
 		return ret;
-	if (delta < 0 && !m->val[i])
+	/* as many -1 in a row would reach 0 before the last one */
+	if (delta < 0 && m->val[i] < (uint64_t)-delta)
 		return hb_seterr(EINVAL, "folio %llu released more often "
 				 "than taken",
 				 (unsigned long long)folio);
-	m->val[i] += (uint64_t)(int64_t)delta;
+	m->val[i] += (uint64_t)delta;
 	if (count)
 		*count = m->val[i];
 	return 0;

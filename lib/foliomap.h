@@ -27,8 +27,11 @@ struct hb_foliomap {
 uint64_t hb_foliomap_get(const struct hb_foliomap *m, uint64_t folio);
 /* @folio's slot in *@slot, made (value 0) when it has none */
 int hb_foliomap_find(struct hb_foliomap *m, uint64_t folio, size_t *slot);
-/* add @delta (+1 or -1) to @folio's value; the new value in *@count */
-int hb_foliomap_add(struct hb_foliomap *m, uint64_t folio, int delta,
+/*
+ * add @delta to @folio's value, which never goes below 0; the new value
+ * in *@count
+ */
+int hb_foliomap_add(struct hb_foliomap *m, uint64_t folio, int64_t delta,
 		    uint64_t *count);
 void hb_foliomap_free(struct hb_foliomap *m);
 

@@ -43,6 +43,21 @@ int hb_reg_walk_add(struct hb_reg_walk *w, unsigned int k,
 		    uint64_t nr_pages);
 void hb_reg_walk_free(struct hb_reg_walk *w);
 
+/*
+ * lib/probe.c: the /proc files hb_probe() reads, opened once for the
+ * buffers of one analysis (-1: not open, each probe tries again).
+ */
+struct hb_probe_files {
+	int pagemap;
+	int kpageflags;
+};
+void hb_probe_files_open(struct hb_probe_files *f);
+void hb_probe_files_close(struct hb_probe_files *f);
+/* hb_probe() through @f's files */
+int hb_probe_with(const struct hb_probe_files *f, const void *addr,
+		  uint64_t len, const struct hb_backing *recipe,
+		  struct hb_probe *p);
+
 #define HB_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define HB_ALIGN_UP(x, a)	(((x) + (a) - 1) & ~((uint64_t)(a) - 1))
 #define HB_ALIGN_DOWN(x, a)	((x) & ~((uint64_t)(a) - 1))
@@ -56,8 +71,26 @@ int hb_seterr(int err, const char *fmt, ...)
 int hb_read_file(const char *path, char *buf, size_t len);
 /* Read an unsigned integer from a one-value sysfs/procfs file. */
 int hb_read_ulong(const char *path, unsigned long *val);
+/*
+ * /proc/meminfo and /proc/self/status are under 2 KiB: a buffer of this
+ * size holds either whole, read once for all the fields it has.
+ */
+#define HB_PROC_FILE_MAX	8192
+/*
+ * Read a /proc file the kernel prints in one piece (single_open(): meminfo,
+ * status) into buf, NUL terminated: one read() where it fits.
+ */
+int hb_read_proc(const char *path, char *buf, size_t len);
+/* The text after "Key:" at the start of a line of @buf, or NULL. */
+const char *hb_proc_value(const char *buf, const char *key);
 /* Value of "Key:" in /proc/meminfo or /proc/self/status, in kB. */
 long hb_proc_kb(const char *file, const char *key);
+/*
+ * Write a zero byte at the start of every 4 KiB page of [@map, @map +
+ * @len), so each is faulted in writable (a memset's faults at a 512th of
+ * its stores).
+ */
+void hb_touch_pages(void *map, size_t len);
 /* log2 of a power of two */
 unsigned int hb_ilog2(uint64_t v);
 

@@ -173,29 +173,92 @@ static void note(struct hb_kdetect *d, const char *what)
 		 what);
 }
 
+/* smaps is a kilobyte per VMA: read in this much, not /proc's 1 KiB */
+#define SMAPS_BUF	(64 << 10)
+#define ANON_HUGE	"AnonHugePages:"
+
+/* A line of smaps that starts a VMA's entry: "start-end perms ...". */
+static bool smaps_vma_line(const char *l)
+{
+	return (*l >= '0' && *l <= '9') || (*l >= 'a' && *l <= 'f');
+}
+
+/*
+ * AnonHugePages (kB) in the entry that starts at @buf[0], whose complete
+ * lines end at @end; -1 when the entry has none, -2 when it goes on past
+ * @end.
+ */
+static long smaps_entry_anon_huge(const char *buf, const char *end)
+{
+	const char *l = memchr(buf, '\n', end - buf);
+
+	for (; l && ++l < end; l = memchr(l, '\n', end - l)) {
+		if (smaps_vma_line(l))
+			return -1;
+		if (!strncmp(l, ANON_HUGE, strlen(ANON_HUGE)))
+			return strtol(l + strlen(ANON_HUGE), NULL, 10);
+	}
+	return -2;
+}
+
+/*
+ * AnonHugePages (kB) of the VMA starting at @a, or -1.  Its entry is
+ * found with memmem() of "\n<start>-" in 64 KiB reads (the first line
+ * follows the '\n' put before it), then its lines are looked at: smaps
+ * is a kilobyte per VMA, and fgets() over fio's hundreds of VMAs took
+ * millions of instructions.
+ */
+static long smaps_anon_huge_kb(const void *a)
+{
+	char needle[32], *buf, *hit = NULL, *nl;
+	size_t have = 1, keep;
+	long kb = -1;
+	ssize_t n;
+	int fd, len;
+
+	len = snprintf(needle, sizeof(needle), "\n%lx-", (unsigned long)a);
+	fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	buf = malloc(SMAPS_BUF);
+	if (!buf) {
+		close(fd);
+		return -1;
+	}
+	buf[0] = '\n';
+	while ((n = read(fd, buf + have, SMAPS_BUF - have)) > 0) {
+		have += n;
+		if (!hit) {
+			hit = memmem(buf, have, needle, len);
+			if (!hit) {
+				/* what could begin the needle stays */
+				keep = (size_t)len - 1;
+				if (keep > have)
+					keep = have;
+				memmove(buf, buf + have - keep, keep);
+				have = keep;
+				continue;
+			}
+			have -= hit + 1 - buf;
+			memmove(buf, hit + 1, have);
+		}
+		/* up to the last complete line */
+		nl = memrchr(buf, '\n', have);
+		kb = nl ? smaps_entry_anon_huge(buf, nl + 1) : -2;
+		if (kb != -2 || have == SMAPS_BUF)
+			break;
+	}
+	if (kb == -2)
+		kb = -1;
+	free(buf);
+	close(fd);
+	return kb;
+}
+
 /* "AnonHugePages: 2048 kB" in the smaps entry of the VMA starting at @a */
 static bool thp_mapped(const void *a)
 {
-	char line[256], start[32];
-	bool in = false;
-	FILE *f;
-	long kb;
-
-	f = fopen("/proc/self/smaps", "re");
-	if (!f)
-		return false;
-	snprintf(start, sizeof(start), "%lx-", (unsigned long)a);
-	while (fgets(line, sizeof(line), f)) {
-		if (strchr(line, '-') && strchr(line, ' ') &&
-		    line[0] != ' ' && strcspn(line, ":") > strcspn(line, " "))
-			in = !strncmp(line, start, strlen(start));
-		if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) {
-			fclose(f);
-			return kb >= (long)(SZ_2M >> 10);
-		}
-	}
-	fclose(f);
-	return false;
+	return smaps_anon_huge_kb(a) >= (long)(SZ_2M >> 10);
 }
 
 /* A PMD-mapped 2 MiB THP at a 2 MiB boundary inside a 4 MiB mapping. */
@@ -209,7 +272,8 @@ static char *thp_at_boundary(void **map)
 		return NULL;
 	a = (char *)HB_ALIGN_UP((uintptr_t)*map, SZ_2M);
 	madvise(a, SZ_2M, MADV_HUGEPAGE);
-	memset(a, 0, SZ_2M);
+	/* every page faulted, as MADV_COLLAPSE below may need them */
+	hb_touch_pages(a, SZ_2M);
 	/* MADV_COLLAPSE (6.1) when the fault did not get a THP */
 	if (!thp_mapped(a))
 		madvise(a, SZ_2M, 25);
@@ -267,7 +331,9 @@ static int probe_first_bvec(struct hb_kdetect *d, struct io_uring *ring)
 		goto out_dst;
 	}
 	moved = true;
-	memset(dst, 0xaa, SZ_2M);
+	/* the two places the read can land hold anything but its bytes */
+	memset(dst, 0xaa, sizeof(chunk));
+	memset(dst + SZ_1M, 0xaa, sizeof(chunk));
 	memset(chunk, 0x5c, sizeof(chunk));
 	iov.iov_base = dst;
 	iov.iov_len = SZ_1M;

@@ -91,30 +91,32 @@ int hb_check_pool_policy(const struct hb_numa_policy *pol, uint64_t page_size,
 			 (unsigned long long)(page_size >> 10));
 }
 
-int hb_numa_nodes(const struct hb_probe *p, uint32_t *folios_per_node,
-		  unsigned int *nr_nodes)
+unsigned int hb_numa_folio_addrs(const struct hb_probe *p, void **addrs)
 {
 	uint64_t start = p->addr & ~(HB_PAGE_SIZE - 1);
-	unsigned int i, n = 0, k;
-	void **pages;
+	unsigned int i, n = 0;
+
+	/* one address per folio: where the run of one folio id starts */
+	for (i = 0; i < p->nr_pages && n < p->nr_folios; i++)
+		if (!i || p->pages[i].folio != p->pages[i - 1].folio)
+			addrs[n++] = (void *)(uintptr_t)(start +
+					((uint64_t)i << HB_PAGE_SHIFT));
+	return n;
+}
+
+int hb_numa_count(void **addrs, unsigned int n, uint32_t *folios_per_node,
+		  unsigned int *nr_nodes)
+{
+	unsigned int i, k;
 	int *status;
 	int ret = 0;
 
 	memset(folios_per_node, 0, HB_MAX_NODES * sizeof(*folios_per_node));
 	*nr_nodes = 0;
-	pages = calloc(p->nr_folios ? p->nr_folios : 1, sizeof(*pages));
-	status = calloc(p->nr_folios ? p->nr_folios : 1, sizeof(*status));
-	if (!pages || !status) {
-		ret = hb_seterr(ENOMEM, "out of memory for %u folios",
-				p->nr_folios);
-		goto out;
-	}
-	/* one address per folio: where the run of one folio id starts */
-	for (i = 0; i < p->nr_pages && n < p->nr_folios; i++)
-		if (!i || p->pages[i].folio != p->pages[i - 1].folio)
-			pages[n++] = (void *)(uintptr_t)(start +
-					((uint64_t)i << HB_PAGE_SHIFT));
-	if (syscall(SYS_move_pages, 0, (unsigned long)n, pages, NULL, status,
+	status = calloc(n ? n : 1, sizeof(*status));
+	if (!status)
+		return hb_seterr(ENOMEM, "out of memory for %u folios", n);
+	if (syscall(SYS_move_pages, 0, (unsigned long)n, addrs, NULL, status,
 		    0)) {
 		ret = hb_seterr(errno, "move_pages (node query) failed: %s",
 				strerror(errno));
@@ -129,7 +131,24 @@ int hb_numa_nodes(const struct hb_probe *p, uint32_t *folios_per_node,
 		folios_per_node[k]++;
 	}
 out:
-	free(pages);
 	free(status);
+	return ret;
+}
+
+int hb_numa_nodes(const struct hb_probe *p, uint32_t *folios_per_node,
+		  unsigned int *nr_nodes)
+{
+	void **addrs;
+	int ret;
+
+	memset(folios_per_node, 0, HB_MAX_NODES * sizeof(*folios_per_node));
+	*nr_nodes = 0;
+	addrs = calloc(p->nr_folios ? p->nr_folios : 1, sizeof(*addrs));
+	if (!addrs)
+		return hb_seterr(ENOMEM, "out of memory for %u folios",
+				 p->nr_folios);
+	ret = hb_numa_count(addrs, hb_numa_folio_addrs(p, addrs),
+			    folios_per_node, nr_nodes);
+	free(addrs);
 	return ret;
 }

@@ -141,17 +141,14 @@ static int folio_of_pfn(struct kpf_reader *r, uint64_t pfn, uint64_t *head,
 	return 0;
 }
 
-static int read_pagemap(uint64_t start, unsigned int nr_pages, uint64_t *pfn,
-			bool *have_pfns)
+static int read_pagemap(int fd, uint64_t start, unsigned int nr_pages,
+			uint64_t *pfn, bool *have_pfns)
 {
 	unsigned int i, done = 0;
 	uint64_t ent[HB_BATCH];
-	int fd, ret = 0;
+	int ret = 0;
 
 	*have_pfns = true;
-	fd = hb_pagemap_open();
-	if (fd < 0)
-		return fd;
 	while (done < nr_pages) {
 		unsigned int n = nr_pages - done;
 
@@ -178,7 +175,6 @@ static int read_pagemap(uint64_t start, unsigned int nr_pages, uint64_t *pfn,
 		done += n;
 	}
 out:
-	close(fd);
 	return ret;
 }
 
@@ -189,11 +185,14 @@ static int probe_exact(struct hb_probe *p, int kfd)
 	unsigned int i;
 	int ret = 0;
 
-	r = calloc(1, sizeof(*r));
+	/* the window is filled before it is read (r->nr): not zeroed */
+	r = malloc(sizeof(*r));
 	if (!r)
 		return hb_seterr(ENOMEM, "out of memory probing %u pages",
 				 p->nr_pages);
 	r->fd = kfd;
+	r->base = 0;
+	r->nr = 0;
 	for (i = 0; i < p->nr_pages; i++) {
 		uint64_t pfn = p->pfn[i];
 
@@ -386,12 +385,84 @@ static void probe_stats(struct hb_probe *p)
 		p->min_folio = 0;
 }
 
+/*
+ * /proc/self/pagemap and /proc/kpageflags for many probes: a file that
+ * cannot be opened here is opened by each probe again, which then fails
+ * or degrades with its own message, as a probe on its own does.
+ */
+void hb_probe_files_open(struct hb_probe_files *f)
+{
+	f->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	f->kpageflags = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+}
+
+void hb_probe_files_close(struct hb_probe_files *f)
+{
+	if (f->pagemap >= 0)
+		close(f->pagemap);
+	if (f->kpageflags >= 0)
+		close(f->kpageflags);
+	f->pagemap = f->kpageflags = -1;
+}
+
+/* The pagemap's entries of [@start, + @nr_pages pages) into @pfn. */
+static int probe_pfns(const struct hb_probe_files *f, uint64_t start,
+		      unsigned int nr_pages, uint64_t *pfn, bool *have_pfns)
+{
+	int fd = f->pagemap, ret;
+
+	if (fd < 0) {
+		fd = hb_pagemap_open();
+		if (fd < 0)
+			return fd;
+	}
+	ret = read_pagemap(fd, start, nr_pages, pfn, have_pfns);
+	if (fd != f->pagemap)
+		close(fd);
+	return ret;
+}
+
+/* The folios from the PFNs and kpageflags, or from the recipe. */
+static int probe_folios(const struct hb_probe_files *f, struct hb_probe *p,
+			uint64_t start, const struct hb_backing *recipe)
+{
+	int kfd = f->kpageflags, ret;
+
+	if (kfd < 0)
+		kfd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (kfd < 0) {
+		free(p->pfn);
+		p->pfn = NULL;
+		return probe_degraded(p, start, recipe,
+				      "/proc/kpageflags is not readable: run "
+				      "as root for the exact folio map");
+	}
+	p->source = HB_PROBE_KPAGEFLAGS;
+	ret = probe_exact(p, kfd);
+	if (kfd != f->kpageflags)
+		close(kfd);
+	return ret;
+}
+
 int hb_probe(const void *addr, uint64_t len, const struct hb_backing *recipe,
 	     struct hb_probe *p)
 {
+	struct hb_probe_files f;
+	int ret;
+
+	hb_probe_files_open(&f);
+	ret = hb_probe_with(&f, addr, len, recipe, p);
+	hb_probe_files_close(&f);
+	return ret;
+}
+
+int hb_probe_with(const struct hb_probe_files *f, const void *addr,
+		  uint64_t len, const struct hb_backing *recipe,
+		  struct hb_probe *p)
+{
 	uint64_t a = (uintptr_t)addr, start, end;
 	bool have_pfns;
-	int ret, kfd;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	if (!addr || !len)
@@ -410,14 +481,15 @@ int hb_probe(const void *addr, uint64_t len, const struct hb_backing *recipe,
 	p->len = len;
 	p->nr_pages = (end - start) >> HB_PAGE_SHIFT;
 	p->pages = calloc(p->nr_pages, sizeof(*p->pages));
-	p->pfn = calloc(p->nr_pages, sizeof(*p->pfn));
+	/* read_pagemap() sets every entry or fails */
+	p->pfn = malloc((size_t)p->nr_pages * sizeof(*p->pfn));
 	if (!p->pages || !p->pfn) {
 		hb_probe_free(p);
 		return hb_seterr(ENOMEM, "out of memory probing %llu bytes",
 				 (unsigned long long)len);
 	}
 
-	ret = read_pagemap(start, p->nr_pages, p->pfn, &have_pfns);
+	ret = probe_pfns(f, start, p->nr_pages, p->pfn, &have_pfns);
 	if (ret)
 		goto fail;
 	if (!have_pfns) {
@@ -427,19 +499,7 @@ int hb_probe(const void *addr, uint64_t len, const struct hb_backing *recipe,
 				     "CAP_SYS_ADMIN: run as root for the "
 				     "exact folio map");
 	} else {
-		kfd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
-		if (kfd < 0) {
-			free(p->pfn);
-			p->pfn = NULL;
-			ret = probe_degraded(p, start, recipe,
-					     "/proc/kpageflags is not readable: "
-					     "run as root for the exact folio "
-					     "map");
-		} else {
-			p->source = HB_PROBE_KPAGEFLAGS;
-			ret = probe_exact(p, kfd);
-			close(kfd);
-		}
+		ret = probe_folios(f, p, start, recipe);
 	}
 	if (ret)
 		goto fail;

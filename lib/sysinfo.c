@@ -193,23 +193,13 @@ static void read_thp(struct hb_sysinfo *si)
 
 bool hb_sys_cap_ipc_lock(void)
 {
-	char line[256];
-	bool ret = false;
-	FILE *f;
+	char buf[HB_PROC_FILE_MAX];
+	const char *v;
 
-	f = fopen("/proc/self/status", "re");
-	if (!f)
+	if (hb_read_proc("/proc/self/status", buf, sizeof(buf)))
 		return false;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long caps;
-
-		if (sscanf(line, "CapEff: %llx", &caps) == 1) {
-			ret = caps & (1ULL << HB_CAP_IPC_LOCK);
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
+	v = hb_proc_value(buf, "CapEff");
+	return v && (strtoull(v, NULL, 16) & (1ULL << HB_CAP_IPC_LOCK));
 }
 
 static uint64_t rlim_bytes(rlim_t v)
@@ -324,13 +314,18 @@ long hb_vmpin_kb(void)
 
 long hb_kernel_mem_kb(void)
 {
-	long su = hb_proc_kb("/proc/meminfo", "SUnreclaim");
-	long vm = hb_proc_kb("/proc/meminfo", "VmallocUsed");
+	char buf[HB_PROC_FILE_MAX];
+	const char *su = NULL, *vm = NULL;
 
-	if (su < 0 || vm < 0)
+	/* both fields from one read: one snapshot of the counters */
+	if (!hb_read_proc("/proc/meminfo", buf, sizeof(buf))) {
+		su = hb_proc_value(buf, "SUnreclaim");
+		vm = hb_proc_value(buf, "VmallocUsed");
+	}
+	if (!su || !vm)
 		return hb_seterr(ENOENT, "/proc/meminfo lacks SUnreclaim or "
 				 "VmallocUsed: is /proc mounted?");
-	return su + vm;
+	return strtol(su, NULL, 10) + strtol(vm, NULL, 10);
 }
 
 long hb_hugepages_free(uint64_t page_size)

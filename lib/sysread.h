@@ -132,6 +132,14 @@ int hb_check_pool_policy(const struct hb_numa_policy *pol, uint64_t page_size,
  */
 int hb_numa_nodes(const struct hb_probe *p, uint32_t *folios_per_node,
 		  unsigned int *nr_nodes);
+/*
+ * The same in two steps, for the folios of many probes in one query:
+ * @p's folio addresses into @addrs (room for p->nr_folios), their count
+ * returned; then the node of each of @n addresses.
+ */
+unsigned int hb_numa_folio_addrs(const struct hb_probe *p, void **addrs);
+int hb_numa_count(void **addrs, unsigned int n, uint32_t *folios_per_node,
+		  unsigned int *nr_nodes);
 
 /* ------------------------------------------------------------------ */
 /* file limits: direct and atomic I/O (statx)                           */

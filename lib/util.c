@@ -148,24 +148,77 @@ int hb_read_ulong(const char *path, unsigned long *val)
 	return 0;
 }
 
-long hb_proc_kb(const char *file, const char *key)
+int hb_read_proc(const char *path, char *buf, size_t len)
+{
+	ssize_t n = 0;
+	size_t got = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/*
+	 * Such a file is one record of its seq_file, copied out in full up
+	 * to the size asked: a read shorter than asked ended it, and needs
+	 * no second read() to see the end.
+	 */
+	while (got < len - 1) {
+		size_t want = len - 1 - got;
+
+		n = read(fd, buf + got, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+		if ((size_t)n < want)
+			break;
+	}
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return 0;
+}
+
+const char *hb_proc_value(const char *buf, const char *key)
 {
 	size_t klen = strlen(key);
-	char line[256];
-	long val = -ENOENT;
-	FILE *f;
+	const char *l = buf;
 
-	f = fopen(file, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			val = strtol(line + klen + 1, NULL, 10);
-			break;
-		}
+	while (l) {
+		if (!strncmp(l, key, klen) && l[klen] == ':')
+			return l + klen + 1;
+		l = strchr(l, '\n');
+		if (l)
+			l++;
 	}
-	fclose(f);
-	return val;
+	return NULL;
+}
+
+long hb_proc_kb(const char *file, const char *key)
+{
+	char buf[HB_PROC_FILE_MAX];
+	const char *v;
+	int ret;
+
+	ret = hb_read_proc(file, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	v = hb_proc_value(buf, key);
+	return v ? strtol(v, NULL, 10) : -ENOENT;
+}
+
+void hb_touch_pages(void *map, size_t len)
+{
+	volatile char *p = map;
+	size_t off;
+
+	for (off = 0; off < len; off += HB_PAGE_SIZE)
+		p[off] = 0;
 }
 
 unsigned int hb_ilog2(uint64_t v)
