@@ -76,11 +76,6 @@ int hb_read_ulong(const char *path, unsigned long *val);
  * size holds either whole, read once for all the fields it has.
  */
 #define HB_PROC_FILE_MAX	8192
-/*
- * Read a /proc file the kernel prints in one piece (single_open(): meminfo,
- * status) into buf, NUL terminated: one read() where it fits.
- */
-int hb_read_proc(const char *path, char *buf, size_t len);
 /* The text after "Key:" at the start of a line of @buf, or NULL. */
 const char *hb_proc_value(const char *buf, const char *key);
 /* Value of "Key:" in /proc/meminfo or /proc/self/status, in kB. */

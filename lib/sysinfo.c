@@ -196,7 +196,7 @@ bool hb_sys_cap_ipc_lock(void)
 	char buf[HB_PROC_FILE_MAX];
 	const char *v;
 
-	if (hb_read_proc("/proc/self/status", buf, sizeof(buf)))
+	if (hb_read_file("/proc/self/status", buf, sizeof(buf)))
 		return false;
 	v = hb_proc_value(buf, "CapEff");
 	return v && (strtoull(v, NULL, 16) & (1ULL << HB_CAP_IPC_LOCK));
@@ -318,7 +318,7 @@ long hb_kernel_mem_kb(void)
 	const char *su = NULL, *vm = NULL;
 
 	/* both fields from one read: one snapshot of the counters */
-	if (!hb_read_proc("/proc/meminfo", buf, sizeof(buf))) {
+	if (!hb_read_file("/proc/meminfo", buf, sizeof(buf))) {
 		su = hb_proc_value(buf, "SUnreclaim");
 		vm = hb_proc_value(buf, "VmallocUsed");
 	}

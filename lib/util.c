@@ -114,25 +114,6 @@ char *hb_fmt_size(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-int hb_read_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	close(fd);
-	buf[n] = '\0';
-	return 0;
-}
-
 int hb_read_ulong(const char *path, unsigned long *val)
 {
 	char buf[64], *end;
@@ -148,7 +129,7 @@ int hb_read_ulong(const char *path, unsigned long *val)
 	return 0;
 }
 
-int hb_read_proc(const char *path, char *buf, size_t len)
+int hb_read_file(const char *path, char *buf, size_t len)
 {
 	ssize_t n = 0;
 	size_t got = 0;
@@ -158,9 +139,10 @@ int hb_read_proc(const char *path, char *buf, size_t len)
 	if (fd < 0)
 		return -errno;
 	/*
-	 * Such a file is one record of its seq_file, copied out in full up
-	 * to the size asked: a read shorter than asked ended it, and needs
-	 * no second read() to see the end.
+	 * A sysfs attribute, or a /proc file printed in one piece
+	 * (single_open(): meminfo, status), is copied out in full up to the
+	 * size asked: a read shorter than asked ended it, and needs no
+	 * second read() to see the end.
 	 */
 	while (got < len - 1) {
 		size_t want = len - 1 - got;
@@ -205,7 +187,7 @@ long hb_proc_kb(const char *file, const char *key)
 	const char *v;
 	int ret;
 
-	ret = hb_read_proc(file, buf, sizeof(buf));
+	ret = hb_read_file(file, buf, sizeof(buf));
 	if (ret)
 		return ret;
 	v = hb_proc_value(buf, key);
