@@ -42,6 +42,7 @@
 #include "preflight.h"
 #include "ring.h"
 #include "sysread.h"
+#include "helpers/settle.h"
 
 enum {
 	T_EXIT_PASS = 0,
