@@ -52,7 +52,7 @@ run() {
 		--output-format=json --output="$T_DIR/$row.$tag.json" "$@" \
 		>"$T_DIR/$row.$tag.out" 2>"$T_DIR/$row.$tag.err")
 	RC=$?
-	d1=$(dev_ios)
+	d1=$(t_settle "" still dev_ios)
 	SUM=$(summary "$T_DIR/$row.$tag.json")
 	set -- $SUM
 	RPI=$(awk -v r=$((d1 - d0)) -v n="$3" \
@@ -125,7 +125,7 @@ series() {
 		--output="$T_DIR/series.$tag.json" >"$T_DIR/series.$tag.out" \
 		2>"$T_DIR/series.$tag.err")
 	RC=$?
-	d1=$(dev_ios)
+	d1=$(t_settle "" still dev_ios)
 	SUM=$(summary "$T_DIR/series.$tag.json")
 	set -- $SUM
 	RPI=$(awk -v r=$((d1 - d0)) -v n="$3" \
