@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# second-fio: rows run fio's own io_uring engine of that release
 #
 # Drop-in compatibility table: every job file in t/compat/ exercises one
 # option of fio's io_uring engine or one of fio's memory options, and runs
