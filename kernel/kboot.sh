@@ -124,6 +124,10 @@ build_initramfs() {	# $1 = label, $2 = output
 		echo "KTEST_HUGEPAGES=$KTEST_HUGEPAGES"
 		echo "KTEST_MAX_SECTORS_KB=$KTEST_MAX_SECTORS_KB"
 		echo "KTEST_NVME_SUITE=$KTEST_NVME_SUITE"
+		case " $KTEST_REGSCALE_KERNELS " in
+		*" $1 "* | " all ") echo "KTEST_REGSCALE=1" ;;
+		*) echo "KTEST_REGSCALE='$KTEST_REGSCALE_KERNELS'" ;;
+		esac
 		echo "KTEST_MAIN_SERIAL=$(main_serial "$1")"
 		echo "KTEST_BAD_RE='$BAD_RE'"
 		# t/regbuf-cycles: 250 register/unregister cycles, not 1000

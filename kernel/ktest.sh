@@ -80,6 +80,11 @@
 #                       default is the cases that check data at folio
 #                       boundaries that are quick there [regbuf-thp-tail,
 #                       regbuf-small-in-folio]
+#   KTEST_REGSCALE_KERNELS  the guests that run regscale's 1 GiB cases (one
+#                       1 GiB buffer of THP and of shmem THP, minutes
+#                       under TCG): the series' control and patched 6.1,
+#                       which the scan's ratio compares, and the newest
+#                       default kernel [control patched 7.3]; "all" every one
 #
 # Exit status: 0 when everything ran and passed, 1 otherwise (a failed test,
 # a kernel BUG/WARNING/Oops/Bad page, a timeout or a build failure).
@@ -114,6 +119,7 @@ KTEST_NVME_OPTS=${KTEST_NVME_OPTS:-}
 KTEST_IOMMU_NVME_OPTS=${KTEST_IOMMU_NVME_OPTS-mdts=0}
 KTEST_NVME_SUITE=${KTEST_NVME_SUITE:-regbuf-thp-tail,regbuf-small-in-folio}
 [ "$KTEST_NVME_SUITE" = 1 ] && KTEST_NVME_SUITE=all	# the old spelling
+KTEST_REGSCALE_KERNELS=${KTEST_REGSCALE_KERNELS-control patched 7.3}
 
 T0=$(date +%s)
 # a kernel BUG, WARN_ON splat, soft lockup, Oops or bad page report, after the
