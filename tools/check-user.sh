@@ -57,6 +57,8 @@ EOF
 sweeps() {
 	cat <<'EOF'
 t/fio-verify-matrix.sh	bs 128K and 8M, and the memfd:2M backing
+t/fio-clone.sh	15 more runs of the source-ends-first race (5 here)
+t/fio-examples.sh	2 s per example job (1 s here)
 EOF
 }
 
@@ -96,7 +98,7 @@ log=$(mktemp /tmp/hugebuf-check-user.XXXXXX)
 trap 'rm -f "$log"' EXIT
 # shellcheck disable=SC2086
 HB_TEST_TIER=user t/runtests.sh $tests 2>&1 | tee "$log" |
-	grep -a -v -E '^(skipped: |sub-checks: |[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$)'
+	grep -a --line-buffered -v -E '^(skipped: |sub-checks: |[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$)'
 line=$(grep -a -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -n 1)
 
 echo
