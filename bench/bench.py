@@ -232,7 +232,7 @@ def pool_settle(limit=5.0):
     is torn down later (io_ring_exit_work) and its pages come back after
     the process is gone; meanwhile resv_hugepages reads as a wrapped
     negative number (2^64 - N, seen on 6.18).  lib's pool check ignores
-    such a resv (lib/preflight.c), but the pages are not free yet either:
+    such a resv (lib/resource/preflight.c), but the pages are not free yet either:
     wait while `hugebuf info --json` shows the default pool that way."""
     t_end = time.monotonic() + limit
     while time.monotonic() < t_end:
