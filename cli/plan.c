@@ -281,7 +281,7 @@ static int plain_check(const struct opts *o)
 
 /*
  * --iommu: the namespace's limits for the path modelled.  --dev: sysfs
- * (hb_nvme_path_limits()).  --queue-limits: its bytes for both, and
+ * (hb_blkdev_queue_limits()).  --queue-limits: its bytes for both, and
  * NVMe's boundaries and alignment.
  */
 static int iommu_limits(struct plan *p)
@@ -299,7 +299,7 @@ static int iommu_limits(struct plan *p)
 					   "namespace: use --dev=nvmeXnY, or "
 					   "--queue-limits=BYTES,SEGS,SEGSIZE",
 					   o->dev);
-		if (hb_nvme_path_limits(o->dev, o->pt, l))
+		if (hb_blkdev_queue_limits(o->dev, o->pt, l))
 			return usage_error("--dev=%s: %s", o->dev,
 					   hb_errmsg());
 		return 0;

@@ -27,7 +27,7 @@
 #pragma GCC visibility push(hidden)
 
 #include "hugebuf.h"
-#include "job/job.h"
+#include "hugebuf-report.h"
 
 #define HBE_LOG_PREFIX	"hugebuf: "
 

@@ -37,7 +37,7 @@
 
 /* the tests reach every layer of lib/: its private headers too */
 #include "hugebuf.h"
-#include "job/job.h"
+#include "hugebuf-report.h"
 
 enum {
 	T_EXIT_PASS = 0,

@@ -173,8 +173,11 @@ else
 fi
 
 # --- the headers ---
-pub=$(sed -n 's/^PUBLIC_HDRS := //p' "$T_TOP/Makefile")
-[ -n "$pub" ] || t_fail_now "no PUBLIC_HDRS line in the Makefile"
+# the public headers are lib/include/'s, all of them (the Makefile's
+# PUBLIC_HDRS is that folder)
+grep -q '^PUBLIC_HDRS := $(sort $(wildcard lib/include/\*.h))$' \
+	"$T_TOP/Makefile" || t_fail_now "PUBLIC_HDRS is not lib/include/*.h"
+pub=$(cd "$T_TOP" && echo lib/include/*.h)
 model=lib/include/hugebuf-model.h
 for h in lib/include/hugebuf.h "$model"; do
 	case " $pub " in

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "job/job.h"
 
 #define MPOL_DEFAULT_	0
 #define MPOL_BIND_	2

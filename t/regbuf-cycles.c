@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "helpers.h"
+#include "job/job.h"
 
 #define BUF_LEN (4 * T_SZ_2M)
 /*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "helpers.h"
+#include "job/job.h"
 
 static int test_stride(void)
 {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "job/job.h"
 
 #define MB2	(2ULL << 20)
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "job/job.h"
 
 struct esc_case {
 	const char *in, *out;

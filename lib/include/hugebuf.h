@@ -25,6 +25,8 @@
 
 #include "hugebuf-model.h"
 
+struct io_uring;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -485,7 +487,15 @@ bool hb_analysis_coalesces(const struct hb_analysis *a,
 			   const struct hb_backing *b);
 
 /* ------------------------------------------------------------------ */
-/* report: one writer for text and JSON                               */
+/* errors                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Set the thread's message (printf style); returns -err for chaining. */
+int hb_seterr(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------ */
+/* the JSON writer                                                    */
 /* ------------------------------------------------------------------ */
 
 /* A growing string (malloc'd); on allocation failure it stays short. */
@@ -498,84 +508,228 @@ struct hb_str {
 void hb_str_init(struct hb_str *b);
 void hb_str_free(struct hb_str *b);
 
-/* the job's file limits (lib/sysread/filelimits.c), for the report */
-struct hb_file_limits;
-
-/* What a job (engine) or a check (CLI) learnt about its buffers. */
 /*
- * NVMe passthrough (the engine's cmd_type=nvme): the namespace, the
- * commands issued, and what hb_model_pt_map() predicts for the largest
- * command from each registered buffer.  A prediction, not an observation:
- * only a tracer sees the kernel's path.
+ * A JSON document member by member into an hb_str: commas and closing
+ * brackets are tracked per level.  @key is the member's name inside an
+ * object and NULL at the top or inside an array; strings go through
+ * hb_str_json().  Members are separated by ", " and keys by ": " (by ","
+ * and ":" after hb_json_init_compact(), the report_json lines).  A
+ * misuse (a key where none belongs, an unbalanced end, nesting deeper than
+ * HB_JSON_MAX_DEPTH, a second top-level value) stops the output:
+ * hb_json_ok() is false then, and also after an allocation failure.
  */
-struct hb_pt_report {
-	const char *device;		/* "/dev/ng0n1 nsid 1, 512-byte LBAs" */
-	uint64_t commands;		/* read/write commands issued */
-	uint64_t cmd_len;		/* bytes of the largest command */
-	bool predicted;			/* limits known and buffers registered */
-	unsigned int count[3];		/* buffers per enum hb_pt_path */
-	unsigned int segs_min, segs_max;	/* DMA segments, direct ones */
-	const char *why;		/* first reason that is not direct */
-	const struct hb_queue_limits *lim;	/* NULL: not known */
+#define HB_JSON_MAX_DEPTH	8
+
+struct hb_json {
+	struct hb_str *out;
+	unsigned int depth;
+	char close[HB_JSON_MAX_DEPTH];	/* '}' or ']' per open level */
+	bool more[HB_JSON_MAX_DEPTH];	/* the level has a member: comma */
+	bool done;			/* the top-level value was begun */
+	bool bad;
+	bool compact;			/* "," and ":" without spaces */
 };
 
-struct hb_report {
-	const char *job;		/* job name, any bytes */
-	unsigned int subjob;
-	struct hb_backing backing;
-	const char *layout;		/* "per-io", "region" */
-	uint64_t head_offset;
-	bool fixedbufs;
-	const char *kernel_model;	/* model name used */
-	const char *kernel_detect;	/* "version says X, behaviour says Y" */
-	unsigned int nr_buffers;
-	uint64_t buffer_len, bs, stride;
-	struct hb_bufstats st;
-	double register_usec;		/* < 0: not registered */
-	long vmpin_kb;			/* < 0: not measured */
-	const char *device;		/* NULL or "": no device counters */
-	uint64_t dev_reads, dev_writes, ios;
-	bool requests_approximate;
-	/* NULL: not known; else what the job's file allows (statx) */
-	const struct hb_file_limits *limits;
-	/* vectored fixed I/O: iovecs per I/O (0: off), the model's bvecs */
-	unsigned int vec_iovecs, vec_bvecs;
-	/* "", "source" or "clone" (a table cloned from another ring) */
-	const char *shared;
-	double ready_usec;		/* setup until the first I/O can go */
-	const struct hb_pt_report *pt;	/* NULL: not a passthrough job */
-	/*
-	 * Device requests one I/O of bs makes, modelled and under the two
-	 * hypotheses (NULL: not predicted), and the job's write I/Os: the
-	 * writer judges coalescing with the one verdict when the device
-	 * counters saw this job's reads alone.
-	 */
-	const struct hb_req_pred *pred;
-	uint64_t write_ios;
-	/*
-	 * fixedbufs=0: the plain O_DIRECT model (hb_model_plain()) of the
-	 * I/O @pred is for (NULL: not modelled; @pred then holds its
-	 * requests and the hypotheses every page apart / every folio apart),
-	 * and where its PFNs came from: "probed", or "synthetic" (folios
-	 * never physically adjacent).
-	 */
-	const struct hb_plain_pred *plain;
-	const char *plain_pfn;
-	/*
-	 * The kernel model of the job (NULL: none): with fixed buffers that
-	 * some buffer did not coalesce, the report gives
-	 * hb_coalesce_advice() for it.
-	 */
-	const struct hb_kmodel *km;
+void hb_json_init(struct hb_json *j, struct hb_str *out);
+void hb_json_init_compact(struct hb_json *j, struct hb_str *out);
+void hb_json_obj(struct hb_json *j, const char *key);
+void hb_json_arr(struct hb_json *j, const char *key);
+/* Close the innermost object or array. */
+void hb_json_end(struct hb_json *j);
+void hb_json_str(struct hb_json *j, const char *key, const char *val);
+void hb_json_u64(struct hb_json *j, const char *key, uint64_t val);
+void hb_json_i64(struct hb_json *j, const char *key, int64_t val);
+/* @val with @decimals digits after the point; null when not finite */
+void hb_json_fixed(struct hb_json *j, const char *key, double val,
+		   unsigned int decimals);
+void hb_json_bool(struct hb_json *j, const char *key, bool val);
+/* null, false, true for @val < 0, 0, > 0 (a tristate) */
+void hb_json_tri(struct hb_json *j, const char *key, int val);
+void hb_json_null(struct hb_json *j, const char *key);
+/* One complete, balanced value was written and nothing was lost. */
+bool hb_json_ok(const struct hb_json *j);
+
+/* ------------------------------------------------------------------ */
+/* system readers: /proc and /sys                                     */
+/* ------------------------------------------------------------------ */
+
+#define HB_MAX_POOLS	8
+
+#define HB_MAX_MTHP	16
+
+struct hb_pool {
+	uint64_t page_size;
+	unsigned long nr, free, resv, surplus;
+	unsigned long overcommit;	/* nr_overcommit_hugepages */
 };
 
-/* The report as text lines, each starting with @prefix. */
-void hb_report_text(const struct hb_report *r, const char *prefix,
-		    struct hb_str *out);
-/* The report as one JSON object on one line, with a trailing newline. */
-void hb_report_json(const struct hb_report *r, struct hb_str *out);
-/* Append hb_report_json() to @path (a report_json file). */
-int hb_report_append(const struct hb_report *r, const char *path);
+struct hb_mthp {
+	uint64_t size;
+	char enabled[16];	/* always, inherit, madvise, never */
+};
+
+struct hb_sysinfo {
+	char release[65];
+	int kmajor, kminor, kpatch;
+	unsigned int nr_pools;
+	struct hb_pool pools[HB_MAX_POOLS];
+	uint64_t default_hugepage;	/* Hugepagesize from /proc/meminfo */
+	char thp_enabled[16];		/* always, madvise, never */
+	uint64_t thp_pmd_size;
+	unsigned int nr_mthp;
+	struct hb_mthp mthp[HB_MAX_MTHP];
+	uint64_t memlock_cur, memlock_max;	/* RLIM_INFINITY = UINT64_MAX */
+	bool cap_ipc_lock;
+	bool pagemap_pfn;	/* PFNs readable from /proc/self/pagemap */
+	bool kpageflags;	/* /proc/kpageflags readable */
+};
+
+/*
+ * Read what the system offers (the bottom layer: /proc and /sys only).
+ * The kernel's coalescing model is not a fact read here: ask
+ * hb_kmodel_running() for it.
+ */
+int hb_sysinfo_read(struct hb_sysinfo *si);
+/* Whether an mTHP size can be had with MADV_HUGEPAGE right now. */
+bool hb_mthp_usable(const struct hb_sysinfo *si, uint64_t size);
+/* VmPin of this process in KiB, or -errno. */
+long hb_vmpin_kb(void);
+/* Free pages in the pool of @page_size, or -errno. */
+long hb_hugepages_free(uint64_t page_size);
+/* Value of "Key:" in /proc/meminfo or /proc/self/status, in kB. */
+long hb_proc_kb(const char *file, const char *key);
+/* The bracketed word of a sysfs choice file: "always [madvise] never". */
+int hb_read_bracketed(const char *path, char *out, size_t len);
+
+/* Open /proc/self/pagemap (O_CLOEXEC); fd or -errno with a message. */
+int hb_pagemap_open(void);
+/* Read the raw entries of @nr pages from @vaddr (page aligned down). */
+int hb_pagemap_read(int fd, uint64_t vaddr, unsigned int nr, uint64_t *ent);
+/* The PFN of a present entry; 0 when absent or hidden (no CAP_SYS_ADMIN) */
+uint64_t hb_pagemap_pfn(uint64_t entry);
+
+/* ------------------------------------------------------------------ */
+/* block devices                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The whole-disk block device (e.g. "vda") under the file system holding
+ * @path (or its directory, when @path does not exist yet).
+ */
+int hb_blkdev_of_path(const char *path, char *dev, size_t len);
+/* Reads completed (field 1) / writes completed (field 5) of @dev. */
+int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes);
+/* hb_blkdev_ios() once both counters have stood still (the settle rule). */
+int hb_blkdev_ios_settled(const char *dev, uint64_t *reads, uint64_t *writes);
+/*
+ * The queue limits of @dev for one I/O path: @pt a passthrough request
+ * (max_hw_sectors_kb, never split), else a bio (split at max_sectors_kb).
+ */
+int hb_blkdev_queue_limits(const char *dev, bool pt,
+			   struct hb_queue_limits *lim);
+/* "nvmeXnY" for the NVMe generic char device /dev/ngXnY (or a link). */
+int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len);
+/* An NVMe generic char device (/dev/ngXnY): its sysfs class says so. */
+bool hb_is_nvme_generic(const char *path);
+
+/* ------------------------------------------------------------------ */
+/* file limits: direct and atomic I/O (statx)                         */
+/* ------------------------------------------------------------------ */
+
+struct hb_file_limits {
+	bool dio_known;			/* STATX_DIOALIGN answered (6.1+) */
+	unsigned int dio_mem_align;	/* buffer address alignment */
+	unsigned int dio_offset_align;	/* file offset / length alignment */
+	bool atomic;			/* RWF_ATOMIC writes possible */
+	unsigned int atomic_unit_min, atomic_unit_max;
+	unsigned int atomic_segments_max;
+};
+
+int hb_file_limits(const char *path, struct hb_file_limits *l);
+/* Whether one RWF_ATOMIC write of @len at @file_off in @nr_segs fits. */
+int hb_check_atomic_write(const struct hb_file_limits *l, uint64_t len,
+			  uint64_t file_off, unsigned int nr_segs);
+/*
+ * O_DIRECT alignment for I/O on @path (or its directory): what statx's
+ * STATX_DIOALIGN says (the larger of the memory and offset alignments),
+ * else the logical block size of the device under it, else 512.  Buffer
+ * addresses, offsets and lengths of direct I/O must be multiples of it.
+ */
+unsigned int hb_dio_align(const char *path);
+
+/* ------------------------------------------------------------------ */
+/* preflight                                                          */
+/* ------------------------------------------------------------------ */
+
+/* RLIMIT_MEMLOCK covers @charged_bytes (or CAP_IPC_LOCK lifts it). */
+int hb_check_memlock(const struct hb_sysinfo *si, uint64_t charged_bytes);
+
+/* ------------------------------------------------------------------ */
+/* registration over liburing                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * io_uring_register_buffers() with every errno turned into a message:
+ * ENOMEM = RLIMIT_MEMLOCK (ulimit -l), EFAULT = over 1 GiB, zero length or
+ * file-backed memory, EOVERFLOW = address wrap, EINVAL = too many buffers.
+ */
+int hb_register_buffers(struct io_uring *ring, const struct iovec *iov,
+			unsigned int nr);
+/*
+ * Register a sparse table of @nr slots, then fill slots with updates.
+ * Where the kernel has no sparse flag (before 5.19) the table is @nr
+ * empty iovecs (NULL, 0), which 5.13+ and 5.10.162+ take as empty slots.
+ */
+int hb_register_sparse(struct io_uring *ring, unsigned int nr);
+int hb_register_update(struct io_uring *ring, unsigned int off,
+		       const struct iovec *iov, unsigned int nr);
+/*
+ * A ring of @entries whose registrations are charged (ctx->user set):
+ * with CAP_IPC_LOCK the thread's effective set drops it for
+ * io_uring_queue_init() and raises it again (capset() changes this
+ * thread only).  *@checked: RLIMIT_MEMLOCK applies to the ring.  0, or -1
+ * when no such ring could be made.
+ */
+int hb_ring_init_charged(struct io_uring *ring, unsigned int entries,
+			 bool *checked);
+
+/* ------------------------------------------------------------------ */
+/* measurement: block requests and kernel memory                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Minimum over @tries of the reads completed on @dev for one O_DIRECT
+ * READ_FIXED (@fixed, registered buffer @buf_index) or plain READ of @len
+ * bytes at @file_off into @addr.  @fd must be open with O_DIRECT.
+ */
+int hb_count_read_requests(struct io_uring *ring, int fd, bool fixed,
+			   int buf_index, void *addr, uint64_t len,
+			   uint64_t file_off, const char *dev,
+			   unsigned int tries, uint64_t *min_reqs);
+/*
+ * Register [addr, addr+len) @k times in one call, report the change of
+ * SUnreclaim + VmallocUsed in KiB, unregister.  The ring must have no
+ * buffers registered.
+ */
+int hb_measure_reg_kmem(struct io_uring *ring, void *addr, uint64_t len,
+			unsigned int k, long *delta_kb);
+
+/* ------------------------------------------------------------------ */
+/* the ring's features                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What the running kernel has, asked of it with small rings (setup flags,
+ * register opcodes, the opcode probe), once per process.
+ * $HUGEBUF_URING_FEATURES=X.Y hides what upstream X.Y did not have (a
+ * test hook for the fallbacks; it never adds a feature).  0; 1 when no
+ * ring can be set up at all (@have is HB_UF_ALL: nothing is judged, the
+ * caller's own io_uring_setup() says why; hb_errmsg() has the reason);
+ * -EINVAL with one line for a bad $HUGEBUF_URING_FEATURES.
+ */
+int hb_uf_probe(unsigned int *have);
+/* The release hb_uf_probe() hides above ("" when none), for the lines. */
+const char *hb_uf_hidden_above(void);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "job/job.h"
 
 /* ------------------------------------------------------------------ */
 /* allocation                                                           */
