@@ -129,17 +129,10 @@ $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# libhugebuf.so exports exactly the functions the public headers declare
-# (a declaration starts at column 0 with its type, as .clang-format lays
-# it out): the version script is written from them, so declaring a
-# function there is what exports it.  t/lib-layers.sh holds the exports
-# to the declarations gcc sees.
+# libhugebuf.so exports the functions of lib/libhugebuf.map, a version
+# script written by hand (version node HUGEBUF_0.1); t/lib-layers.sh holds
+# it to the public declarations gcc sees and to the programs' calls.
 LIB_MAP := lib/libhugebuf.map
-$(LIB_MAP): $(PUBLIC_HDRS)
-	{ printf '{\nglobal:\n'; \
-	  sed -n 's/^[a-z][^(]*[ *]\(hb_[a-z0-9_]*\)(.*/\t\1;/p' \
-		$(PUBLIC_HDRS) | LC_ALL=C sort -u; \
-	  printf 'local:\n\t*;\n};\n'; } >$@.tmp && mv $@.tmp $@
 
 # the same objects (-fPIC) as a shared library, libhugebuf.so.MAJOR its
 # soname; the two symlinks are made only where it is installed
@@ -326,6 +319,9 @@ MAILS ?= mails
 kernel-series:
 	kernel/kmails.sh $(if $(filter 1,$(SIGNOFF)),--signoff) "$(MAILS)"
 
+# the library's man3 pages, one per function family (t/docs-match.sh)
+MAN3 := $(sort $(wildcard docs/man/man3/*.3))
+
 # What make install puts down, one file per line: make uninstall removes
 # these and nothing else (the directories stay: others may share them)
 INSTALLED := $(addprefix $(INCLUDEDIR)/,$(notdir $(PUBLIC_HDRS))) \
@@ -333,7 +329,8 @@ INSTALLED := $(addprefix $(INCLUDEDIR)/,$(notdir $(PUBLIC_HDRS))) \
 	$(LIBDIR)/libhugebuf.so.$(HB_VERSION) $(LIBDIR)/$(LIB_SONAME) \
 	$(LIBDIR)/libhugebuf.so $(PKGCONFIGDIR)/hugebuf.pc \
 	$(LIBDIR)/fio/hugebuf.so $(BINDIR)/hugebuf $(BASHCOMPDIR)/hugebuf \
-	$(MANDIR)/man1/hugebuf.1 $(MANDIR)/man7/hugebuf-ioengine.7
+	$(MANDIR)/man1/hugebuf.1 $(MANDIR)/man7/hugebuf-ioengine.7 \
+	$(addprefix $(MANDIR)/man3/,$(notdir $(MAN3)))
 
 # only what it installs, not the tests: with the tree built it builds
 # nothing.  hugebuf.pc is written here, with the paths of this install.
@@ -341,7 +338,7 @@ install: need-config lib shlib engine cli
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/fio \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man7
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 0644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libhugebuf.a
 	install -m 0755 $(LIB_SO) \
@@ -360,6 +357,7 @@ install: need-config lib shlib engine cli
 	install -m 0644 docs/man/hugebuf.1 $(DESTDIR)$(MANDIR)/man1/hugebuf.1
 	install -m 0644 docs/man/hugebuf-ioengine.7 \
 		$(DESTDIR)$(MANDIR)/man7/hugebuf-ioengine.7
+	install -m 0644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
@@ -369,7 +367,7 @@ format:
 		t/helpers/*.c t/helpers/*.h
 
 clean:
-	rm -f lib/*/*.o lib/*/*.d $(LIB_A) lib/libhugebuf.so.* $(LIB_MAP) t/*.o \
+	rm -f lib/*/*.o lib/*/*.d $(LIB_A) lib/libhugebuf.so.* t/*.o \
 		t/helpers/*.o t/*.t \
 		$(CLI) $(ENGINE) $(ENGINE_ABITEST) $(REGBENCH)
 	rm -f cli/*.[od] engines/*.[od] bench/*.[od] kernel/probe/*.[od]
