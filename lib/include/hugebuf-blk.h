@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hugebuf's block-layer model: bio splits, plain O_DIRECT, NVMe
- * passthrough and the IOMMU mapping, pure.  hugebuf-blk(3).
+ * passthrough and the IOMMU mapping, pure; each family names its man3
+ * page.
  */
 #ifndef HUGEBUF_BLK_H
 #define HUGEBUF_BLK_H

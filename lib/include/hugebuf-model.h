@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hugebuf's io_uring registered-buffer model: registration, import,
- * accounting and cost, pure (arrays in, tables out).  hugebuf-model(3).
+ * accounting and cost, pure (arrays in, tables out); each family names
+ * its man3 page.
  */
 #ifndef HUGEBUF_MODEL_H
 #define HUGEBUF_MODEL_H
