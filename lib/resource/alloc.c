@@ -88,11 +88,7 @@ static int alloc_hugetlb(const struct hb_backing *b, struct hb_buf *buf)
 {
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE;
 	void *map;
-	int ret;
 
-	ret = alloc_preflight(b, buf->map_len);
-	if (ret)
-		return ret;
 	flags |= (int)hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
 	map = mmap(NULL, buf->map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (map == MAP_FAILED)
@@ -127,9 +123,6 @@ static int alloc_memfd(const struct hb_backing *b, struct hb_buf *buf)
 	void *map;
 	int fd, ret;
 
-	ret = alloc_preflight(b, buf->map_len);
-	if (ret)
-		return ret;
 	flags |= hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
 	fd = memfd_create("hugebuf", flags);
 	if (fd < 0)
@@ -220,15 +213,11 @@ static int alloc_shm(const struct hb_backing *b, struct hb_buf *buf)
 {
 	int flags = IPC_CREAT | 0600;
 	void *want, *map;
-	int id, err, ret;
+	int id, err;
 
-	if (b->folio_size > HB_PAGE_SIZE) {
-		ret = alloc_preflight(b, buf->map_len);
-		if (ret)
-			return ret;
+	if (b->folio_size > HB_PAGE_SIZE)
 		flags |= SHM_HUGETLB |
 			 (int)hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
-	}
 	id = shmget(IPC_PRIVATE, buf->map_len, flags);
 	if (id < 0)
 		return shm_error(errno, b, buf->map_len);
@@ -289,11 +278,27 @@ static int open_hugetlbfs(const struct hb_backing *b, struct hb_buf *buf)
 	return open(buf->file, O_RDWR | O_CLOEXEC);
 }
 
-static int alloc_hugetlbfs(const struct hb_backing *b, struct hb_buf *buf)
+/* The size of the open hugetlbfs file, with the message on failure. */
+static int hugetlbfs_file_size(const struct hb_buf *buf, uint64_t *size)
+{
+	struct stat st;
+
+	if (fstat(buf->memfd, &st))
+		return hb_seterr(errno, "fstat %s: %s", buf->file,
+				 strerror(errno));
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/*
+ * The file, opened before the preflight: a file we create, or one
+ * shorter than the mapping, takes new pages from the pool; an existing
+ * file's pages are already counted.
+ */
+static int open_hugetlbfs_checked(const struct hb_backing *b,
+				  struct hb_buf *buf, bool *takes_pages)
 {
 	uint64_t size;
-	struct stat st;
-	void *map;
 	int fd, ret;
 
 	/* the mount may have changed since the backing was parsed */
@@ -310,16 +315,23 @@ static int alloc_hugetlbfs(const struct hb_backing *b, struct hb_buf *buf)
 		return hb_seterr(errno, "cannot open %s on hugetlbfs: %s",
 				 buf->file, strerror(errno));
 	buf->memfd = fd;
-	if (fstat(fd, &st))
-		return hb_seterr(errno, "fstat %s: %s", buf->file,
-				 strerror(errno));
-	if (buf->unlink_file || (uint64_t)st.st_size < buf->map_len) {
-		ret = alloc_preflight(b, buf->map_len);
-		if (ret)
-			return ret;
-	}
-	if ((uint64_t)st.st_size < buf->map_len &&
-	    ftruncate(fd, buf->map_len))
+	ret = hugetlbfs_file_size(buf, &size);
+	if (ret)
+		return ret;
+	*takes_pages = buf->unlink_file || size < buf->map_len;
+	return 0;
+}
+
+static int alloc_hugetlbfs(const struct hb_backing *b, struct hb_buf *buf)
+{
+	uint64_t size = 0;
+	void *map;
+	int fd = buf->memfd, ret;
+
+	ret = hugetlbfs_file_size(buf, &size);
+	if (ret)
+		return ret;
+	if (size < buf->map_len && ftruncate(fd, buf->map_len))
 		return hb_seterr(errno, "ftruncate of %s to %zu bytes failed: "
 				 "%s", buf->file, buf->map_len,
 				 strerror(errno));
@@ -385,9 +397,7 @@ static int alloc_anon_huge(const struct hb_backing *b, struct hb_buf *buf)
 {
 	int ret;
 
-	ret = alloc_preflight(b, buf->map_len);
-	if (!ret)
-		ret = map_anon_huge(b, buf);
+	ret = map_anon_huge(b, buf);
 	if (ret)
 		return ret;
 	if (b->kind == HB_BACKING_THP)
@@ -471,10 +481,10 @@ static int libhugetlbfs_load(void)
 	return 0;
 }
 
-static int alloc_libhugetlbfs(struct hb_buf *buf)
+/* The library, loaded and checked before the preflight. */
+static int libhugetlbfs_check(const struct hb_buf *buf)
 {
 	uint64_t size;
-	void *map;
 	int ret;
 
 	ret = libhugetlbfs_load();
@@ -487,9 +497,14 @@ static int alloc_libhugetlbfs(struct hb_buf *buf)
 				 "use hugetlb:<size>",
 				 (unsigned long long)size,
 				 (unsigned long long)buf->backing.folio_size);
-	ret = alloc_preflight(&buf->backing, buf->map_len);
-	if (ret)
-		return ret;
+	return 0;
+}
+
+static int alloc_libhugetlbfs(struct hb_buf *buf)
+{
+	uint64_t size = buf->backing.folio_size;
+	void *map;
+
 	map = hb_lhf.get_huge_pages(buf->map_len, HB_GHP_DEFAULT);
 	if (!map)
 		return hugetlb_mmap_error(errno ? errno : ENOMEM, size,
@@ -506,12 +521,18 @@ static void free_libhugetlbfs(struct hb_buf *buf)
 		hb_lhf.free_huge_pages(buf->map);
 }
 #else
-static int alloc_libhugetlbfs(struct hb_buf *buf)
+static int libhugetlbfs_check(const struct hb_buf *buf)
 {
 	(void)buf;
 	return hb_seterr(ENOTSUP, "hugebuf was built without libhugetlbfs: "
 			 "apt-get install libhugetlbfs-dev, re-run ./configure "
 			 "and make (or use hugetlb:2M)");
+}
+
+/* not reached: libhugetlbfs_check() refused the backing */
+static int alloc_libhugetlbfs(struct hb_buf *buf)
+{
+	return libhugetlbfs_check(buf);
 }
 
 static void free_libhugetlbfs(struct hb_buf *buf)
@@ -522,10 +543,62 @@ static void free_libhugetlbfs(struct hb_buf *buf)
 
 /* ---------------------------------------------------------------- */
 
+/*
+ * What a backing checks before the preflight, in the order its messages
+ * have always come.  *@takes_pages: the mapping takes new pages from the
+ * pool or THP, which the one preflight must see first.
+ */
+static int alloc_open(const struct hb_backing *b, struct hb_buf *buf,
+		      bool *takes_pages)
+{
+	*takes_pages = true;
+	switch (b->kind) {
+	case HB_BACKING_4K:
+		*takes_pages = false;
+		return 0;
+	case HB_BACKING_SHM:
+		*takes_pages = b->folio_size > HB_PAGE_SIZE;
+		return 0;
+	case HB_BACKING_THP:
+	case HB_BACKING_MTHP:
+	case HB_BACKING_HUGETLB:
+	case HB_BACKING_MEMFD:
+		return 0;
+	case HB_BACKING_LIBHUGETLBFS:
+		return libhugetlbfs_check(buf);
+	case HB_BACKING_HUGETLBFS:
+		return open_hugetlbfs_checked(b, buf, takes_pages);
+	}
+	return hb_seterr(EINVAL, "unknown backing kind %d", b->kind);
+}
+
+static int alloc_map(const struct hb_backing *b, struct hb_buf *buf)
+{
+	switch (b->kind) {
+	case HB_BACKING_4K:
+		return alloc_4k(b, buf);
+	case HB_BACKING_THP:
+	case HB_BACKING_MTHP:
+		return alloc_anon_huge(b, buf);
+	case HB_BACKING_HUGETLB:
+		return alloc_hugetlb(b, buf);
+	case HB_BACKING_MEMFD:
+		return alloc_memfd(b, buf);
+	case HB_BACKING_LIBHUGETLBFS:
+		return alloc_libhugetlbfs(buf);
+	case HB_BACKING_SHM:
+		return alloc_shm(b, buf);
+	case HB_BACKING_HUGETLBFS:
+		return alloc_hugetlbfs(b, buf);
+	}
+	return hb_seterr(EINVAL, "unknown backing kind %d", b->kind);
+}
+
 int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 	     struct hb_buf *buf)
 {
 	char name[32], fsz[32];
+	bool takes_pages;
 	int ret;
 
 	buf_reset(buf);
@@ -551,32 +624,11 @@ int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 	buf->head_offset = head_offset;
 	buf->map_len = hb_map_len(b, len, head_offset);
 
-	switch (b->kind) {
-	case HB_BACKING_4K:
-		ret = alloc_4k(b, buf);
-		break;
-	case HB_BACKING_THP:
-	case HB_BACKING_MTHP:
-		ret = alloc_anon_huge(b, buf);
-		break;
-	case HB_BACKING_HUGETLB:
-		ret = alloc_hugetlb(b, buf);
-		break;
-	case HB_BACKING_MEMFD:
-		ret = alloc_memfd(b, buf);
-		break;
-	case HB_BACKING_LIBHUGETLBFS:
-		ret = alloc_libhugetlbfs(buf);
-		break;
-	case HB_BACKING_SHM:
-		ret = alloc_shm(b, buf);
-		break;
-	case HB_BACKING_HUGETLBFS:
-		ret = alloc_hugetlbfs(b, buf);
-		break;
-	default:
-		ret = hb_seterr(EINVAL, "unknown backing kind %d", b->kind);
-	}
+	ret = alloc_open(b, buf, &takes_pages);
+	if (!ret && takes_pages)
+		ret = alloc_preflight(b, buf->map_len);
+	if (!ret)
+		ret = alloc_map(b, buf);
 	if (ret) {
 		/* keep the message: hb_free does not touch it */
 		hb_free(buf);
