@@ -111,9 +111,8 @@ int hb_check_pool(const struct hb_sysinfo *si, uint64_t page_size,
  * PMD THP.  With "always" or "madvise" an aligned MADV_HUGEPAGE range
  * faults in PMD folios; with "never" MADV_COLLAPSE (6.1, 7d8faaf15545)
  * still builds them, because madvise_collapse() checks the VMA without
- * the sysfs mode (seen on 6.18: backing=thp with enabled=never gives
- * verified 2M folios).  Only a kernel without THP, or "never" before 6.1,
- * cannot give any.
+ * the sysfs mode (docs/lib-notes.md).  Only a kernel without THP, or
+ * "never" before 6.1, cannot give any.
  */
 int hb_check_thp(const struct hb_sysinfo *si)
 {
