@@ -58,14 +58,14 @@ static void buf_reset(struct hb_buf *buf)
  */
 static int alloc_preflight(const struct hb_backing *b, size_t map_len)
 {
-	struct hb_plan plan = { .backing = *b, .map_len = map_len };
+	struct hb_plan set = { .backing = *b, .map_len = map_len };
 	struct hb_sysinfo si;
 	int ret;
 
 	ret = hb_sysinfo_read(&si);
 	if (ret)
 		return ret;
-	return hb_preflight_resources(&si, &plan);
+	return hb_preflight_resources(&si, &set);
 }
 
 static int hugetlb_mmap_error(int err, uint64_t size, size_t map_len)

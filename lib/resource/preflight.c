@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Preflight: everything a buffer plan needs, checked before anything is
+ * Preflight: everything a buffer set needs, checked before anything is
  * allocated or pinned, so that a shortage is one line naming the knob.
  * The engine, the CLI and the tests all ask here; nothing else in the tree
  * decides whether a pool, THP, mTHP or the memlock limit will do.
@@ -180,9 +180,9 @@ int hb_check_memlock(const struct hb_sysinfo *si, uint64_t charged_bytes)
 			 (unsigned long long)((charged_bytes >> 10) + 1024));
 }
 
-/* The pages one buffer of the plan pins, as the layout lays them out. */
-static void plan_pages(const struct hb_backing *b, uint64_t off, uint64_t len,
-		       struct hb_page *pages)
+/* The pages one buffer of the set pins, as the layout lays them out. */
+static void set_pages(const struct hb_backing *b, uint64_t off, uint64_t len,
+		      struct hb_page *pages)
 {
 	uint64_t first = HB_ALIGN_DOWN(off, b->folio_size);
 
@@ -190,7 +190,7 @@ static void plan_pages(const struct hb_backing *b, uint64_t off, uint64_t len,
 			first / b->folio_size, pages);
 }
 
-int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
+int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *set,
 		   uint64_t *charged_bytes)
 {
 	unsigned int *nr_pages;
@@ -200,14 +200,14 @@ int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
 	int ret;
 
 	*charged_bytes = 0;
-	if (!plan->nr_iov)
+	if (!set->nr_iov)
 		return 0;
-	nr_pages = calloc(plan->nr_iov, sizeof(*nr_pages));
+	nr_pages = calloc(set->nr_iov, sizeof(*nr_pages));
 	if (!nr_pages)
 		return hb_seterr(ENOMEM, "out of memory for the memlock plan");
-	for (i = 0; i < plan->nr_iov; i++) {
-		nr_pages[i] = hb_nr_pages((uintptr_t)plan->iov[i].iov_base,
-					  plan->iov[i].iov_len);
+	for (i = 0; i < set->nr_iov; i++) {
+		nr_pages[i] = hb_nr_pages((uintptr_t)set->iov[i].iov_base,
+					  set->iov[i].iov_len);
 		total += nr_pages[i];
 	}
 	pages = calloc(total ? total : 1, sizeof(*pages));
@@ -215,12 +215,12 @@ int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
 		free(nr_pages);
 		return hb_seterr(ENOMEM, "out of memory for the memlock plan");
 	}
-	for (i = 0; i < plan->nr_iov; i++) {
-		plan_pages(&plan->backing, (uintptr_t)plan->iov[i].iov_base,
-			   plan->iov[i].iov_len, pages + at);
+	for (i = 0; i < set->nr_iov; i++) {
+		set_pages(&set->backing, (uintptr_t)set->iov[i].iov_base,
+			  set->iov[i].iov_len, pages + at);
 		at += nr_pages[i];
 	}
-	ret = hb_model_account(km, pages, nr_pages, plan->nr_iov,
+	ret = hb_model_account(km, pages, nr_pages, set->nr_iov,
 			       charged_bytes);
 	free(pages);
 	free(nr_pages);
@@ -228,18 +228,18 @@ int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
 }
 
 int hb_preflight_resources(const struct hb_sysinfo *si,
-			   const struct hb_plan *plan)
+			   const struct hb_plan *set)
 {
-	const struct hb_backing *b = &plan->backing;
+	const struct hb_backing *b = &set->backing;
 
 	if (hb_backing_is_hugetlb(b)) {
 		struct hb_numa_policy pol;
-		int ret = hb_check_pool(si, b->folio_size, plan->map_len);
+		int ret = hb_check_pool(si, b->folio_size, set->map_len);
 
 		if (ret || hb_numa_policy(&pol))
 			return ret;
 		return hb_check_pool_policy(&pol, b->folio_size,
-					    plan->map_len);
+					    set->map_len);
 	}
 	if (b->kind == HB_BACKING_THP)
 		return hb_check_thp(si);
@@ -249,15 +249,15 @@ int hb_preflight_resources(const struct hb_sysinfo *si,
 }
 
 int hb_preflight(const struct hb_sysinfo *si, const struct hb_kmodel *km,
-		 const struct hb_plan *plan)
+		 const struct hb_plan *set)
 {
 	uint64_t charged;
 	int ret;
 
-	ret = hb_preflight_resources(si, plan);
-	if (ret || !plan->registered)
+	ret = hb_preflight_resources(si, set);
+	if (ret || !set->registered)
 		return ret;
-	ret = hb_plan_charge(km, plan, &charged);
+	ret = hb_plan_charge(km, set, &charged);
 	if (ret)
 		return ret;
 	return hb_check_memlock(si, charged);

@@ -12,11 +12,11 @@
 #include "sysread/sysread.h"
 
 /* ------------------------------------------------------------------ */
-/* preflight: what a buffer plan needs, checked before allocating       */
+/* preflight: what a buffer set needs, checked before allocating       */
 /* ------------------------------------------------------------------ */
 
 /*
- * A buffer plan: one mapping of @backing holding @nr_iov buffers.  The
+ * A buffer set: one mapping of @backing holding @nr_iov buffers.  The
  * iovecs' iov_base are OFFSETS from the start of the mapping (which
  * hb_alloc() aligns to hb_backing_align()), not addresses.
  */
@@ -44,17 +44,17 @@ int hb_check_hugepage_size(uint64_t page_size);
 int hb_check_thp(const struct hb_sysinfo *si);
 int hb_check_mthp(const struct hb_sysinfo *si, uint64_t size);
 /*
- * What registering the plan's buffers charges to RLIMIT_MEMLOCK under
- * @km (the accounting model over the pages the plan's layout pins).
+ * What registering the set's buffers charges to RLIMIT_MEMLOCK under
+ * @km (the accounting model over the pages the set's layout pins).
  */
-int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
+int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *set,
 		   uint64_t *charged_bytes);
 /* What the backing needs: pool (and NUMA policy), THP or mTHP. */
 int hb_preflight_resources(const struct hb_sysinfo *si,
-			   const struct hb_plan *plan);
-/* Every check the plan needs: resources, then memlock when registered. */
+			   const struct hb_plan *set);
+/* Every check the set needs: resources, then memlock when registered. */
 int hb_preflight(const struct hb_sysinfo *si, const struct hb_kmodel *km,
-		 const struct hb_plan *plan);
+		 const struct hb_plan *set);
 /* @what (e.g. "head_offset") = @value must be a multiple of @align. */
 int hb_check_dio_multiple(const char *what, uint64_t value,
 			  unsigned int align);
