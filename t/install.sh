@@ -213,21 +213,21 @@ fi
 # version script (lib/libhugebuf.map) exports only the public headers'
 cat >"$T_DIR/private.c" <<'EOF'
 #include <stddef.h>
-int hb_read_file(const char *path, char *buf, size_t len);
+int hbi_read_file(const char *path, char *buf, size_t len);
 
 int main(void)
 {
 	char buf[16];
 
-	return hb_read_file("/proc/self/stat", buf, sizeof(buf)) != 0;
+	return hbi_read_file("/proc/self/stat", buf, sizeof(buf)) != 0;
 }
 EOF
 # shellcheck disable=SC2086
 if gcc $cw -o "$T_DIR/private" "$T_DIR/private.c" $flags \
 	>"$T_DIR/cc.log" 2>&1; then
-	fail "a program calling the private hb_read_file() links with libhugebuf.so"
-elif grep -q "undefined reference to .hb_read_file" "$T_DIR/cc.log"; then
-	t_ok "libhugebuf.so does not export the private hb_read_file()"
+	fail "a program calling the private hbi_read_file() links with libhugebuf.so"
+elif grep -q "undefined reference to .hbi_read_file" "$T_DIR/cc.log"; then
+	t_ok "libhugebuf.so does not export the private hbi_read_file()"
 else
 	fail "linking the private-call program failed for another reason:"
 	sed 's/^/  | /' "$T_DIR/cc.log" | head -n 10

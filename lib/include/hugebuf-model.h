@@ -242,52 +242,52 @@ const char *hb_coalesce_advice(const struct hb_kmodel *km,
 			       uint64_t folio_size, uint64_t head_offset,
 			       uint64_t buffer_len);
 
-/* io_uring features: hb_uf_decide(3) */
+/* io_uring features: hb_ringfeat_decide(3) */
 
-enum hb_ufeat {
-	HB_UF_CQSIZE,		/* SETUP_CQSIZE + CLAMP (5.6): required */
-	HB_UF_DEFER_TASKRUN,	/* SINGLE_ISSUER + DEFER_TASKRUN (6.1) */
-	HB_UF_RING_FD,		/* REGISTER_RING_FDS (5.18) */
-	HB_UF_FILES_SPARSE,	/* RSRC_REGISTER_SPARSE files (5.19) */
-	HB_UF_URING_CMD,	/* OP_URING_CMD, SQE128, CQE32 (5.19) */
-	HB_UF_CLONE_BUFFERS,	/* REGISTER_CLONE_BUFFERS (6.12) */
-	HB_UF_READV_FIXED,	/* OP_READV_FIXED / WRITEV_FIXED (6.15) */
-	HB_UF_DONTCACHE,	/* RWF_DONTCACHE buffered I/O (6.14) */
-	HB_UF_NR
+enum hb_ringfeat {
+	HB_FEAT_CQSIZE,		/* SETUP_CQSIZE + CLAMP (5.6): required */
+	HB_FEAT_DEFER_TASKRUN,	/* SINGLE_ISSUER + DEFER_TASKRUN (6.1) */
+	HB_FEAT_RING_FD,		/* REGISTER_RING_FDS (5.18) */
+	HB_FEAT_FILES_SPARSE,	/* RSRC_REGISTER_SPARSE files (5.19) */
+	HB_FEAT_URING_CMD,	/* OP_URING_CMD, SQE128, CQE32 (5.19) */
+	HB_FEAT_CLONE_BUFFERS,	/* REGISTER_CLONE_BUFFERS (6.12) */
+	HB_FEAT_READV_FIXED,	/* OP_READV_FIXED / WRITEV_FIXED (6.15) */
+	HB_FEAT_DONTCACHE,	/* RWF_DONTCACHE buffered I/O (6.14) */
+	HB_FEAT_NR
 };
-#define HB_UF_BIT(f)		(1U << (f))
-#define HB_UF_ALL		((1U << HB_UF_NR) - 1)
-#define HB_UF_LINE_MAX		320
+#define HB_FEAT_BIT(f)		(1U << (f))
+#define HB_FEAT_ALL		((1U << HB_FEAT_NR) - 1)
+#define HB_FEAT_LINE_MAX		320
 
-enum hb_uf_want {
-	HB_UF_NOT_USED = 0,
-	HB_UF_BY_DEFAULT,	/* used where the kernel has it */
-	HB_UF_ASKED,		/* the job's options ask for it */
-};
-
-enum hb_uf_act {
-	HB_UF_OFF = 0,		/* not used */
-	HB_UF_USE,		/* the kernel has it */
-	HB_UF_FALLBACK,		/* not asked for, missing: line[] says what */
-	HB_UF_REFUSE,		/* asked for (or required), missing: error */
+enum hb_ringfeat_want {
+	HB_FEAT_NOT_USED = 0,
+	HB_FEAT_BY_DEFAULT,	/* used where the kernel has it */
+	HB_FEAT_ASKED,		/* the job's options ask for it */
 };
 
-struct hb_uf_job {
-	unsigned char want[HB_UF_NR];		/* enum hb_uf_want */
-	const char *asked_by[HB_UF_NR];		/* "vec_iovecs=4" */
+enum hb_ringfeat_act {
+	HB_FEAT_OFF = 0,		/* not used */
+	HB_FEAT_USE,		/* the kernel has it */
+	HB_FEAT_FALLBACK,		/* not asked for, missing: line[] says what */
+	HB_FEAT_REFUSE,		/* asked for (or required), missing: error */
 };
 
-struct hb_uf_decision {
-	unsigned char act[HB_UF_NR];		/* enum hb_uf_act */
+struct hb_ringfeat_job {
+	unsigned char want[HB_FEAT_NR];		/* enum hb_ringfeat_want */
+	const char *asked_by[HB_FEAT_NR];		/* "vec_iovecs=4" */
+};
+
+struct hb_ringfeat_decision {
+	unsigned char act[HB_FEAT_NR];		/* enum hb_ringfeat_act */
 	unsigned int nr_fallbacks, nr_refused;
-	char line[HB_UF_NR][HB_UF_LINE_MAX];	/* FALLBACK / REFUSE only */
+	char line[HB_FEAT_NR][HB_FEAT_LINE_MAX];	/* FALLBACK / REFUSE only */
 };
 
-int hb_uf_decide(const struct hb_uf_job *job, unsigned int have,
-		 const char *kernel, struct hb_uf_decision *d);
-const char *hb_uf_feature(enum hb_ufeat f);
-void hb_uf_release(enum hb_ufeat f, int *major, int *minor);
-unsigned int hb_uf_upto(int major, int minor);
+int hb_ringfeat_decide(const struct hb_ringfeat_job *job, unsigned int have,
+		 const char *kernel, struct hb_ringfeat_decision *d);
+const char *hb_ringfeat_name(enum hb_ringfeat f);
+void hb_ringfeat_release(enum hb_ringfeat f, int *major, int *minor);
+unsigned int hb_ringfeat_upto(int major, int minor);
 
 /* where the I/O buffers sit in one mapping: hb_slot_iovecs(3) */
 

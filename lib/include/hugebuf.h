@@ -290,9 +290,9 @@ int hb_register_update(struct io_uring *ring, unsigned int off,
 		       const struct iovec *iov, unsigned int nr);
 int hb_ring_init_charged(struct io_uring *ring, unsigned int entries,
 			 bool *checked);
-/* the ring features the kernel has: hb_uf_decide(3) */
-int hb_uf_probe(unsigned int *have);
-const char *hb_uf_hidden_above(void);
+/* the ring features the kernel has: hb_ringfeat_decide(3) */
+int hb_ringfeat_probe(unsigned int *have);
+const char *hb_ringfeat_hidden_above(void);
 
 /* measurement: hb_count_read_requests(3) */
 

@@ -55,7 +55,7 @@ static bool version_from_proc_version(char *out, size_t len)
 {
 	char buf[512], *hash, *deb;
 
-	if (hb_read_file("/proc/version", buf, sizeof(buf)))
+	if (hbi_read_file("/proc/version", buf, sizeof(buf)))
 		return false;
 	hash = strstr(buf, " #");
 	deb = hash ? strstr(hash, " Debian ") : NULL;
@@ -70,7 +70,7 @@ static bool version_from_signature(char *out, size_t len)
 {
 	char buf[256], *sp;
 
-	if (hb_read_file("/proc/version_signature", buf, sizeof(buf)))
+	if (hbi_read_file("/proc/version_signature", buf, sizeof(buf)))
 		return false;
 	buf[strcspn(buf, "\n")] = '\0';
 	sp = strrchr(buf, ' ');
@@ -226,7 +226,7 @@ static char *thp_at_boundary(void **map)
 	a = (char *)HB_ALIGN_UP((uintptr_t)*map, SZ_2M);
 	madvise(a, SZ_2M, MADV_HUGEPAGE);
 	/* every page faulted, as MADV_COLLAPSE below may need them */
-	hb_touch_pages(a, SZ_2M);
+	hbi_touch_pages(a, SZ_2M);
 	/* MADV_COLLAPSE (6.1) when the fault did not get a THP */
 	if (!thp_mapped(a))
 		madvise(a, SZ_2M, 25);
@@ -366,7 +366,7 @@ static unsigned int copies_allowed_on(bool checked, uint64_t bytes,
 static unsigned int copies_allowed(uint64_t bytes, unsigned int want)
 {
 	return copies_allowed_on(hb_model_memlock_checked(
-					 hb_sys_cap_ipc_lock()),
+					 hbi_sys_cap_ipc_lock()),
 				 bytes, want);
 }
 
@@ -530,7 +530,7 @@ static void probe_accounting(struct hb_kdetect *d, struct io_uring *ring,
 	int r, charged = -1;
 	bool checked;
 
-	if (hb_sys_cap_ipc_lock()) {
+	if (hbi_sys_cap_ipc_lock()) {
 		/* registered, then charged (1) or not (0) */
 		r = probe_batch_dedup(d, ring, false, h, &charged);
 		if (charged >= 0)

@@ -22,16 +22,16 @@ struct hb_foliomap {
 };
 
 /* @folio's value, 0 when absent */
-uint64_t hb_foliomap_get(const struct hb_foliomap *m, uint64_t folio);
+uint64_t hbi_foliomap_get(const struct hb_foliomap *m, uint64_t folio);
 /* @folio's slot in *@slot, made (value 0) when it has none */
-int hb_foliomap_find(struct hb_foliomap *m, uint64_t folio, size_t *slot);
+int hbi_foliomap_find(struct hb_foliomap *m, uint64_t folio, size_t *slot);
 /*
  * add @delta to @folio's value, which never goes below 0; the new value
  * in *@count
  */
-int hb_foliomap_add(struct hb_foliomap *m, uint64_t folio, int64_t delta,
+int hbi_foliomap_add(struct hb_foliomap *m, uint64_t folio, int64_t delta,
 		    uint64_t *count);
-void hb_foliomap_free(struct hb_foliomap *m);
+void hbi_foliomap_free(struct hb_foliomap *m);
 
 /*
  * lib/model/regcost.c's walk, one imu at a time (hb_analyze() feeds it the imus
@@ -51,12 +51,12 @@ struct hb_reg_walk {
 	uint64_t last;
 	struct hb_reg_cost *cost;
 };
-void hb_reg_walk_init(struct hb_reg_walk *w, const struct hb_kmodel *km,
+void hbi_reg_walk_init(struct hb_reg_walk *w, const struct hb_kmodel *km,
 		      enum hb_reg_calls calls, struct hb_reg_cost *cost);
-int hb_reg_walk_add(struct hb_reg_walk *w, unsigned int k,
+int hbi_reg_walk_add(struct hb_reg_walk *w, unsigned int k,
 		    const struct hb_imu *imu, const struct hb_page *pages,
 		    uint64_t nr_pages);
-void hb_reg_walk_free(struct hb_reg_walk *w);
+void hbi_reg_walk_free(struct hb_reg_walk *w);
 
 /* ------------------------------------------------------------------ */
 /* io_uring features: what a job uses, what the kernel has             */
@@ -72,9 +72,9 @@ void hb_reg_walk_free(struct hb_reg_walk *w);
  * to the folio size, or (below a folio) to a power of two, which divides
  * the folio, so no buffer straddles a folio it does not need.
  */
-uint64_t hb_slot_stride(const struct hb_backing *b, uint64_t max_bs);
+uint64_t hbi_slot_stride(const struct hb_backing *b, uint64_t max_bs);
 /* Slots per registered region: as many as fit 1 GiB, at most @nr_slots */
-unsigned int hb_slots_per_region(uint64_t stride, unsigned int nr_slots);
+unsigned int hbi_slots_per_region(uint64_t stride, unsigned int nr_slots);
 
 
 #endif /* HB_MODEL_H */

@@ -58,21 +58,21 @@ static void buf_reset(struct hb_buf *buf)
  */
 static int alloc_preflight(const struct hb_backing *b, size_t map_len)
 {
-	struct hb_plan set = { .backing = *b, .map_len = map_len };
+	struct hb_bufset set = { .backing = *b, .map_len = map_len };
 	struct hb_sysinfo si;
 	int ret;
 
 	ret = hb_sysinfo_read(&si);
 	if (ret)
 		return ret;
-	return hb_preflight_resources(&si, &set);
+	return hbi_preflight_resources(&si, &set);
 }
 
 static int hugetlb_mmap_error(int err, uint64_t size, size_t map_len)
 {
 	char knob[128];
 
-	hb_pool_knob(size, knob, sizeof(knob));
+	hbi_pool_knob(size, knob, sizeof(knob));
 	return hb_seterr(err, "mmap of %zu bytes of %llukB hugepages failed "
 			 "(%s): the pool ran short, raise it with echo N > %s",
 			 map_len, (unsigned long long)(size >> 10),
@@ -89,12 +89,12 @@ static int alloc_hugetlb(const struct hb_backing *b, struct hb_buf *buf)
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE;
 	void *map;
 
-	flags |= (int)hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
+	flags |= (int)hbi_ilog2(b->folio_size) << HB_HUGE_SHIFT;
 	map = mmap(NULL, buf->map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (map == MAP_FAILED)
 		return hugetlb_mmap_error(errno, b->folio_size, buf->map_len);
 	buf->map = map;
-	hb_touch_pages(map, buf->map_len);
+	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -123,7 +123,7 @@ static int alloc_memfd(const struct hb_backing *b, struct hb_buf *buf)
 	void *map;
 	int fd, ret;
 
-	flags |= hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
+	flags |= hbi_ilog2(b->folio_size) << HB_HUGE_SHIFT;
 	fd = memfd_create("hugebuf", flags);
 	if (fd < 0)
 		return hb_seterr(errno, "memfd_create(MFD_HUGETLB, %llukB) "
@@ -150,7 +150,7 @@ static int alloc_memfd(const struct hb_backing *b, struct hb_buf *buf)
 	}
 	buf->map = map;
 	buf->memfd = fd;
-	hb_touch_pages(map, buf->map_len);
+	hbi_touch_pages(map, buf->map_len);
 	return 0;
 out_close:
 	close(fd);
@@ -201,7 +201,7 @@ static int shm_error(int err, const struct hb_backing *b, size_t len)
 		return hb_seterr(err, "shmget(SHM_HUGETLB) of %zu bytes not "
 				 "permitted: it needs CAP_IPC_LOCK or the group "
 				 "in /proc/sys/vm/hugetlb_shm_group", len);
-	hb_pool_knob(b->folio_size, knob, sizeof(knob));
+	hbi_pool_knob(b->folio_size, knob, sizeof(knob));
 	return hb_seterr(err, "shmget(SHM_HUGETLB) of %zu bytes of %llukB "
 			 "hugepages failed (%s): the pool ran short (echo N > "
 			 "%s) or the size is over kernel.shmmax", len,
@@ -217,7 +217,7 @@ static int alloc_shm(const struct hb_backing *b, struct hb_buf *buf)
 
 	if (b->folio_size > HB_PAGE_SIZE)
 		flags |= SHM_HUGETLB |
-			 (int)hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
+			 (int)hbi_ilog2(b->folio_size) << HB_HUGE_SHIFT;
 	id = shmget(IPC_PRIVATE, buf->map_len, flags);
 	if (id < 0)
 		return shm_error(errno, b, buf->map_len);
@@ -242,7 +242,7 @@ static int alloc_shm(const struct hb_backing *b, struct hb_buf *buf)
 	/* shmem THP would make the 4 KiB baseline large folios */
 	if (b->folio_size <= HB_PAGE_SIZE)
 		madvise(map, buf->map_len, MADV_NOHUGEPAGE);
-	hb_touch_pages(map, buf->map_len);
+	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -302,7 +302,7 @@ static int open_hugetlbfs_checked(const struct hb_backing *b,
 	int fd, ret;
 
 	/* the mount may have changed since the backing was parsed */
-	ret = hb_hugetlbfs_page_size(b->path, &size);
+	ret = hbi_hugetlbfs_page_size(b->path, &size);
 	if (ret)
 		return ret;
 	if (size != b->folio_size)
@@ -381,7 +381,7 @@ static int map_anon_huge(const struct hb_backing *b, struct hb_buf *buf)
 				 "the kernel needs "
 				 "CONFIG_TRANSPARENT_HUGEPAGE",
 				 strerror(errno));
-	hb_touch_pages(map, buf->map_len);
+	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -417,7 +417,7 @@ static int alloc_4k(const struct hb_backing *b, struct hb_buf *buf)
 	buf->map = map;
 	/* EINVAL without CONFIG_TRANSPARENT_HUGEPAGE: 4 KiB anyway */
 	madvise(map, buf->map_len, MADV_NOHUGEPAGE);
-	hb_touch_pages(map, buf->map_len);
+	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -510,7 +510,7 @@ static int alloc_libhugetlbfs(struct hb_buf *buf)
 		return hugetlb_mmap_error(errno ? errno : ENOMEM, size,
 					  buf->map_len);
 	buf->map = map;
-	hb_touch_pages(map, buf->map_len);
+	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -622,7 +622,7 @@ int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 	buf->backing = *b;
 	buf->len = len;
 	buf->head_offset = head_offset;
-	buf->map_len = hb_map_len(b, len, head_offset);
+	buf->map_len = hbi_map_len(b, len, head_offset);
 
 	ret = alloc_open(b, buf, &takes_pages);
 	if (!ret && takes_pages)

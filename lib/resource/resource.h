@@ -20,47 +20,47 @@
  * iovecs' iov_base are OFFSETS from the start of the mapping (which
  * hb_alloc() aligns to hb_backing_align()), not addresses.
  */
-struct hb_plan {
+struct hb_bufset {
 	struct hb_backing backing;
-	uint64_t map_len;		/* hb_map_len() of the allocation */
+	uint64_t map_len;		/* hbi_map_len() of the allocation */
 	const struct iovec *iov;	/* buffers, as offsets into the map */
 	unsigned int nr_iov;
 	bool registered;		/* registered with io_uring (fixed) */
 };
 
 /* Bytes hb_alloc() maps for @len bytes at @head_offset: whole folios. */
-uint64_t hb_map_len(const struct hb_backing *b, uint64_t len,
+uint64_t hbi_map_len(const struct hb_backing *b, uint64_t len,
 		    uint64_t head_offset);
 /* The knob that sizes the pool of @page_size (procfs for the default). */
-void hb_pool_knob(uint64_t page_size, char *path, size_t len);
+void hbi_pool_knob(uint64_t page_size, char *path, size_t len);
 /*
  * Small checks, each named for its rule; 0 or -errno and one line in
  * hb_errmsg() naming the cause and the fix.
  */
-int hb_check_pool(const struct hb_sysinfo *si, uint64_t page_size,
+int hbi_check_pool(const struct hb_sysinfo *si, uint64_t page_size,
 		  uint64_t map_len);
 /* The kernel offers hugetlb pages of @page_size at all. */
-int hb_check_hugepage_size(uint64_t page_size);
-int hb_check_thp(const struct hb_sysinfo *si);
-int hb_check_mthp(const struct hb_sysinfo *si, uint64_t size);
+int hbi_check_hugepage_size(uint64_t page_size);
+int hbi_check_thp(const struct hb_sysinfo *si);
+int hbi_check_mthp(const struct hb_sysinfo *si, uint64_t size);
 /*
  * What registering the set's buffers charges to RLIMIT_MEMLOCK under
  * @km (the accounting model over the pages the set's layout pins).
  */
-int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *set,
+int hbi_bufset_charge(const struct hb_kmodel *km, const struct hb_bufset *set,
 		   uint64_t *charged_bytes);
 /* What the backing needs: pool (and NUMA policy), THP or mTHP. */
-int hb_preflight_resources(const struct hb_sysinfo *si,
-			   const struct hb_plan *set);
+int hbi_preflight_resources(const struct hb_sysinfo *si,
+			   const struct hb_bufset *set);
 /* Every check the set needs: resources, then memlock when registered. */
-int hb_preflight(const struct hb_sysinfo *si, const struct hb_kmodel *km,
-		 const struct hb_plan *set);
+int hbi_preflight(const struct hb_sysinfo *si, const struct hb_kmodel *km,
+		 const struct hb_bufset *set);
 /* @what (e.g. "head_offset") = @value must be a multiple of @align. */
-int hb_check_dio_multiple(const char *what, uint64_t value,
+int hbi_check_dio_multiple(const char *what, uint64_t value,
 			  unsigned int align);
 
 /* The page size of the hugetlbfs mount @path (or its directory) is on. */
-int hb_hugetlbfs_page_size(const char *path, uint64_t *size);
+int hbi_hugetlbfs_page_size(const char *path, uint64_t *size);
 
 /*
  * lib/resource/probe.c: the /proc files hb_probe() reads, opened once for the
@@ -70,10 +70,10 @@ struct hb_probe_files {
 	int pagemap;
 	int kpageflags;
 };
-void hb_probe_files_open(struct hb_probe_files *f);
-void hb_probe_files_close(struct hb_probe_files *f);
+void hbi_probe_files_open(struct hb_probe_files *f);
+void hbi_probe_files_close(struct hb_probe_files *f);
 /* hb_probe() through @f's files */
-int hb_probe_with(const struct hb_probe_files *f, const void *addr,
+int hbi_probe_with(const struct hb_probe_files *f, const void *addr,
 		  uint64_t len, const struct hb_backing *recipe,
 		  struct hb_probe *p);
 
@@ -84,7 +84,7 @@ int hb_probe_with(const struct hb_probe_files *f, const void *addr,
 struct io_uring;
 
 /* The message for a registration errno (negative or positive). */
-const char *hb_register_strerror(int err);
+const char *hbi_register_strerror(int err);
 
 /* ------------------------------------------------------------------ */
 /* measurement: block requests and kernel memory of registrations      */

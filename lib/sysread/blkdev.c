@@ -93,7 +93,7 @@ int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes)
 	int ret;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/stat", dev);
-	ret = hb_read_file(path, buf, sizeof(buf));
+	ret = hbi_read_file(path, buf, sizeof(buf));
 	if (ret)
 		return hb_seterr(ret, "cannot read %s: %s (is '%s' a whole "
 				 "disk?)", path, strerror(-ret), dev);
@@ -156,7 +156,7 @@ static int pt_queue_attr(const char *dev, const char *attr,
 	int ret;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", dev, attr);
-	ret = hb_read_ulong(path, val);
+	ret = hbi_read_ulong(path, val);
 	if (ret == -ENOENT) {
 		*val = def;
 		return 0;
@@ -201,7 +201,7 @@ static int pt_queue_limits(const char *blkdev, struct hb_queue_limits *lim)
 				 "(e.g. nvme0n1)", blkdev ? blkdev : "");
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_hw_sectors_kb",
 		 blkdev);
-	ret = hb_read_ulong(path, &kb);
+	ret = hbi_read_ulong(path, &kb);
 	if (ret)
 		return hb_seterr(-ret, "cannot read %s: is '%s' a whole-disk "
 				 "block device?", path, blkdev);
@@ -237,14 +237,14 @@ static int block_queue_limits(const char *dev, struct hb_queue_limits *lim)
 
 	memset(lim, 0, sizeof(*lim));
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_sectors_kb", dev);
-	if (hb_read_ulong(path, &kb))
+	if (hbi_read_ulong(path, &kb))
 		goto fail;
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_segments", dev);
-	if (hb_read_ulong(path, &segs))
+	if (hbi_read_ulong(path, &segs))
 		goto fail;
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_segment_size",
 		 dev);
-	if (hb_read_ulong(path, &segsz))
+	if (hbi_read_ulong(path, &segsz))
 		goto fail;
 	if (pt_queue_attr(dev, "virt_boundary_mask", 0, &virt) ||
 	    pt_queue_attr(dev, "dma_alignment", 511, &align))
