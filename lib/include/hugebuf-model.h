@@ -268,7 +268,7 @@ enum hb_ringfeat_want {
 enum hb_ringfeat_act {
 	HB_FEAT_OFF = 0,		/* not used */
 	HB_FEAT_USE,		/* the kernel has it */
-	HB_FEAT_FALLBACK,		/* not asked for, missing: line[] says what */
+	HB_FEAT_FALLBACK,		/* not asked for, missing: a line */
 	HB_FEAT_REFUSE,		/* asked for (or required), missing: error */
 };
 
@@ -280,7 +280,7 @@ struct hb_ringfeat_job {
 struct hb_ringfeat_decision {
 	unsigned char act[HB_FEAT_NR];		/* enum hb_ringfeat_act */
 	unsigned int nr_fallbacks, nr_refused;
-	char line[HB_FEAT_NR][HB_FEAT_LINE_MAX];	/* FALLBACK / REFUSE only */
+	char line[HB_FEAT_NR][HB_FEAT_LINE_MAX];	/* FALLBACK, REFUSE */
 };
 
 int hb_ringfeat_decide(const struct hb_ringfeat_job *job, unsigned int have,
@@ -295,7 +295,8 @@ int hb_slot_iovecs(uintptr_t base, unsigned int nr_slots, uint64_t stride,
 		   uint64_t slot_len, unsigned int per_iov, struct iovec **iov,
 		   unsigned int *nr);
 unsigned int hb_vec_split(void *addr, uint64_t len, unsigned int n,
-			  uint64_t shift, unsigned int align, struct iovec *iov);
+			  uint64_t shift, unsigned int align,
+			  struct iovec *iov);
 
 #ifdef __cplusplus
 }
