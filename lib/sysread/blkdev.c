@@ -185,13 +185,39 @@ int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len)
 }
 
 /*
+ * @lim from the bytes and segments read for its path, and the masks every
+ * path reads alike.  The segment boundary is not in sysfs: the default,
+ * which NVMe keeps; dma_pad_mask neither: NVMe sets none.
+ */
+static int fill_queue_limits(const char *dev, unsigned long kb,
+			     unsigned long segs, unsigned long segsz,
+			     struct hb_queue_limits *lim)
+{
+	unsigned long virt, align;
+	int ret;
+
+	ret = pt_queue_attr(dev, "virt_boundary_mask", 0, &virt);
+	if (!ret)
+		ret = pt_queue_attr(dev, "dma_alignment", 511, &align);
+	if (ret)
+		return ret;
+	lim->max_hw_bytes = (uint64_t)kb << 10;
+	lim->max_segments = (unsigned int)segs;
+	lim->max_segment_size = segsz;
+	lim->virt_boundary_mask = virt;
+	lim->seg_boundary_mask = 0xffffffffULL;
+	lim->dma_align_mask = (unsigned int)align;
+	return 0;
+}
+
+/*
  * The defaults are the kernel's own for a queue that never set the limit
  * (BLK_MAX_SEGMENTS, BLK_MAX_SEGMENT_SIZE, no virt boundary, the 511
  * dma_alignment of a new queue); dma_alignment appeared in sysfs in 6.1.
  */
 static int pt_queue_limits(const char *blkdev, struct hb_queue_limits *lim)
 {
-	unsigned long kb, segs, segsz, virt, align;
+	unsigned long kb, segs, segsz;
 	char path[160];
 	int ret;
 
@@ -208,21 +234,9 @@ static int pt_queue_limits(const char *blkdev, struct hb_queue_limits *lim)
 	ret = pt_queue_attr(blkdev, "max_segments", 128, &segs);
 	if (!ret)
 		ret = pt_queue_attr(blkdev, "max_segment_size", 65536, &segsz);
-	if (!ret)
-		ret = pt_queue_attr(blkdev, "virt_boundary_mask", 0, &virt);
-	if (!ret)
-		ret = pt_queue_attr(blkdev, "dma_alignment", 511, &align);
 	if (ret)
 		return ret;
-	lim->max_hw_bytes = (uint64_t)kb << 10;
-	lim->max_segments = (unsigned int)segs;
-	lim->max_segment_size = segsz;
-	lim->virt_boundary_mask = virt;
-	/* not in sysfs: the default, which NVMe keeps */
-	lim->seg_boundary_mask = 0xffffffffULL;
-	/* dma_pad_mask is not in sysfs either; NVMe sets none */
-	lim->dma_align_mask = (unsigned int)align;
-	return 0;
+	return fill_queue_limits(blkdev, kb, segs, segsz, lim);
 }
 
 /*
@@ -232,7 +246,7 @@ static int pt_queue_limits(const char *blkdev, struct hb_queue_limits *lim)
  */
 static int block_queue_limits(const char *dev, struct hb_queue_limits *lim)
 {
-	unsigned long kb, segs, segsz, virt, align;
+	unsigned long kb, segs, segsz;
 	char path[128];
 
 	memset(lim, 0, sizeof(*lim));
@@ -246,16 +260,7 @@ static int block_queue_limits(const char *dev, struct hb_queue_limits *lim)
 		 dev);
 	if (hbi_read_ulong(path, &segsz))
 		goto fail;
-	if (pt_queue_attr(dev, "virt_boundary_mask", 0, &virt) ||
-	    pt_queue_attr(dev, "dma_alignment", 511, &align))
-		return -1;
-	lim->max_hw_bytes = (uint64_t)kb << 10;
-	lim->max_segments = (unsigned int)segs;
-	lim->max_segment_size = segsz;
-	lim->virt_boundary_mask = virt;
-	lim->seg_boundary_mask = 0xffffffffULL;
-	lim->dma_align_mask = (unsigned int)align;
-	return 0;
+	return fill_queue_limits(dev, kb, segs, segsz, lim);
 fail:
 	return hb_seterr(ENOENT, "cannot read %s: is '%s' a block device?",
 			 path, dev);
