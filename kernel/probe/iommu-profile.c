@@ -476,18 +476,23 @@ static void print_case(const struct label *l, const struct windows *win,
 	print_label("", l);
 	printf(" ios=%d requests_min=%ld data=%s wall_usec=%.1f misses=%ld\n",
 	       win->nwin, win->req_min, data, win->wall_usec, win->misses);
-	for (i = 0; i < NSYMS; i++)
-		if (counted[i])
-			printf("IOMMUPROF " LFMT " sym=%s hits=%lu min=%lu\n",
-			       LARG(l), syms[i], win->sum[i], win->min[i]);
-	if (have_ptes)
-		printf("IOMMUPROF " LFMT " ptes map_calls=%lu map_4k=%llu map_2m=%llu map_1g=%llu map_other=%llu missed=%d\n",
-		       LARG(l), win->pmin.map_calls,
-		       (unsigned long long)win->pmin.map[0],
-		       (unsigned long long)win->pmin.map[1],
-		       (unsigned long long)win->pmin.map[2],
-		       (unsigned long long)win->pmin.map[3],
-		       win->pmin.missed);
+	for (i = 0; i < NSYMS; i++) {
+		if (!counted[i])
+			continue;
+		print_label("", l);
+		printf(" sym=%s hits=%lu min=%lu\n", syms[i], win->sum[i],
+		       win->min[i]);
+	}
+	if (!have_ptes)
+		return;
+	print_label("", l);
+	printf(" ptes map_calls=%lu map_4k=%llu map_2m=%llu map_1g=%llu map_other=%llu missed=%d\n",
+	       win->pmin.map_calls,
+	       (unsigned long long)win->pmin.map[0],
+	       (unsigned long long)win->pmin.map[1],
+	       (unsigned long long)win->pmin.map[2],
+	       (unsigned long long)win->pmin.map[3],
+	       win->pmin.missed);
 }
 
 /*
@@ -523,17 +528,18 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 		 * aligned): not this program's subject, and which pages the
 		 * IOMMU maps is not known.  One counted skip, no I/O.
 		 */
-		printf("IOMMUPROF model " LFMT " result=skip reason=%s\n",
-		       LARG(&l), why);
+		print_label(" model", &l);
+		printf(" result=skip reason=%s\n", why);
 		return 0;
 	}
 	if (!have_pred && pred.error) {
 		/* the kernel must refuse it as the model says */
 		ret = one_io(ring, d, pt, w, buf, size, off);
-		printf("IOMMUPROF " LFMT " refused=%d\n", LARG(&l), ret);
-		printf("IOMMUPROF model " LFMT " what=refusal counted=%d predicted=%d result=%s\n",
-		       LARG(&l), ret, pred.error,
-		       ret == pred.error ? "ok" : "FAIL");
+		print_label("", &l);
+		printf(" refused=%d\n", ret);
+		print_label(" model", &l);
+		printf(" what=refusal counted=%d predicted=%d result=%s\n",
+		       ret, pred.error, ret == pred.error ? "ok" : "FAIL");
 		return ret != pred.error;
 	}
 	if (w)
@@ -541,7 +547,8 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 	/* one I/O outside the profile: TCG translates the path once */
 	ret = one_io(ring, d, pt, w, buf, size, off);
 	if (ret != (int)size) {
-		printf("IOMMUPROF " LFMT " error=io:%d\n", LARG(&l), ret);
+		print_label("", &l);
+		printf(" error=io:%d\n", ret);
 		return 1;
 	}
 	win.wall_usec = time_ios(ring, d, pt, w, buf, size, off);
@@ -552,8 +559,8 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 		ret = profile_one(ring, d, pt, w, buf, size, off, hits,
 				  &misses, &req);
 		if (ret != (int)size) {
-			printf("IOMMUPROF " LFMT " error=io:%d\n", LARG(&l),
-			       ret);
+			print_label("", &l);
+			printf(" error=io:%d\n", ret);
 			fail = 1;
 		}
 		window_add(&win, hits, misses, req);
@@ -562,8 +569,8 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 	for (it = 0; it < iters && have_kprobes && !fail; it++) {
 		ret = ptes_one(ring, d, pt, w, buf, size, off, &p);
 		if (ret != (int)size) {
-			printf("IOMMUPROF " LFMT " error=io:%d\n", LARG(&l),
-			       ret);
+			print_label("", &l);
+			printf(" error=io:%d\n", ret);
 			fail = 1;
 		}
 		ptes_min(&win.pmin, &p, it);
@@ -571,8 +578,8 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 	if (!w && !fail) {
 		bad = probe_pat_check(buf, size, seed_of(bk, size), off);
 		if (bad >= 0) {
-			printf("IOMMUPROF " LFMT " error=data:%ld\n", LARG(&l),
-			       bad);
+			print_label("", &l);
+			printf(" error=data:%ld\n", bad);
 			fail = 1;
 		}
 	}
@@ -581,8 +588,8 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 	if (fail)
 		return 1;
 	if (have_pred) {
-		printf("IOMMUPROF model " LFMT " result=skip reason=%s\n",
-		       LARG(&l), why);
+		print_label(" model", &l);
+		printf(" result=skip reason=%s\n", why);
 		return 0;
 	}
 	return compare_model(&l, &pred, cfg, &win, have_kprobes);
