@@ -581,6 +581,29 @@ judge_probes() {	# kernels of the DMA-direct guests, of the IOMMU guests
 }
 
 
+# A kept run read back (--profile): its kernels, IOMMU guests and Debian
+# packages from its run.info, each console log collected as after the run
+# (its messages left out: the run printed them)
+replay_run() {	# run directory
+	local f=$1/run.info key val k
+	WORK=$1
+	if [ -f "$f" ]; then
+		while read -r key val; do
+			case $key in
+			kernels) KTEST_KERNELS=$val ;;
+			iommu) KTEST_IOMMU_KERNELS=$val ;;
+			package) k=${val%% *}; [ "$k" = "$val" ] || DEB_PKGVER[$k]=${val#* } ;;
+			esac
+		done <"$f"
+	fi
+	KTEST_KERNELS=$(for k in $KTEST_KERNELS; do
+		[ -f "$WORK/console-$k.log.txt" ] && echo "$k"; done | xargs)
+	for k in $KTEST_KERNELS; do
+		collect "$k" kept >/dev/null
+		[ -f "$WORK/console-$k-iommu.log.txt" ] && collect "$k-iommu" kept >/dev/null
+	done
+}
+
 # ---- main ------------------------------------------------------------------
 
 # Boot guest $1 in the background once fewer than KTEST_GUESTS run (one
@@ -619,6 +642,9 @@ main() {
 	--bisect) mode=bisect ;;
 	--profile)
 		[ -d "${2:-}" ] || die "--profile needs a kept run directory (KTEST_KEEP=1)"
+		replay_run "$2"
+		print_table
+		print_kernels_md
 		print_probes "$2" "$KTEST_KERNELS" "$KTEST_IOMMU_KERNELS"
 		"$KDIR/iommu-plot.py" "$2" "$2/iommu-calls" >&2
 		exit 0 ;;
@@ -650,6 +676,12 @@ main() {
 	esac
 
 	WORK=$(mktemp -d "$KTEST_CACHE/run.XXXXXX")
+	# what the run was, for --profile and kernel/kresults.sh
+	{
+		echo "date $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "command $(env | grep '^KTEST_' | sort | tr '\n' ' ')kernel/ktest.sh"
+		echo "commit $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+	} >"$WORK/run.info"
 	for f in $(probe_programs); do
 		[ -f "$KDIR/probe/$f" ] || [ -x "$KTEST_PROBEDIR/$f" ] ||
 			die "no $KTEST_PROBEDIR/$f: run 'make static' first"
@@ -705,6 +737,15 @@ main() {
 	[ -n "$iommu_booted" ] && [ "$KTEST_KEEP" != 0 ] &&
 		command -v python3 >/dev/null 2>&1 &&
 		"$KDIR/iommu-plot.py" "$WORK" "$WORK/iommu-calls" >&2
+	{
+		echo "kernels $KTEST_KERNELS"
+		echo "iommu ${iommu_booted# }"
+		for k in $KTEST_KERNELS; do
+			echo "package $k ${DEB_PKGVER[$k]:-}"
+		done
+		echo "seconds $(elapsed)"
+		echo "result $NPASS passed, $NFAIL failed, $NSKIP skipped"
+	} >>"$WORK/run.info"
 	log "console logs: $WORK (total $(elapsed) s)"
 	if [ "$KTEST_KEEP" = 0 ] && [ $NFAIL = 0 ]; then
 		rm -rf "$WORK"
