@@ -7,9 +7,9 @@
 # Debian's 6.1 source built with our config without and with the hugebuf
 # series (kernel/patches/: "control" and "patched").  In each it runs
 # the project's static tests (on virtio-blk and again on an emulated NVMe
-# namespace), the hugebuf CLI, a short fio run, kernel/probe's measurement
-# and the NVMe profile of the series in the guest, and print side-by-side
-# tables.  The kernels of KTEST_IOMMU_KERNELS boot a second time as IOMMU
+# namespace), the hugebuf CLI, a short fio run and the probes of
+# kernel/probes.tab (kernel/probe's programs: one line each says how it
+# runs, is judged and printed), and prints side-by-side tables.  The kernels of KTEST_IOMMU_KERNELS boot a second time as IOMMU
 # guests (q35 with qemu's intel-iommu: kernel/kiommu.sh), where the DMA
 # mapping work of registered-buffer I/O is counted strict, lazy and
 # without translation and checked against lib's model.
@@ -23,9 +23,10 @@
 #   --checkpatch   run scripts/checkpatch.pl --strict on every patch, in the
 #                  unpacked source tree, and stop
 #   --bisect       build the tree after each patch of the series and stop
-#   --profile RUNDIR  print the NVMe profile tables again from the console
-#                  logs of a kept run (KTEST_KEEP=1), and the IOMMU
-#                  guests' table and plot (RUNDIR/iommu-calls.{png,svg,md})
+#   --profile RUNDIR  print the per-kernel table and every probe's table
+#                  again from the console logs of a kept run (KTEST_KEEP=1;
+#                  kernel/kresults.sh writes them into kernel/results.md),
+#                  and the IOMMU guests' plot (RUNDIR/iommu-calls.{png,svg,md})
 #
 # Environment (defaults in brackets):
 #   KTEST_CACHE         build cache, outside the clone [/var/tmp/hugebuf-kernel]
