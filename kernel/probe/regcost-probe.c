@@ -39,7 +39,7 @@
  */
 #include <sys/resource.h>
 
-#include "internal.h"
+#include "job/job.h"
 #include "probe-util.h"
 
 #define MiB	(1ULL << 20)
