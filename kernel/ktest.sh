@@ -175,12 +175,16 @@ probe_on_kernel() {	# kernels, kernel
 # one message naming it and what to fix
 check_probes_tab() {
 	local name guest stage needs results judge report prog n=0 where w
+	local -A seen=()
 	[ -f "$PROBES_TAB" ] || die "no $PROBES_TAB"
 	while read -r name guest stage _ needs _ results judge report prog _; do
 		n=$((n + 1))
 		where="kernel/probes.tab, probe $n ($name)"
 		[ -n "$prog" ] ||
 			die "$where: fewer than the columns $PROBE_COLUMNS"
+		[ -z "${seen[$guest,$name]:-}" ] ||
+			die "$where: a second $guest probe of that name: rename one"
+		seen[$guest,$name]=1
 		case $guest:$stage in
 		main:boot | main:nvmefs | main:disk | main:raw | main:late) ;;
 		iommu:raw | iommu:strict | iommu:lazy | iommu:direct) ;;
