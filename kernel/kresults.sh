@@ -13,6 +13,7 @@
 set -u -o pipefail
 
 KDIR=$(cd "$(dirname "$0")" && pwd)
+TOP=$(dirname "$KDIR")
 die() { echo "kresults: error: $*" >&2; exit 1; }
 
 run=${1:-}
@@ -26,6 +27,23 @@ ls "$run"/console-*.log.txt >/dev/null 2>&1 ||
 
 # run.info's value for KEY, or "unknown"
 info() { awk -v k="$1" '$1 == k { sub(/^[^ ]+ /, ""); v = $0 } END { print v == "" ? "unknown" : v }' "$run/run.info"; }
+
+# the command with the tree's paths relative to it and other directories
+# by their last name (the page names no path of the machine it ran on)
+command_of() {
+	local w out=
+	for w in $(info command); do
+		case $w in
+		KTEST_*=/*)
+			case ${w#*=} in
+			"$TOP"/*) w=${w%%=*}=${w#*="$TOP"/} ;;
+			*) w=${w%%=*}=.../${w##*/} ;;
+			esac ;;
+		esac
+		out="$out${out:+ }$w"
+	done
+	echo "$out"
+}
 
 tables=$("$KDIR/ktest.sh" --profile "$run" 2>/dev/null) ||
 	die "ktest.sh --profile $run failed"
@@ -41,7 +59,7 @@ tables=$("$KDIR/ktest.sh" --profile "$run" 2>/dev/null) ||
 	echo 'Times under TCG are only comparable as ratios within the run.'
 	echo
 	echo "- date: $(info date)"
-	echo "- command: \`$(info command)\`"
+	echo "- command: \`$(command_of)\`"
 	echo "- commit: $(info commit)"
 	echo "- kernels: $(info kernels); IOMMU guests: $(info iommu)"
 	echo "- took: $(info seconds) s"
