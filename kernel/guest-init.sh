@@ -98,7 +98,9 @@ echo "@@KTEST INFO main disk $MAIN${KTEST_MAIN_SERIAL:+ (NVMe serial $KTEST_MAIN
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 [ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$KTEST_HUGEPAGES" ] ||
 	echo "$KTEST_HUGEPAGES" >/proc/sys/vm/nr_hugepages
-echo "@@KTEST BEGIN $(uname -r) hugepages=$(cat /proc/sys/vm/nr_hugepages)"
+g1=/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
+echo "@@KTEST BEGIN $(uname -r) hugepages=$(cat /proc/sys/vm/nr_hugepages)" \
+	"hugepages_1g=$(cat $g1 2>/dev/null || echo none)"
 q=/sys/block/$MAIN/queue
 echo "@@KTEST INFO $MAIN default max_sectors_kb=$(cat $q/max_sectors_kb)" \
 	"max_hw_sectors_kb=$(cat $q/max_hw_sectors_kb)" \

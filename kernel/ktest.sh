@@ -47,12 +47,16 @@
 #   KTEST_JOBS          make -j [3]
 #   KTEST_GUESTS        guests booted at once (each its own qemu, disks,
 #                       console) [2]; 1 while file KTEST_HOST_BUSY exists
-#   KTEST_MEM           guest memory [3G]
+#   KTEST_MEM           guest memory [4G]
 #   KTEST_NUMA_NODES    NUMA nodes of the guest, 1 or 2 (qemu -numa,
 #                       memory split evenly; needs KTEST_SMP >= 2) [2]
 #   KTEST_SMP           guest CPUs [2]
 #   KTEST_ACCEL         qemu -accel [tcg]
 #   KTEST_HUGEPAGES     2 MiB hugepages reserved in the guest [512]
+#   KTEST_1G_PAGES      1 GiB hugepages reserved at boot [1]: qemu's -cpu
+#                       max has pdpe1gb under TCG on any host, so the 1G
+#                       rows run in the guests even where the host's CPU
+#                       has no 1 GiB pages
 #   KTEST_TEST_TIMEOUT  seconds per test program in the guest [300]
 #   KTEST_BOOT_TIMEOUT  seconds per guest boot, whole run [1500]
 #   KTEST_FIO_SIZE      fio size override [64m]
@@ -98,12 +102,13 @@ KTEST_LIBURING=${KTEST_LIBURING:-}
 KTEST_KERNELS=${KTEST_KERNELS:-default}
 KTEST_JOBS=${KTEST_JOBS:-3}
 KTEST_GUESTS=${KTEST_GUESTS:-2}
-KTEST_MEM=${KTEST_MEM:-3G}
+KTEST_MEM=${KTEST_MEM:-4G}
 KTEST_SMP=${KTEST_SMP:-2}
 KTEST_ACCEL=${KTEST_ACCEL:-tcg}
 # two NUMA nodes (a CPU and half the memory each): t/numa-placement's
 KTEST_NUMA_NODES=${KTEST_NUMA_NODES:-2}
 KTEST_HUGEPAGES=${KTEST_HUGEPAGES:-512}
+KTEST_1G_PAGES=${KTEST_1G_PAGES:-1}
 KTEST_TEST_TIMEOUT=${KTEST_TEST_TIMEOUT:-300}
 KTEST_BOOT_TIMEOUT=${KTEST_BOOT_TIMEOUT:-1500}
 KTEST_FIO_SIZE=${KTEST_FIO_SIZE:-64m}
@@ -371,6 +376,9 @@ collect() {	# $1 = label, $2 = qemu exit status
 	R[$k,bw]=$(grep -a -o 'READ: bw=[^ ,]*' "$log" | head -1 | cut -d= -f2)
 	# the console may put an escape sequence before the first line
 	R[$k,release]=$(grep -a -o '@@KTEST BEGIN [^ ]*' "$log" | head -1 | cut -d' ' -f3)
+	# the guest's 1 GiB pool at boot: where the 1G rows could run
+	R[$k,pool1g]=$(grep -a -o '@@KTEST BEGIN .*hugepages_1g=[a-z0-9]*' "$log" |
+		head -1 | sed 's/.*hugepages_1g=//')
 	# kernel messages carry a [ timestamp ]; the guest also greps dmesg
 	bad=$( { grep -a -E "^$BAD_RE" "$log";
 		 grep -a '^@@KTEST DMESG ' "$log" | sed -e 's/^@@KTEST DMESG //'; } |
@@ -402,6 +410,7 @@ print_table() {
 		printf '\n'
 	}
 	row "uname -r" release
+	row "1 GiB hugepages at boot (the 1G rows)" pool1g
 	row "model from the version" kver
 	row "model from behaviour" kbeh
 	row "version and behaviour agree" kagreed

@@ -306,8 +306,12 @@ struct label {
 	size_t size;
 };
 
-#define LFMT "mode=%s path=%s op=%s backing=%s size=%zu"
-#define LARG(l) mode, (l)->path, (l)->op, (l)->bk, (l)->size
+/* "IOMMUPROF[ model] mode=... size=N", the start of each line */
+static void print_label(const char *kind, const struct label *l)
+{
+	printf("IOMMUPROF%s mode=%s path=%s op=%s backing=%s size=%zu", kind,
+	       mode, l->path, l->op, l->bk, l->size);
+}
 
 /*
  * lib's model of the case: the buffer's real pages, the kernel's model and
@@ -361,9 +365,9 @@ static int model_line(const struct label *l, const char *what,
 	else
 		snprintf(range, sizeof(range), "%llu..%llu",
 			 (unsigned long long)lo, (unsigned long long)hi);
-	printf("IOMMUPROF model " LFMT " what=%s counted=%llu predicted=%s result=%s\n",
-	       LARG(l), what, (unsigned long long)counted, range,
-	       ok ? "ok" : "FAIL");
+	print_label(" model", l);
+	printf(" what=%s counted=%llu predicted=%s result=%s\n", what,
+	       (unsigned long long)counted, range, ok ? "ok" : "FAIL");
 	return !ok;
 }
 
@@ -391,13 +395,13 @@ static int compare_model(const struct label *l,
 				   (w->req_min < 0 ? 0 : w->req_min));
 	if (!have_ptes) {
 		/* 7.3: the generic page table, no per-size map call */
-		printf("IOMMUPROF model " LFMT " what=ptes result=skip reason=no kprobe on intel_iommu_map_pages (pgsize, pgcount)\n",
-		       LARG(l));
+		print_label(" model", l);
+		printf(" what=ptes result=skip reason=no kprobe on intel_iommu_map_pages (pgsize, pgcount)\n");
 		return fail;
 	}
 	if (w->pmin.missed) {
-		printf("IOMMUPROF model " LFMT " what=ptes result=skip reason=the map_pages kprobe missed hits\n",
-		       LARG(l));
+		print_label(" model", l);
+		printf(" what=ptes result=skip reason=the map_pages kprobe missed hits\n");
 		return fail;
 	}
 	fail |= model_line(l, "ptes_4k", pred, cfg, HB_IOMMU_PTES_4K,
@@ -469,9 +473,9 @@ static void print_case(const struct label *l, const struct windows *win,
 {
 	size_t i;
 
-	printf("IOMMUPROF " LFMT " ios=%d requests_min=%ld data=%s wall_usec=%.1f misses=%ld\n",
-	       LARG(l), win->nwin, win->req_min, data, win->wall_usec,
-	       win->misses);
+	print_label("", l);
+	printf(" ios=%d requests_min=%ld data=%s wall_usec=%.1f misses=%ld\n",
+	       win->nwin, win->req_min, data, win->wall_usec, win->misses);
 	for (i = 0; i < NSYMS; i++)
 		if (counted[i])
 			printf("IOMMUPROF " LFMT " sym=%s hits=%lu min=%lu\n",
