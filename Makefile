@@ -101,7 +101,7 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib/include -Ilib \
 	kernel-series \
 	clean distclean deps kernel-test bench bench-full bench-instr soak \
 	check-asan fuzz \
-	need-config format unit deb bench-progs
+	need-config unit deb bench-progs
 
 all: need-config lib shlib engine cli tests bench-progs
 
@@ -361,10 +361,6 @@ install: need-config lib shlib engine cli
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-
-format:
-	clang-format -i lib/*/*.c lib/*/*.h engines/*.c cli/*.c t/*.c t/*.h \
-		t/helpers/*.c t/helpers/*.h
 
 clean:
 	rm -f lib/*/*.o lib/*/*.d $(LIB_A) lib/libhugebuf.so.* t/*.o \

@@ -8,7 +8,8 @@
 # entries of docs/man/hugebuf-ioengine.7 and docs/man/hugebuf.1; the
 # functions libhugebuf.so exports (lib/libhugebuf.map) against the
 # SYNOPSIS of the man3 pages (docs/man/man3/); and every page is clean
-# under mandoc -T lint -W warning.
+# under mandoc -T lint -W warning.  The kernel harness's probes
+# (kernel/probes.tab) are each in kernel/README.md's list.
 #
 # The pages' markup this reads: an entry is a ".TP" line followed by
 # ".B name" or ".BI name= value" (hyphens written "\-"), inside the
@@ -287,6 +288,22 @@ if [ -f "$T_TOP/lib/job/report.c" ]; then
 		sort -u >"$D/pt.code"
 	same "passthrough pt_* keys (lib/job/report.c vs hugebuf-ioengine.7)" \
 		"$D/pt.code" "$D/pt.doc"
+fi
+
+# ---- kernel/probes.tab -----------------------------------------------------
+# every probe of the harness's table is in kernel/README.md's list under
+# "## The probes" (an item "- `name`: ...", or "- `a`, `b`: ..." for
+# several), and the list names no other
+KTAB=$T_TOP/kernel/probes.tab
+KREADME=$T_TOP/kernel/README.md
+if [ -f "$KTAB" ] && [ -f "$KREADME" ]; then
+	grep -v -e '^#' -e '^[[:space:]]*$' "$KTAB" | awk '{ print $1 }' |
+		sort -u >"$D/probes.code"
+	sed -n '/^## The probes$/,/^#/p' "$KREADME" | grep '^- `' |
+		sed 's/`:.*/`/' | grep -o '`[^`]*`' | tr -d '`' |
+		sort -u >"$D/probes.doc"
+	same "guest probes (kernel/probes.tab vs kernel/README.md)" \
+		"$D/probes.code" "$D/probes.doc"
 fi
 
 # ---- lint ------------------------------------------------------------------
