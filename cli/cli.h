@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "hugebuf.h"
-#include "job/job.h"
+#include "hugebuf-report.h"
 #include "output.h"
 
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "hugebuf.h"
-#include "job/job.h"
+#include "hugebuf-report.h"
 
 #define CLI_NAME	"hugebuf"
 

@@ -27,7 +27,7 @@
 #pragma GCC visibility push(hidden)
 
 #include "hugebuf.h"
-#include "job/job.h"
+#include "hugebuf-report.h"
 
 #define HBE_LOG_PREFIX	"hugebuf: "
 
@@ -155,8 +155,8 @@ void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 		       const unsigned char *act, struct hbe_uring_opts *u);
 /*
  * The io_uring features the job uses that some kernels lack, decided once
- * at init by lib's table (hb_uf_decide()): @act gets what to do with each
- * (enum hb_uf_act).  Fallbacks say in one line what the engine does
+ * at init by lib's table (hb_ringfeat_decide()): @act gets what to do with each
+ * (enum hb_ringfeat_act).  Fallbacks say in one line what the engine does
  * instead; a feature the job asked for and the kernel lacks is the job's
  * one-line error (non-zero return).
  */
@@ -257,7 +257,7 @@ struct hbe_data {
 	struct io_uring ring;
 	bool ring_ok;
 	bool ring_fd_registered;	/* in this thread's table (share.c) */
-	unsigned char uf[HB_UF_NR];	/* hbe_options_features() */
+	unsigned char uf[HB_FEAT_NR];	/* hbe_options_features() */
 	bool defer_taskrun;
 	bool taskrun_flag;	/* IORING_SQ_TASKRUN says work is waiting */
 	bool sqpoll;

@@ -83,8 +83,7 @@ static int hbe_predict_requests(const struct hbe_job *j,
 	struct hb_queue_limits q;
 
 	if (!j->io0_ok ||
-	    hb_blkdev_queue_limits(j->dev, &q.max_hw_bytes,
-				   &q.max_segments, &q.max_segment_size))
+	    hb_blkdev_queue_limits(j->dev, false, &q))
 		return -1;
 	if (!j->plan.fixedbufs)
 		return hb_predict_plain_requests(&j->plan.km, &j->io0, &q, pred,

@@ -19,10 +19,14 @@
 #    ones, the pure model only the base's; each layer has one private
 #    header named for it;
 # and the headers: the public ones (the Makefile's PUBLIC_HDRS, installed)
-# include only system headers and each other, the model's none of the
-# rest; hugebuf-model.h declares only what the base and the pure model
-# define; libhugebuf.so exports exactly the functions the public headers
-# declare (as gcc reads them) and engines/hugebuf.so only fio's ops symbol.
+# include only system headers and each other, the pure model's (-model,
+# -blk) only each other, and declare only what the base and the pure
+# model define; lib/libhugebuf.map (by hand, one version node) lists
+# exactly the functions the public headers declare (as gcc reads them),
+# libhugebuf.so exports them at that node and nothing else, every hb_
+# function the objects of the CLI, the engine, bench/regbench and the
+# guest probes call is among them, and engines/hugebuf.so exports only
+# fio's ops symbol.
 . "$(dirname "$0")/_fio-lib.sh"
 t_need_cmd nm tsort gcc
 lib=$T_TOP/lib
@@ -173,10 +177,15 @@ else
 fi
 
 # --- the headers ---
-pub=$(sed -n 's/^PUBLIC_HDRS := //p' "$T_TOP/Makefile")
-[ -n "$pub" ] || t_fail_now "no PUBLIC_HDRS line in the Makefile"
+# the public headers are lib/include/'s, all of them (the Makefile's
+# PUBLIC_HDRS is that folder)
+grep -q '^PUBLIC_HDRS := $(sort $(wildcard lib/include/\*.h))$' \
+	"$T_TOP/Makefile" || t_fail_now "PUBLIC_HDRS is not lib/include/*.h"
+pub=$(cd "$T_TOP" && echo lib/include/*.h)
 model=lib/include/hugebuf-model.h
-for h in lib/include/hugebuf.h "$model"; do
+# the pure model's public headers: the io_uring model and the block one
+pure="$model lib/include/hugebuf-blk.h"
+for h in lib/include/hugebuf.h $pure; do
 	case " $pub " in
 	*" $h "*) ;;
 	*) t_fail_now "PUBLIC_HDRS ($pub) lacks $h" ;;
@@ -188,10 +197,14 @@ includes() {
 }
 for h in $pub; do
 	for inc in $(includes "$h"); do
-		if [ "$h" = "$model" ]; then
-			fail "$model (the pure model, the bottom) includes \"$inc\""
-			continue
-		fi
+		case " $pure " in
+		*" $h "*)
+			case " $pure " in
+			*" lib/include/$inc "*) T_PASSED=$((T_PASSED + 1)) ;;
+			*) fail "$h (the pure model) includes \"$inc\"" ;;
+			esac
+			continue ;;
+		esac
 		case " $pub " in
 		*" lib/include/$inc "*) T_PASSED=$((T_PASSED + 1)) ;;
 		*) fail "public $h includes the private \"$inc\"" ;;
@@ -220,9 +233,12 @@ declared() {
 	grep "^/\* [^ ]*lib/include/$(basename "$1"):" "$T_DIR/aux" |
 		sed 's/.*[ *]\(hb_[a-z0-9_]*\) (.*/\1/' | LC_ALL=C sort -u
 }
-# hugebuf-model.h: the base's and the pure model's functions only
-declared "$model" >"$T_DIR/model-decl"
-[ -s "$T_DIR/model-decl" ] || t_fail_now "$model declares no function"
+# the pure headers: the base's and the pure model's functions only
+for h in $pure; do
+	declared "$h" >"$T_DIR/one-decl"
+	[ -s "$T_DIR/one-decl" ] || t_fail_now "$h declares no function"
+	cat "$T_DIR/one-decl"
+done >"$T_DIR/model-decl"
 impure=
 while read -r fn _; do
 	f=$(awk -v s="$fn" '$1 == s { print $2 }' "$T_DIR/defs")
@@ -232,17 +248,41 @@ while read -r fn _; do
 	esac
 done <"$T_DIR/model-decl"
 [ -z "$impure" ] &&
-	t_ok "$model: $(wc -l <"$T_DIR/model-decl") functions, each of the base or the pure model" ||
-	fail "$model declares functions that are not pure:$impure"
+	t_ok "$pure: $(wc -l <"$T_DIR/model-decl") functions, each of the base or the pure model" ||
+	fail "$pure declare functions that are not pure:$impure"
 
-# libhugebuf.so exports exactly the public declarations
-so=$(ls "$lib"/libhugebuf.so.* 2>/dev/null | head -n 1)
+# lib/libhugebuf.map, written by hand: one version node, its global
+# names exactly the public declarations
+map=$lib/libhugebuf.map
 for h in $pub; do declared "$h"; done | LC_ALL=C sort -u >"$T_DIR/pub-decl"
+[ -f "$map" ] || t_fail_now "no lib/libhugebuf.map"
+node=$(sed -n 's/^\(HUGEBUF_[0-9][0-9_.]*\) {$/\1/p' "$map")
+[ "$(echo "$node" | wc -w)" = 1 ] &&
+	t_ok "lib/libhugebuf.map has one version node, $node" ||
+	fail "lib/libhugebuf.map: want one version node HUGEBUF_X.Y, have '$node'"
+sed -n 's/^[[:space:]]*\(hb_[a-z0-9_]*\);.*/\1/p' "$map" | LC_ALL=C sort \
+	>"$T_DIR/map"
+if [ -n "$(uniq -d "$T_DIR/map")" ]; then
+	fail "lib/libhugebuf.map names a function twice: $(uniq -d "$T_DIR/map")"
+elif cmp -s "$T_DIR/map" "$T_DIR/pub-decl"; then
+	t_ok "lib/libhugebuf.map lists the $(wc -l <"$T_DIR/map") public functions, nothing else"
+else
+	fail "lib/libhugebuf.map differs from the public declarations (-declared +map):"
+	diff "$T_DIR/pub-decl" "$T_DIR/map" | grep '^[<>]' | sed 's/^/  | /'
+fi
+
+# libhugebuf.so exports exactly the public declarations, at that node
+so=$(ls "$lib"/libhugebuf.so.* 2>/dev/null | head -n 1)
 if [ -z "$so" ]; then
 	t_skip_check "no lib/libhugebuf.so.*: make shlib"
 else
 	nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRW]$/ { print $3 }' |
-		LC_ALL=C sort -u >"$T_DIR/exports"
+		LC_ALL=C sort -u >"$T_DIR/exports-v"
+	other=$(grep -v "@@$node\$" "$T_DIR/exports-v" | tr '\n' ' ')
+	[ -z "$other" ] &&
+		t_ok "$(basename "$so"): every export is at $node" ||
+		fail "$(basename "$so"): exports not at $node: $other"
+	sed 's/@.*//' "$T_DIR/exports-v" | LC_ALL=C sort -u >"$T_DIR/exports"
 	if cmp -s "$T_DIR/exports" "$T_DIR/pub-decl"; then
 		t_ok "$(basename "$so") exports the $(wc -l <"$T_DIR/exports") functions of the public headers, nothing else"
 	else
@@ -250,6 +290,36 @@ else
 		diff "$T_DIR/pub-decl" "$T_DIR/exports" | grep '^[<>]' | sed 's/^/  | /'
 	fi
 fi
+
+# the project's own programs live on the API: every hb_ function the
+# objects of the CLI, the engine, bench's regbench and the guest probes
+# leave undefined (the Makefile keeps them: nm -u of what was compiled,
+# not of a final link, where lib/ is already inside) is in the map.
+# Static inlines of the liburing shim (lib/base/uring-compat.h) are
+# defined in each object and never undefined.
+check_calls() {
+	what=$1
+	shift
+	ls "$@" >/dev/null 2>&1 || {
+		t_skip_check "$what: no objects ($*): run make all static"
+		return
+	}
+	nm -u "$@" | awk '$NF ~ /^hb_/ { print $NF }' | LC_ALL=C sort -u \
+		>"$T_DIR/calls-prog"
+	priv=$(LC_ALL=C comm -23 "$T_DIR/calls-prog" "$T_DIR/map" | tr '\n' ' ')
+	if [ -n "$priv" ]; then
+		fail "$what calls functions lib/ does not export: $priv"
+	else
+		t_ok "$what: its $(wc -l <"$T_DIR/calls-prog") hb_ calls are all exported"
+	fi
+}
+cd "$T_TOP" || t_fail_now "cannot cd to $T_TOP"
+check_calls "the CLI (cli/*.o)" cli/*.o
+check_calls "the engine (engines/*.o)" engines/*.o
+check_calls "bench/regbench.o" bench/regbench.o
+check_calls "the guest probes (kernel/probe/*.o)" kernel/probe/*.o
+cd - >/dev/null || true
+
 # the engine: fio's ops symbol (ioengines.c dlsym()s "ioengine") only
 eng=$T_TOP/engines/hugebuf.so
 if [ -e "$eng" ]; then

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "job/job.h"
 
 #define MPOL_DEFAULT_	0
 #define MPOL_BIND_	2
@@ -88,15 +89,15 @@ out:
 
 static int preflight_refuses(void)
 {
-	struct hb_numa_policy pol = { .bind = true, .nodes = 1ULL << 0 };
-	struct hb_numa_policy none = { 0 };
+	struct hbi_numa_policy pol = { .bind = true, .nodes = 1ULL << 0 };
+	struct hbi_numa_policy none = { 0 };
 	long free0 = hb_hugepages_free(2ULL << 20);
 	int ret;
 
 	if (free0 < 0)
 		return t_skip("no 2M pool");
 	/* more than node 0 (and so the machine) has free */
-	ret = hb_check_pool_policy(&pol, 2ULL << 20,
+	ret = hbi_check_pool_policy(&pol, 2ULL << 20,
 				   (uint64_t)(free0 + 1) << 21);
 	if (ret != -ENOMEM || !strstr(hb_errmsg(), "/node0/hugepages/"))
 		return t_fail("bound to node 0, %ld+1 pages: %d (%s)", free0,
@@ -104,12 +105,12 @@ static int preflight_refuses(void)
 	t_pass();
 	t_info("%s", hb_errmsg());
 	pol.nodes = 1ULL << 63;
-	ret = hb_check_pool_policy(&pol, 2ULL << 20, 2ULL << 20);
+	ret = hbi_check_pool_policy(&pol, 2ULL << 20, 2ULL << 20);
 	if (ret != -ENOENT || !strstr(hb_errmsg(), "node 63"))
 		return t_fail("bound to node 63: %d (%s)", ret, hb_errmsg());
 	t_pass();
 	t_info("%s", hb_errmsg());
-	if (hb_check_pool_policy(&none, 2ULL << 20, 1ULL << 40))
+	if (hbi_check_pool_policy(&none, 2ULL << 20, 1ULL << 40))
 		return t_fail("no binding policy was refused: %s",
 			      hb_errmsg());
 	return t_pass();

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "job/job.h"
 
 struct esc_case {
 	const char *in, *out;
@@ -36,7 +37,7 @@ static int test_escape(void)
 		struct hb_str b;
 
 		hb_str_init(&b);
-		hb_str_json(&b, esc_cases[i].in);
+		hbi_str_json(&b, esc_cases[i].in);
 		if (b.oom || strcmp(b.s, esc_cases[i].out))
 			ret = t_fail("escape case %u: got %s, expected %s", i,
 				     b.s ? b.s : "(oom)", esc_cases[i].out);

@@ -193,8 +193,7 @@ static int predict(const struct hb_kmodel *km, const struct hb_buf *hb,
 		snprintf(why, len, "no model of the running kernel");
 		return -1;
 	}
-	if (hb_blkdev_queue_limits(disk, &q.max_hw_bytes,
-				   &q.max_segments, &q.max_segment_size)) {
+	if (hb_blkdev_queue_limits(disk, false, &q)) {
 		snprintf(why, len, "no queue limits: %s", hb_errmsg());
 		return -1;
 	}

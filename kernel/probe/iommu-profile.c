@@ -686,8 +686,8 @@ static int open_dev(struct nvdev *d)
 	}
 	d->nsid = id;
 	d->lba_shift = __builtin_ctz(ssz);
-	if (hb_nvme_path_limits(d->disk, true, &d->lim) ||
-	    hb_nvme_path_limits(d->disk, false, &d->blk)) {
+	if (hb_blkdev_queue_limits(d->disk, true, &d->lim) ||
+	    hb_blkdev_queue_limits(d->disk, false, &d->blk)) {
 		printf("IOMMUPROF skip=no queue limits: %s\n", hb_errmsg());
 		return -1;
 	}

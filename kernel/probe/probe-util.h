@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "hugebuf.h"
-#include "job/job.h"
+#include "hugebuf-report.h"
 
 #define PROBE_PAGE (4ULL << 10)
 #define PROBE_HPAGE (2ULL << 20)

@@ -46,7 +46,7 @@ static bool str_reserve(struct hb_str *b, size_t more)
 	return true;
 }
 
-void hb_str_printf(struct hb_str *b, const char *fmt, ...)
+void hbi_str_printf(struct hb_str *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -87,29 +87,29 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-void hb_str_json(struct hb_str *b, const char *s)
+void hbi_str_json(struct hb_str *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
-	hb_str_printf(b, "\"");
+	hbi_str_printf(b, "\"");
 	while (*p) {
 		size_t n = utf8_len(p);
 
 		if (*p == '"' || *p == '\\')
-			hb_str_printf(b, "\\%c", *p);
+			hbi_str_printf(b, "\\%c", *p);
 		else if (*p == '\n')
-			hb_str_printf(b, "\\n");
+			hbi_str_printf(b, "\\n");
 		else if (*p == '\t')
-			hb_str_printf(b, "\\t");
+			hbi_str_printf(b, "\\t");
 		else if (*p < 0x20)
-			hb_str_printf(b, "\\u%04x", *p);
+			hbi_str_printf(b, "\\u%04x", *p);
 		else if (!n)
-			hb_str_printf(b, "\\ufffd");
+			hbi_str_printf(b, "\\ufffd");
 		else
-			hb_str_printf(b, "%.*s", (int)n, (const char *)p);
+			hbi_str_printf(b, "%.*s", (int)n, (const char *)p);
 		p += n ? n : 1;
 	}
-	hb_str_printf(b, "\"");
+	hbi_str_printf(b, "\"");
 }
 
 /*
@@ -142,12 +142,12 @@ static bool json_member(struct hb_json *j, const char *key)
 		j->done = true;
 	} else {
 		if (j->more[j->depth - 1])
-			hb_str_printf(j->out, "%s", j->compact ? "," : ", ");
+			hbi_str_printf(j->out, "%s", j->compact ? "," : ", ");
 		j->more[j->depth - 1] = true;
 	}
 	if (key) {
-		hb_str_json(j->out, key);
-		hb_str_printf(j->out, "%s", j->compact ? ":" : ": ");
+		hbi_str_json(j->out, key);
+		hbi_str_printf(j->out, "%s", j->compact ? ":" : ": ");
 	}
 	return true;
 }
@@ -161,7 +161,7 @@ static void json_open(struct hb_json *j, const char *key, char open,
 	}
 	if (!json_member(j, key))
 		return;
-	hb_str_printf(j->out, "%c", open);
+	hbi_str_printf(j->out, "%c", open);
 	j->close[j->depth] = close;
 	j->more[j->depth] = false;
 	j->depth++;
@@ -184,25 +184,25 @@ void hb_json_end(struct hb_json *j)
 		return;
 	}
 	j->depth--;
-	hb_str_printf(j->out, "%c", j->close[j->depth]);
+	hbi_str_printf(j->out, "%c", j->close[j->depth]);
 }
 
 void hb_json_str(struct hb_json *j, const char *key, const char *val)
 {
 	if (json_member(j, key))
-		hb_str_json(j->out, val);
+		hbi_str_json(j->out, val);
 }
 
 void hb_json_u64(struct hb_json *j, const char *key, uint64_t val)
 {
 	if (json_member(j, key))
-		hb_str_printf(j->out, "%llu", (unsigned long long)val);
+		hbi_str_printf(j->out, "%llu", (unsigned long long)val);
 }
 
 void hb_json_i64(struct hb_json *j, const char *key, int64_t val)
 {
 	if (json_member(j, key))
-		hb_str_printf(j->out, "%lld", (long long)val);
+		hbi_str_printf(j->out, "%lld", (long long)val);
 }
 
 /*
@@ -215,21 +215,21 @@ void hb_json_fixed(struct hb_json *j, const char *key, double val,
 	if (!json_member(j, key))
 		return;
 	if (isfinite(val))
-		hb_str_printf(j->out, "%.*f", (int)decimals, val);
+		hbi_str_printf(j->out, "%.*f", (int)decimals, val);
 	else
-		hb_str_printf(j->out, "null");
+		hbi_str_printf(j->out, "null");
 }
 
 void hb_json_bool(struct hb_json *j, const char *key, bool val)
 {
 	if (json_member(j, key))
-		hb_str_printf(j->out, "%s", val ? "true" : "false");
+		hbi_str_printf(j->out, "%s", val ? "true" : "false");
 }
 
 void hb_json_tri(struct hb_json *j, const char *key, int val)
 {
 	if (json_member(j, key))
-		hb_str_printf(j->out, "%s",
+		hbi_str_printf(j->out, "%s",
 			      val < 0 ? "null" : val ? "true" : "false");
 }
 

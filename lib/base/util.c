@@ -114,12 +114,12 @@ char *hb_fmt_size(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-int hb_read_ulong(const char *path, unsigned long *val)
+int hbi_read_ulong(const char *path, unsigned long *val)
 {
 	char buf[64], *end;
 	int ret;
 
-	ret = hb_read_file(path, buf, sizeof(buf));
+	ret = hbi_read_file(path, buf, sizeof(buf));
 	if (ret)
 		return ret;
 	errno = 0;
@@ -129,7 +129,7 @@ int hb_read_ulong(const char *path, unsigned long *val)
 	return 0;
 }
 
-int hb_read_file(const char *path, char *buf, size_t len)
+int hbi_read_file(const char *path, char *buf, size_t len)
 {
 	ssize_t n = 0;
 	size_t got = 0;
@@ -166,7 +166,7 @@ int hb_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-const char *hb_proc_value(const char *buf, const char *key)
+const char *hbi_proc_value(const char *buf, const char *key)
 {
 	size_t klen = strlen(key);
 	const char *l = buf;
@@ -187,14 +187,14 @@ long hb_proc_kb(const char *file, const char *key)
 	const char *v;
 	int ret;
 
-	ret = hb_read_file(file, buf, sizeof(buf));
+	ret = hbi_read_file(file, buf, sizeof(buf));
 	if (ret)
 		return ret;
-	v = hb_proc_value(buf, key);
+	v = hbi_proc_value(buf, key);
 	return v ? strtol(v, NULL, 10) : -ENOENT;
 }
 
-void hb_touch_pages(void *map, size_t len)
+void hbi_touch_pages(void *map, size_t len)
 {
 	volatile char *p = map;
 	size_t off;
@@ -203,7 +203,7 @@ void hb_touch_pages(void *map, size_t len)
 		p[off] = 0;
 }
 
-unsigned int hb_ilog2(uint64_t v)
+unsigned int hbi_ilog2(uint64_t v)
 {
 	return v ? 63 - __builtin_clzll(v) : 0;
 }

@@ -99,7 +99,7 @@ static void folio_addrs_add(struct folio_addrs *fa, const struct hb_probe *p)
 		fa->addr = n;
 		fa->cap = cap;
 	}
-	fa->nr += hb_numa_folio_addrs(p, fa->addr + fa->nr);
+	fa->nr += hbi_numa_folio_addrs(p, fa->addr + fa->nr);
 }
 
 /*
@@ -108,7 +108,7 @@ static void folio_addrs_add(struct folio_addrs *fa, const struct hb_probe *p)
  */
 static void add_nodes(struct hb_bufstats *st, const struct folio_addrs *fa)
 {
-	if (fa->failed || hb_numa_count(fa->addr, fa->nr, st->node_folios,
+	if (fa->failed || hbi_numa_count(fa->addr, fa->nr, st->node_folios,
 					&st->nr_nodes)) {
 		memset(st->node_folios, 0, sizeof(st->node_folios));
 		st->nr_nodes = 0;
@@ -153,7 +153,7 @@ static int analyze_one(struct hb_analysis *a, unsigned int i,
 	struct hb_imu imu, *ip = keep ? &a->imu[i] : &imu;
 	int ret;
 
-	ret = hb_probe_with(files, iov->iov_base, iov->iov_len, recipe, pp);
+	ret = hbi_probe_with(files, iov->iov_base, iov->iov_len, recipe, pp);
 	if (ret)
 		return ret;
 	ret = hb_imu_build(&a->km, pp->pages, (uintptr_t)iov->iov_base,
@@ -165,7 +165,7 @@ static int analyze_one(struct hb_analysis *a, unsigned int i,
 	}
 	/* what registering them in one call costs, over the same imu */
 	if (!ret)
-		ret = hb_reg_walk_add(walk, i, ip, pp->pages, pp->nr_pages);
+		ret = hbi_reg_walk_add(walk, i, ip, pp->pages, pp->nr_pages);
 	if (keep && !ret)
 		return 0;
 	hb_imu_free(ip);
@@ -190,7 +190,7 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 	memset(a, 0, sizeof(*a));
 	a->km = model;
 	/* the engine's and hugebuf check's one IORING_REGISTER_BUFFERS call */
-	hb_reg_walk_init(&walk, &a->km, HB_REG_ONE_CALL, &a->st.reg_cost);
+	hbi_reg_walk_init(&walk, &a->km, HB_REG_ONE_CALL, &a->st.reg_cost);
 	a->st.all_coalesced = true;
 	if (!nr)
 		return hb_seterr(EINVAL, "no buffers to analyze");
@@ -204,7 +204,7 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 		goto out;
 	}
 	/* one open of the probe's /proc files for all the buffers */
-	hb_probe_files_open(&files);
+	hbi_probe_files_open(&files);
 	for (i = 0; i < nr; i++) {
 		ret = analyze_one(a, i, &iov[i], recipe, io_len, io_stride,
 				  keep, &files, &fa, &bp, &walk, &first_io);
@@ -217,9 +217,9 @@ int hb_analyze(const struct hb_kmodel *km, const struct iovec *iov,
 	ret = hb_model_account(&a->km, bp.pages, bp.per_buf, nr,
 			       &a->st.charged_bytes);
 out:
-	hb_probe_files_close(&files);
+	hbi_probe_files_close(&files);
 	free(fa.addr);
-	hb_reg_walk_free(&walk);
+	hbi_reg_walk_free(&walk);
 	free(bp.pages);
 	free(bp.per_buf);
 	if (ret)

@@ -180,7 +180,7 @@ static int check_hugepage_size(const char *opt, uint64_t size)
 {
 	char sz[32], msg[512];
 
-	if (!hb_check_hugepage_size(size))
+	if (!hbi_check_hugepage_size(size))
 		return 0;
 	hb_fmt_size(size, sz, sizeof(sz));
 	snprintf(msg, sizeof(msg), "%s", hb_errmsg());
@@ -379,7 +379,7 @@ static int check_head(const struct hb_jobplan *p)
 				 "first folio: use a value below %llu for "
 				 "this backing", (unsigned long long)p->head,
 				 (unsigned long long)align);
-	return hb_check_dio_multiple("head_offset", p->head, p->dio_align);
+	return hbi_check_dio_multiple("head_offset", p->head, p->dio_align);
 }
 
 /* IORING_MAX_REG_BUFFERS (io_sqe_buffers_register(): -EINVAL above) */
@@ -430,7 +430,7 @@ static int check_chunk(struct hb_jobplan *p)
 	if (!p->chunk_size)
 		return 0;
 	n = (p->max_bs + p->chunk_size - 1) / p->chunk_size;
-	ret = hb_check_dio_multiple("chunk_size", p->chunk_size,
+	ret = hbi_check_dio_multiple("chunk_size", p->chunk_size,
 				    p->dio_align);
 	if (ret)
 		return ret;
@@ -445,7 +445,7 @@ static int check_chunk(struct hb_jobplan *p)
 }
 
 /*
- * Lay slot i out at head + i * stride.  hb_slot_stride() rounds max_bs up
+ * Lay slot i out at head + i * stride.  hbi_slot_stride() rounds max_bs up
  * to the folio size when it is at least one folio, else to a power of two
  * (which divides the folio): every buffer starts head bytes into a folio
  * or into a power-of-two block of one, and crosses no folio it does not
@@ -456,14 +456,14 @@ static int plan_layout(struct hb_jobplan *p)
 	int ret;
 
 	p->dio_align = job_dio_align(p);
-	p->stride = hb_slot_stride(&p->b, p->max_bs);
+	p->stride = hbi_slot_stride(&p->b, p->max_bs);
 	ret = check_bs(p);
 	if (!ret)
 		ret = check_head(p);
 	if (ret)
 		return ret;
 	p->slots_per_region = p->layout == HB_JOB_PER_IO ? 1 :
-			      hb_slots_per_region(p->stride, p->depth);
+			      hbi_slots_per_region(p->stride, p->depth);
 	p->nr_iovecs = (p->depth + p->slots_per_region - 1) /
 		       p->slots_per_region;
 	ret = check_nr_buffers(p);
@@ -506,7 +506,7 @@ static int check_clone(const struct hb_jobplan *p)
  */
 static int check_resources(struct hb_jobplan *p)
 {
-	struct hb_plan plan = {
+	struct hb_bufset plan = {
 		.backing = p->b,
 		.registered = p->fixedbufs,
 	};
@@ -518,7 +518,7 @@ static int check_resources(struct hb_jobplan *p)
 	int ret;
 
 	p->len = ours > p->min_len ? ours : p->min_len;
-	plan.map_len = hb_map_len(&p->b, p->len, p->head);
+	plan.map_len = hbi_map_len(&p->b, p->len, p->head);
 	ret = hb_sysinfo_read(&si);
 	if (!ret)
 		ret = hb_slot_iovecs(p->head, p->depth, p->stride, p->max_bs,
@@ -526,7 +526,7 @@ static int check_resources(struct hb_jobplan *p)
 	if (!ret) {
 		plan.iov = iov;
 		plan.nr_iov = nr;
-		ret = hb_preflight(&si, &p->km, &plan);
+		ret = hbi_preflight(&si, &p->km, &plan);
 	}
 	free(iov);
 	if (!ret)

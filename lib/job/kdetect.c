@@ -1,56 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Which kernel generation is running: the version says one thing, small
- * experiments say what the kernel really does, and the behaviour wins.
- *
- * The version: the distribution's upstream version where it puts one in
- * /proc/version (Debian: "... #1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1",
- * while uname -r says 6.1.0-28-amd64) or /proc/version_signature (Ubuntu:
- * "Ubuntu 6.8.0-45.45-generic 6.8.12"), else uname -r.  A release ending
- * in "-hugebuf" is our series (kernel/hugebuf.config CONFIG_LOCALVERSION).
- *
- * The behaviour, each experiment a few milliseconds:
- *  - first bvec (exact, data): a 2 MiB THP moved by mremap() to an address
- *    1 MiB past a 2 MiB boundary, [addr, addr + 1 MiB) registered, and one
- *    4 KiB READ_FIXED from a pipe at the buffer's start.  6.12 - 6.15
- *    without 3a3c6d61577d take bvec[0]'s offset from the address
- *    (uaddr & (folio_size - 1) = 1 MiB), so the bytes land 1 MiB further
- *    into the folio, still inside our mapping; every other kernel puts them
- *    at the buffer's start.
- *  - coalescing (kernel memory): the same buffer registered K times in one
- *    call, SUnreclaim + VmallocUsed before and after (vm.stat_refresh
- *    first).  One whole hugepage (512 pages) costs a 16 KiB imu each
- *    without coalescing and 48 bytes with it (57bebf807e2a, 6.3); 512
- *    pages over two hugepages 16 KiB vs 64 bytes (a8edbb424b13, 6.12).
- *    The model computes both figures for the version's imu header, and
- *    the one verdict (lib/model/verdict.c) judges the measurement.  5.10 before
- *    5.10.162 (and kernels before 5.13) allocate the 16-byte bvecs alone
- *    (imu_bvecs_apart): 8 KiB for those 512 pages, which the version's
- *    model gives too; 5.10.162+ has 6.1's 32-byte header (the 5.10.262
- *    guest: "behaviour says 5.10.262").
- *    (510 pages made 8 KiB imus, a size the slab serves from objects
- *    earlier registrations freed: 6.1 guests read 0-64 KiB of 256.)
- *  - accounting (exact, VmPin): buffers on hugepages H1, H2, H1 in one
- *    call charge 2 hugepages while the table is filled in the loop (up to
- *    6.12 and our 6.1 series), 3 from 6.13 to 7.1, 2 again from 7.2
- *    (per-ring references, lib/model/account.c).
- *  - the hole (exact, VmPin, versions 6.13+ only): two neighbours on one
- *    hugepage, then slot 0 cleared by an update: up to 7.1 the hugepage
- *    is un-charged while slot 1 pins it (VmPin back to where it was), 7.2
- *    keeps it charged until its last reference.  Before 6.13 a cleared
- *    slot's node may be put later (6.1's rsrc_put_work), so a VmPin read
- *    right after the update proves nothing there; 6.13's table rework
- *    puts it inside the update.
- * 7.2 charges no VmPin at all to a ring created with CAP_IPC_LOCK
- * (vmpin_needs_user).  A privileged caller therefore sees that directly
- * (the batch on its own ring moves VmPin or not) and runs the two
- * accounting checks on a second ring created with CAP_IPC_LOCK dropped
- * from its thread's effective set for the io_uring_setup() only
- * (capset() is per thread; the ring keeps ctx->user, and RLIMIT_MEMLOCK
- * then applies to it).
- * Without CAP_IPC_LOCK, RLIMIT_MEMLOCK bounds K (degraded: fewer copies,
- * the two-hugepage count is skipped when K < 8); without hugepages or THP
- * the experiment is skipped and said so in the note.
+ * experiments (first bvec, coalescing, accounting, the hole) say what the
+ * kernel really does, and the behaviour wins.  Each experiment and the
+ * kernel commit it tells apart: docs/lib-notes.md, "Kernel detection".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -102,7 +55,7 @@ static bool version_from_proc_version(char *out, size_t len)
 {
 	char buf[512], *hash, *deb;
 
-	if (hb_read_file("/proc/version", buf, sizeof(buf)))
+	if (hbi_read_file("/proc/version", buf, sizeof(buf)))
 		return false;
 	hash = strstr(buf, " #");
 	deb = hash ? strstr(hash, " Debian ") : NULL;
@@ -117,7 +70,7 @@ static bool version_from_signature(char *out, size_t len)
 {
 	char buf[256], *sp;
 
-	if (hb_read_file("/proc/version_signature", buf, sizeof(buf)))
+	if (hbi_read_file("/proc/version_signature", buf, sizeof(buf)))
 		return false;
 	buf[strcspn(buf, "\n")] = '\0';
 	sp = strrchr(buf, ' ');
@@ -273,7 +226,7 @@ static char *thp_at_boundary(void **map)
 	a = (char *)HB_ALIGN_UP((uintptr_t)*map, SZ_2M);
 	madvise(a, SZ_2M, MADV_HUGEPAGE);
 	/* every page faulted, as MADV_COLLAPSE below may need them */
-	hb_touch_pages(a, SZ_2M);
+	hbi_touch_pages(a, SZ_2M);
 	/* MADV_COLLAPSE (6.1) when the fault did not get a THP */
 	if (!thp_mapped(a))
 		madvise(a, SZ_2M, 25);
@@ -413,7 +366,7 @@ static unsigned int copies_allowed_on(bool checked, uint64_t bytes,
 static unsigned int copies_allowed(uint64_t bytes, unsigned int want)
 {
 	return copies_allowed_on(hb_model_memlock_checked(
-					 hb_sys_cap_ipc_lock()),
+					 hbi_sys_cap_ipc_lock()),
 				 bytes, want);
 }
 
@@ -577,7 +530,7 @@ static void probe_accounting(struct hb_kdetect *d, struct io_uring *ring,
 	int r, charged = -1;
 	bool checked;
 
-	if (hb_sys_cap_ipc_lock()) {
+	if (hbi_sys_cap_ipc_lock()) {
 		/* registered, then charged (1) or not (0) */
 		r = probe_batch_dedup(d, ring, false, h, &charged);
 		if (charged >= 0)

@@ -108,11 +108,11 @@ static void text_requests(struct hb_str *out, const struct hb_report *r)
 	if (!r->pred)
 		return;
 	if (r->plain)
-		hb_str_printf(out, "; plain O_DIRECT model %u (no page merged "
+		hbi_str_printf(out, "; plain O_DIRECT model %u (no page merged "
 			      "%u, one bvec per folio %u)", r->pred->model,
 			      r->pred->none, r->pred->multi);
 	else
-		hb_str_printf(out, "; model %u (uncoalesced %u, one bvec per "
+		hbi_str_printf(out, "; model %u (uncoalesced %u, one bvec per "
 			      "folio %u)", r->pred->model, r->pred->none,
 			      r->pred->multi);
 	if (judge_requests(r, &v)) {
@@ -120,16 +120,16 @@ static void text_requests(struct hb_str *out, const struct hb_report *r)
 		unsigned int k = hb_job_requests_per_io(r->dev_reads, r->ios,
 							&other);
 
-		hb_str_printf(out, ": %u per I/O", k);
+		hbi_str_printf(out, ": %u per I/O", k);
 		if (other)
-			hb_str_printf(out, " (+%llu reads of other I/O)",
+			hbi_str_printf(out, " (+%llu reads of other I/O)",
 				      (unsigned long long)other);
-		hb_str_printf(out, ", coalesced %s, %s",
+		hbi_str_printf(out, ", coalesced %s, %s",
 			      hb_tristate_name(v.coalesced),
 			      v.matches_model ? "as modelled" :
 			      "NOT as modelled");
 	} else {
-		hb_str_printf(out, " (not judged: %s)", not_judged(r));
+		hbi_str_printf(out, " (not judged: %s)", not_judged(r));
 	}
 }
 
@@ -153,7 +153,7 @@ static void text_plain(struct hb_str *out, const char *prefix,
 	const struct hb_plain_pred *pp = r->plain;
 	bool runs = r->km && r->km->plain_folio_runs;
 
-	hb_str_printf(out, "%s%s: plain O_DIRECT model of one %llu-byte I/O "
+	hbi_str_printf(out, "%s%s: plain O_DIRECT model of one %llu-byte I/O "
 		      "(PFNs %s): %u bio(s), %u page batch(es), %u adds (%s), "
 		      "%u merge tests, %u bvecs (%u same-page merges), %u "
 		      "releases, %u requests\n", prefix, r->job,
@@ -184,18 +184,18 @@ static void json_plain(struct hb_json *j, const struct hb_report *r)
 static void text_limits(struct hb_str *out, const char *prefix,
 			const char *job, const struct hb_file_limits *l)
 {
-	hb_str_printf(out, "%s%s: file: direct I/O alignment ", prefix, job);
+	hbi_str_printf(out, "%s%s: file: direct I/O alignment ", prefix, job);
 	if (l->dio_known)
-		hb_str_printf(out, "%u (memory) / %u (offset)",
+		hbi_str_printf(out, "%u (memory) / %u (offset)",
 			      l->dio_mem_align, l->dio_offset_align);
 	else
-		hb_str_printf(out, "not reported");
+		hbi_str_printf(out, "not reported");
 	if (l->atomic)
-		hb_str_printf(out, ", atomic writes %u-%u bytes in up to %u "
+		hbi_str_printf(out, ", atomic writes %u-%u bytes in up to %u "
 			      "segment(s)\n", l->atomic_unit_min,
 			      l->atomic_unit_max, l->atomic_segments_max);
 	else
-		hb_str_printf(out, ", no atomic writes\n");
+		hbi_str_printf(out, ", no atomic writes\n");
 }
 
 /* "direct", "copy", "einval", "mixed" or "" for the buffers' paths */
@@ -220,16 +220,16 @@ static void text_pt(struct hb_str *out, const char *prefix, const char *job,
 {
 	const struct hb_queue_limits *l = pt->lim;
 
-	hb_str_printf(out, "%s%s: passthrough: %s, %llu read/write commands\n",
+	hbi_str_printf(out, "%s%s: passthrough: %s, %llu read/write commands\n",
 		      prefix, job, pt->device ? pt->device : "?",
 		      (unsigned long long)pt->commands);
 	if (!l) {
-		hb_str_printf(out, "%s%s: passthrough: queue limits not found "
+		hbi_str_printf(out, "%s%s: passthrough: queue limits not found "
 			      "in sysfs: no mapping prediction\n", prefix,
 			      job);
 		return;
 	}
-	hb_str_printf(out, "%s%s: passthrough limits: max_hw %llu KiB, "
+	hbi_str_printf(out, "%s%s: passthrough limits: max_hw %llu KiB, "
 		      "max_segments %u, virt boundary %#llx, dma alignment "
 		      "%u\n", prefix, job,
 		      (unsigned long long)(l->max_hw_bytes >> 10),
@@ -238,18 +238,18 @@ static void text_pt(struct hb_str *out, const char *prefix, const char *job,
 		      l->dma_align_mask + 1);
 	if (!pt->predicted)
 		return;
-	hb_str_printf(out, "%s%s: passthrough mapping (model, not traced) of "
+	hbi_str_printf(out, "%s%s: passthrough mapping (model, not traced) of "
 		      "a %llu-byte command: direct %u, copy %u, refused %u of "
 		      "%u buffers", prefix, job,
 		      (unsigned long long)pt->cmd_len, pt->count[HB_PT_DIRECT],
 		      pt->count[HB_PT_COPY], pt->count[HB_PT_EINVAL],
 		      pt->count[0] + pt->count[1] + pt->count[2]);
 	if (pt->count[HB_PT_DIRECT])
-		hb_str_printf(out, "; %u-%u DMA segments", pt->segs_min,
+		hbi_str_printf(out, "; %u-%u DMA segments", pt->segs_min,
 			      pt->segs_max);
 	if (pt->why)
-		hb_str_printf(out, "; %s", pt->why);
-	hb_str_printf(out, "\n");
+		hbi_str_printf(out, "; %s", pt->why);
+	hbi_str_printf(out, "\n");
 }
 
 void hb_report_text(const struct hb_report *r, const char *prefix,
@@ -260,19 +260,19 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 
 	hb_backing_str(&r->backing, bk, sizeof(bk));
 	hb_fmt_size(r->backing.folio_size, fs, sizeof(fs));
-	hb_str_printf(out, "%s%s: backing=%s folio=%s layout=%s "
+	hbi_str_printf(out, "%s%s: backing=%s folio=%s layout=%s "
 		      "head_offset=%llu fixedbufs=%u kernel-model=%s\n",
 		      prefix, r->job, bk, fs, r->layout,
 		      (unsigned long long)r->head_offset, r->fixedbufs,
 		      r->kernel_model);
 	if (r->kernel_detect && *r->kernel_detect)
-		hb_str_printf(out, "%s%s: kernel: %s\n", prefix, r->job,
+		hbi_str_printf(out, "%s%s: kernel: %s\n", prefix, r->job,
 			      r->kernel_detect);
 	/*
 	 * fixedbufs=0 registers nothing: the bvec and imu figures are then
 	 * what registering these buffers would make, and say so
 	 */
-	hb_str_printf(out, "%s%s: %u buffer(s) of %llu bytes: folios %u-%u, "
+	hbi_str_printf(out, "%s%s: %u buffer(s) of %llu bytes: folios %u-%u, "
 		      "%sbvecs %u-%u per buffer (%s), bvecs per %llu-byte I/O "
 		      "%u-%u\n", prefix, r->job, r->nr_buffers,
 		      (unsigned long long)r->buffer_len, st->min_folios,
@@ -281,9 +281,9 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 		      coalesced_word(r), (unsigned long long)r->bs,
 		      st->min_io_segs, st->max_io_segs);
 	if (*advice(r))
-		hb_str_printf(out, "%s%s: to coalesce: %s\n", prefix, r->job,
+		hbi_str_printf(out, "%s%s: to coalesce: %s\n", prefix, r->job,
 			      advice(r));
-	hb_str_printf(out, "%s%s: %simu %llu bytes vs %llu with 4K pages, "
+	hbi_str_printf(out, "%s%s: %simu %llu bytes vs %llu with 4K pages, "
 		      "memlock charge %llu KiB, register %.0f us (%s %llu), "
 		      "pinned %ld KiB, probe %s%s%s%s\n", prefix, r->job,
 		      r->fixedbufs ? "" : "if registered: ",
@@ -298,11 +298,11 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 	if (r->limits)
 		text_limits(out, prefix, r->job, r->limits);
 	if (r->shared && *r->shared)
-		hb_str_printf(out, "%s%s: buffers shared (%s of a cloned table), "
+		hbi_str_printf(out, "%s%s: buffers shared (%s of a cloned table), "
 			      "ready after %.0f us\n", prefix, r->job,
 			      r->shared, r->ready_usec);
 	if (r->vec_iovecs)
-		hb_str_printf(out, "%s%s: vectored: %u iovecs per I/O, %u bvecs "
+		hbi_str_printf(out, "%s%s: vectored: %u iovecs per I/O, %u bvecs "
 			      "in the model (READV/WRITEV_FIXED)\n", prefix,
 			      r->job, r->vec_iovecs, r->vec_bvecs);
 	if (r->pt)
@@ -310,18 +310,18 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 	if (st->nr_nodes) {
 		unsigned int n;
 
-		hb_str_printf(out, "%s%s: folios per NUMA node:", prefix,
+		hbi_str_printf(out, "%s%s: folios per NUMA node:", prefix,
 			      r->job);
 		for (n = 0; n < HB_MAX_NODES; n++)
 			if (st->node_folios[n])
-				hb_str_printf(out, " node%u=%u", n,
+				hbi_str_printf(out, " node%u=%u", n,
 					      st->node_folios[n]);
-		hb_str_printf(out, "\n");
+		hbi_str_printf(out, "\n");
 	}
 	if (r->plain)
 		text_plain(out, prefix, r);
 	if (have_device(r)) {
-		hb_str_printf(out, "%s%s: %s: %.2f device requests per I/O "
+		hbi_str_printf(out, "%s%s: %s: %.2f device requests per I/O "
 			      "(%llu reads + %llu writes for %llu I/Os)%s",
 			      prefix, r->job, r->device, requests_per_io(r),
 			      (unsigned long long)r->dev_reads,
@@ -331,7 +331,7 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 			      ", approximate: other jobs ran on the device" :
 			      "");
 		text_requests(out, r);
-		hb_str_printf(out, "\n");
+		hbi_str_printf(out, "\n");
 	}
 }
 
@@ -478,7 +478,7 @@ void hb_report_json(const struct hb_report *r, struct hb_str *b)
 	json_requests(&j, r);
 	json_plain(&j, r);
 	hb_json_end(&j);
-	hb_str_printf(b, "\n");
+	hbi_str_printf(b, "\n");
 }
 
 int hb_report_append(const struct hb_report *r, const char *path)

@@ -166,7 +166,7 @@ static int table_change(struct acct_ring *r, const struct acct_imu *imu,
 		run = folio_run(imu->pages, i, imu->nr);
 		if (!p->order)
 			continue;
-		ret = hb_foliomap_add(&r->table, p->folio,
+		ret = hbi_foliomap_add(&r->table, p->folio,
 				      (int64_t)delta * run, NULL);
 		if (ret)
 			return ret;
@@ -200,11 +200,11 @@ static int charge_acct_pages(struct acct_state *st, struct acct_ring *r,
 			continue;
 		*have_last = true;
 		*last = p->folio;
-		if (hb_foliomap_get(&st->own, p->folio) != serial &&
-		    !hb_foliomap_get(&r->table, p->folio))
+		if (hbi_foliomap_get(&st->own, p->folio) != serial &&
+		    !hbi_foliomap_get(&r->table, p->folio))
 			imu->acct_pages += 1ULL << p->order;
 		/* the map holds the last buffer that met the head */
-		ret = hb_foliomap_find(&st->own, p->folio, &slot);
+		ret = hbi_foliomap_find(&st->own, p->folio, &slot);
 		if (ret)
 			return ret;
 		st->own.val[slot] = serial;
@@ -241,7 +241,7 @@ static int hpage_walk(struct acct_ring *r, const struct acct_imu *imu,
 			continue;
 		have_seen = true;
 		seen = p->folio;
-		ret = hb_foliomap_add(&r->xa, p->folio, delta, &count);
+		ret = hbi_foliomap_add(&r->xa, p->folio, delta, &count);
 		if (ret)
 			return ret;
 		if (count == (delta > 0 ? 1 : 0))
@@ -531,10 +531,10 @@ static void state_free(struct acct_state *st)
 
 	for (i = 0; i < HB_ACCT_RINGS; i++) {
 		free(st->ring[i].slot);
-		hb_foliomap_free(&st->ring[i].table);
-		hb_foliomap_free(&st->ring[i].xa);
+		hbi_foliomap_free(&st->ring[i].table);
+		hbi_foliomap_free(&st->ring[i].xa);
 	}
-	hb_foliomap_free(&st->own);
+	hbi_foliomap_free(&st->own);
 	for (i = 0; i < st->nr_imus; i++)
 		free(st->imus[i]);
 	free(st->imus);

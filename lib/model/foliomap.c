@@ -57,13 +57,13 @@ static int map_grow(struct hb_foliomap *m)
 	return 0;
 }
 
-uint64_t hb_foliomap_get(const struct hb_foliomap *m, uint64_t folio)
+uint64_t hbi_foliomap_get(const struct hb_foliomap *m, uint64_t folio)
 {
 	return m->cap ? m->val[map_slot(m, folio)] : 0;
 }
 
 /* @folio's slot, made when it has none. */
-int hb_foliomap_find(struct hb_foliomap *m, uint64_t folio, size_t *slot)
+int hbi_foliomap_find(struct hb_foliomap *m, uint64_t folio, size_t *slot)
 {
 	int ret;
 
@@ -82,11 +82,11 @@ int hb_foliomap_find(struct hb_foliomap *m, uint64_t folio, size_t *slot)
 }
 
 /* Add @delta to @folio's count; the new count in *@count. */
-int hb_foliomap_add(struct hb_foliomap *m, uint64_t folio, int64_t delta,
+int hbi_foliomap_add(struct hb_foliomap *m, uint64_t folio, int64_t delta,
 		   uint64_t *count)
 {
 	size_t i;
-	int ret = hb_foliomap_find(m, folio, &i);
+	int ret = hbi_foliomap_find(m, folio, &i);
 
 	if (ret)
 		return ret;
@@ -101,7 +101,7 @@ int hb_foliomap_add(struct hb_foliomap *m, uint64_t folio, int64_t delta,
 	return 0;
 }
 
-void hb_foliomap_free(struct hb_foliomap *m)
+void hbi_foliomap_free(struct hb_foliomap *m)
 {
 	free(m->key);
 	free(m->val);

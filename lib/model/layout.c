@@ -10,7 +10,7 @@
 
 #include "model/model.h"
 
-uint64_t hb_slot_stride(const struct hb_backing *b, uint64_t max_bs)
+uint64_t hbi_slot_stride(const struct hb_backing *b, uint64_t max_bs)
 {
 	uint64_t stride = HB_PAGE_SIZE;
 
@@ -22,7 +22,7 @@ uint64_t hb_slot_stride(const struct hb_backing *b, uint64_t max_bs)
 }
 
 /* io_buffer_validate(): one registered buffer is at most 1 GiB */
-unsigned int hb_slots_per_region(uint64_t stride, unsigned int nr_slots)
+unsigned int hbi_slots_per_region(uint64_t stride, unsigned int nr_slots)
 {
 	uint64_t k = stride ? HB_MAX_BUF_LEN / stride : 1;
 

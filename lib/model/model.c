@@ -550,7 +550,7 @@ int hb_layout_synth(uint64_t folio_size, uint64_t head_offset, uint64_t len,
 		return hb_seterr(EINVAL, "folio size %llu is not a power of "
 				 "two of at least 4096",
 				 (unsigned long long)folio_size);
-	order = hb_ilog2(folio_size) - HB_PAGE_SHIFT;
+	order = hbi_ilog2(folio_size) - HB_PAGE_SHIFT;
 	per_folio = 1ULL << order;
 	nr = hb_nr_pages(head_offset, len);
 	first = head_offset >> HB_PAGE_SHIFT;

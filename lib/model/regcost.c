@@ -47,13 +47,13 @@
 static uint64_t scan_reads(const struct hb_reg_walk *w, unsigned int k,
 			   uint64_t i, uint64_t folio)
 {
-	uint64_t v = hb_foliomap_get(&w->mine, folio), g;
+	uint64_t v = hbi_foliomap_get(&w->mine, folio), g;
 
 	if (v >> 32 == (uint64_t)k + 1)
 		return (v & 0xffffffffULL) + 1;
 	if (!w->table_seen)
 		return i;
-	g = hb_foliomap_get(&w->first, folio);
+	g = hbi_foliomap_get(&w->first, folio);
 	if (g && g - 1 < w->before)
 		return i + g;
 	return i + w->before;
@@ -67,12 +67,12 @@ static int note_entry(struct hb_reg_walk *w, unsigned int k, uint64_t i,
 	size_t slot;
 	int ret;
 
-	ret = hb_foliomap_find(&w->first, folio, &slot);
+	ret = hbi_foliomap_find(&w->first, folio, &slot);
 	if (ret)
 		return ret;
 	if (!w->first.val[slot])
 		w->first.val[slot] = w->before + i + 1;
-	ret = hb_foliomap_find(&w->mine, folio, &slot);
+	ret = hbi_foliomap_find(&w->mine, folio, &slot);
 	if (ret)
 		return ret;
 	if ((w->mine.val[slot] & ~0xffffffffULL) != tag)
@@ -80,7 +80,7 @@ static int note_entry(struct hb_reg_walk *w, unsigned int k, uint64_t i,
 	return 0;
 }
 
-int hb_reg_walk_add(struct hb_reg_walk *w, unsigned int k,
+int hbi_reg_walk_add(struct hb_reg_walk *w, unsigned int k,
 		    const struct hb_imu *imu, const struct hb_page *pages,
 		    uint64_t nr_pages)
 {
@@ -120,7 +120,7 @@ int hb_reg_walk_add(struct hb_reg_walk *w, unsigned int k,
 	return 0;
 }
 
-void hb_reg_walk_init(struct hb_reg_walk *w, const struct hb_kmodel *km,
+void hbi_reg_walk_init(struct hb_reg_walk *w, const struct hb_kmodel *km,
 		      enum hb_reg_calls calls, struct hb_reg_cost *cost)
 {
 	memset(w, 0, sizeof(*w));
@@ -136,10 +136,10 @@ void hb_reg_walk_init(struct hb_reg_walk *w, const struct hb_kmodel *km,
 	w->carry_last = calls == HB_REG_ONE_CALL && !km->acct_per_ring;
 }
 
-void hb_reg_walk_free(struct hb_reg_walk *w)
+void hbi_reg_walk_free(struct hb_reg_walk *w)
 {
-	hb_foliomap_free(&w->first);
-	hb_foliomap_free(&w->mine);
+	hbi_foliomap_free(&w->first);
+	hbi_foliomap_free(&w->mine);
 }
 
 int hb_model_register_cost(const struct hb_kmodel *km,
@@ -153,7 +153,7 @@ int hb_model_register_cost(const struct hb_kmodel *km,
 	if (!km || !cost || (nr_bufs && !bufs))
 		return hb_seterr(EINVAL, "no buffers for the registration "
 				 "cost model");
-	hb_reg_walk_init(&w, km, calls, cost);
+	hbi_reg_walk_init(&w, km, calls, cost);
 	for (k = 0; k < nr_bufs && !ret; k++) {
 		const struct hb_reg_buf *b = &bufs[k];
 		struct hb_imu imu;
@@ -161,11 +161,11 @@ int hb_model_register_cost(const struct hb_kmodel *km,
 		ret = hb_imu_build(km, b->pages, b->uaddr, b->len, &imu);
 		if (ret)
 			break;
-		ret = hb_reg_walk_add(&w, k, &imu, b->pages,
+		ret = hbi_reg_walk_add(&w, k, &imu, b->pages,
 				      hb_nr_pages(b->uaddr, b->len));
 		hb_imu_free(&imu);
 	}
-	hb_reg_walk_free(&w);
+	hbi_reg_walk_free(&w);
 	return ret;
 }
 

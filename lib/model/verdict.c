@@ -58,14 +58,11 @@ bool hb_kmem_near(double measured_kb, double predicted_kb)
 /*
  * SEND_ZC over loopback TCP (kernel/probe/sendzc-probe.c): SIOCOUTQ's
  * bytes in flight per byte of sk_wmem_queued, summed over the samples.
- * Charged for the pages they span, frags give about 0.9 (the skb heads
- * take the rest): 0.86 - 0.93 for every backing on Debian's 6.1.192, on
- * 6.1 + the series and for 4 KiB pages everywhere.  Charged from the
- * folio's start, 0.02 - 0.07 (Debian's 6.12.118, 6.1 + the series
- * without io_uring 3/5, the 6.18 host).  The bounds, a quarter and a
- * half of the 4 KiB send's ratio, sit between the two with a margin of
- * three or more either way; ratios, not times, so TCG's speed does not
- * move them.
+ * Frags charged for the pages they span give about 0.9 (the skb heads
+ * take the rest), frags charged from the folio's start well below 0.1.
+ * The bounds, a quarter and a half of the 4 KiB send's ratio, sit
+ * between the two; ratios, not times, so TCG's speed does not move them.
+ * The measured ratios per kernel: docs/lib-notes.md.
  */
 #define SENDZC_OVER_MAX		0.25
 #define SENDZC_FAIR_MIN		0.5

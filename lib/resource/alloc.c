@@ -58,21 +58,21 @@ static void buf_reset(struct hb_buf *buf)
  */
 static int alloc_preflight(const struct hb_backing *b, size_t map_len)
 {
-	struct hb_plan plan = { .backing = *b, .map_len = map_len };
+	struct hb_bufset set = { .backing = *b, .map_len = map_len };
 	struct hb_sysinfo si;
 	int ret;
 
 	ret = hb_sysinfo_read(&si);
 	if (ret)
 		return ret;
-	return hb_preflight_resources(&si, &plan);
+	return hbi_preflight_resources(&si, &set);
 }
 
 static int hugetlb_mmap_error(int err, uint64_t size, size_t map_len)
 {
 	char knob[128];
 
-	hb_pool_knob(size, knob, sizeof(knob));
+	hbi_pool_knob(size, knob, sizeof(knob));
 	return hb_seterr(err, "mmap of %zu bytes of %llukB hugepages failed "
 			 "(%s): the pool ran short, raise it with echo N > %s",
 			 map_len, (unsigned long long)(size >> 10),
@@ -88,17 +88,13 @@ static int alloc_hugetlb(const struct hb_backing *b, struct hb_buf *buf)
 {
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_POPULATE;
 	void *map;
-	int ret;
 
-	ret = alloc_preflight(b, buf->map_len);
-	if (ret)
-		return ret;
-	flags |= (int)hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
+	flags |= (int)hbi_ilog2(b->folio_size) << HB_HUGE_SHIFT;
 	map = mmap(NULL, buf->map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (map == MAP_FAILED)
 		return hugetlb_mmap_error(errno, b->folio_size, buf->map_len);
 	buf->map = map;
-	hb_touch_pages(map, buf->map_len);
+	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -127,10 +123,7 @@ static int alloc_memfd(const struct hb_backing *b, struct hb_buf *buf)
 	void *map;
 	int fd, ret;
 
-	ret = alloc_preflight(b, buf->map_len);
-	if (ret)
-		return ret;
-	flags |= hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
+	flags |= hbi_ilog2(b->folio_size) << HB_HUGE_SHIFT;
 	fd = memfd_create("hugebuf", flags);
 	if (fd < 0)
 		return hb_seterr(errno, "memfd_create(MFD_HUGETLB, %llukB) "
@@ -157,7 +150,7 @@ static int alloc_memfd(const struct hb_backing *b, struct hb_buf *buf)
 	}
 	buf->map = map;
 	buf->memfd = fd;
-	hb_touch_pages(map, buf->map_len);
+	hbi_touch_pages(map, buf->map_len);
 	return 0;
 out_close:
 	close(fd);
@@ -208,7 +201,7 @@ static int shm_error(int err, const struct hb_backing *b, size_t len)
 		return hb_seterr(err, "shmget(SHM_HUGETLB) of %zu bytes not "
 				 "permitted: it needs CAP_IPC_LOCK or the group "
 				 "in /proc/sys/vm/hugetlb_shm_group", len);
-	hb_pool_knob(b->folio_size, knob, sizeof(knob));
+	hbi_pool_knob(b->folio_size, knob, sizeof(knob));
 	return hb_seterr(err, "shmget(SHM_HUGETLB) of %zu bytes of %llukB "
 			 "hugepages failed (%s): the pool ran short (echo N > "
 			 "%s) or the size is over kernel.shmmax", len,
@@ -220,15 +213,11 @@ static int alloc_shm(const struct hb_backing *b, struct hb_buf *buf)
 {
 	int flags = IPC_CREAT | 0600;
 	void *want, *map;
-	int id, err, ret;
+	int id, err;
 
-	if (b->folio_size > HB_PAGE_SIZE) {
-		ret = alloc_preflight(b, buf->map_len);
-		if (ret)
-			return ret;
+	if (b->folio_size > HB_PAGE_SIZE)
 		flags |= SHM_HUGETLB |
-			 (int)hb_ilog2(b->folio_size) << HB_HUGE_SHIFT;
-	}
+			 (int)hbi_ilog2(b->folio_size) << HB_HUGE_SHIFT;
 	id = shmget(IPC_PRIVATE, buf->map_len, flags);
 	if (id < 0)
 		return shm_error(errno, b, buf->map_len);
@@ -253,7 +242,7 @@ static int alloc_shm(const struct hb_backing *b, struct hb_buf *buf)
 	/* shmem THP would make the 4 KiB baseline large folios */
 	if (b->folio_size <= HB_PAGE_SIZE)
 		madvise(map, buf->map_len, MADV_NOHUGEPAGE);
-	hb_touch_pages(map, buf->map_len);
+	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -289,15 +278,31 @@ static int open_hugetlbfs(const struct hb_backing *b, struct hb_buf *buf)
 	return open(buf->file, O_RDWR | O_CLOEXEC);
 }
 
-static int alloc_hugetlbfs(const struct hb_backing *b, struct hb_buf *buf)
+/* The size of the open hugetlbfs file, with the message on failure. */
+static int hugetlbfs_file_size(const struct hb_buf *buf, uint64_t *size)
+{
+	struct stat st;
+
+	if (fstat(buf->memfd, &st))
+		return hb_seterr(errno, "fstat %s: %s", buf->file,
+				 strerror(errno));
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/*
+ * The file, opened before the preflight: a file we create, or one
+ * shorter than the mapping, takes new pages from the pool; an existing
+ * file's pages are already counted.
+ */
+static int open_hugetlbfs_checked(const struct hb_backing *b,
+				  struct hb_buf *buf, bool *takes_pages)
 {
 	uint64_t size;
-	struct stat st;
-	void *map;
 	int fd, ret;
 
 	/* the mount may have changed since the backing was parsed */
-	ret = hb_hugetlbfs_page_size(b->path, &size);
+	ret = hbi_hugetlbfs_page_size(b->path, &size);
 	if (ret)
 		return ret;
 	if (size != b->folio_size)
@@ -310,16 +315,23 @@ static int alloc_hugetlbfs(const struct hb_backing *b, struct hb_buf *buf)
 		return hb_seterr(errno, "cannot open %s on hugetlbfs: %s",
 				 buf->file, strerror(errno));
 	buf->memfd = fd;
-	if (fstat(fd, &st))
-		return hb_seterr(errno, "fstat %s: %s", buf->file,
-				 strerror(errno));
-	if (buf->unlink_file || (uint64_t)st.st_size < buf->map_len) {
-		ret = alloc_preflight(b, buf->map_len);
-		if (ret)
-			return ret;
-	}
-	if ((uint64_t)st.st_size < buf->map_len &&
-	    ftruncate(fd, buf->map_len))
+	ret = hugetlbfs_file_size(buf, &size);
+	if (ret)
+		return ret;
+	*takes_pages = buf->unlink_file || size < buf->map_len;
+	return 0;
+}
+
+static int alloc_hugetlbfs(const struct hb_backing *b, struct hb_buf *buf)
+{
+	uint64_t size = 0;
+	void *map;
+	int fd = buf->memfd, ret;
+
+	ret = hugetlbfs_file_size(buf, &size);
+	if (ret)
+		return ret;
+	if (size < buf->map_len && ftruncate(fd, buf->map_len))
 		return hb_seterr(errno, "ftruncate of %s to %zu bytes failed: "
 				 "%s", buf->file, buf->map_len,
 				 strerror(errno));
@@ -369,7 +381,7 @@ static int map_anon_huge(const struct hb_backing *b, struct hb_buf *buf)
 				 "the kernel needs "
 				 "CONFIG_TRANSPARENT_HUGEPAGE",
 				 strerror(errno));
-	hb_touch_pages(map, buf->map_len);
+	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -385,9 +397,7 @@ static int alloc_anon_huge(const struct hb_backing *b, struct hb_buf *buf)
 {
 	int ret;
 
-	ret = alloc_preflight(b, buf->map_len);
-	if (!ret)
-		ret = map_anon_huge(b, buf);
+	ret = map_anon_huge(b, buf);
 	if (ret)
 		return ret;
 	if (b->kind == HB_BACKING_THP)
@@ -407,7 +417,7 @@ static int alloc_4k(const struct hb_backing *b, struct hb_buf *buf)
 	buf->map = map;
 	/* EINVAL without CONFIG_TRANSPARENT_HUGEPAGE: 4 KiB anyway */
 	madvise(map, buf->map_len, MADV_NOHUGEPAGE);
-	hb_touch_pages(map, buf->map_len);
+	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -471,10 +481,10 @@ static int libhugetlbfs_load(void)
 	return 0;
 }
 
-static int alloc_libhugetlbfs(struct hb_buf *buf)
+/* The library, loaded and checked before the preflight. */
+static int libhugetlbfs_check(const struct hb_buf *buf)
 {
 	uint64_t size;
-	void *map;
 	int ret;
 
 	ret = libhugetlbfs_load();
@@ -487,15 +497,20 @@ static int alloc_libhugetlbfs(struct hb_buf *buf)
 				 "use hugetlb:<size>",
 				 (unsigned long long)size,
 				 (unsigned long long)buf->backing.folio_size);
-	ret = alloc_preflight(&buf->backing, buf->map_len);
-	if (ret)
-		return ret;
+	return 0;
+}
+
+static int alloc_libhugetlbfs(struct hb_buf *buf)
+{
+	uint64_t size = buf->backing.folio_size;
+	void *map;
+
 	map = hb_lhf.get_huge_pages(buf->map_len, HB_GHP_DEFAULT);
 	if (!map)
 		return hugetlb_mmap_error(errno ? errno : ENOMEM, size,
 					  buf->map_len);
 	buf->map = map;
-	hb_touch_pages(map, buf->map_len);
+	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
 
@@ -506,12 +521,18 @@ static void free_libhugetlbfs(struct hb_buf *buf)
 		hb_lhf.free_huge_pages(buf->map);
 }
 #else
-static int alloc_libhugetlbfs(struct hb_buf *buf)
+static int libhugetlbfs_check(const struct hb_buf *buf)
 {
 	(void)buf;
 	return hb_seterr(ENOTSUP, "hugebuf was built without libhugetlbfs: "
 			 "apt-get install libhugetlbfs-dev, re-run ./configure "
 			 "and make (or use hugetlb:2M)");
+}
+
+/* not reached: libhugetlbfs_check() refused the backing */
+static int alloc_libhugetlbfs(struct hb_buf *buf)
+{
+	return libhugetlbfs_check(buf);
 }
 
 static void free_libhugetlbfs(struct hb_buf *buf)
@@ -522,10 +543,62 @@ static void free_libhugetlbfs(struct hb_buf *buf)
 
 /* ---------------------------------------------------------------- */
 
+/*
+ * What a backing checks before the preflight, in the order its messages
+ * have always come.  *@takes_pages: the mapping takes new pages from the
+ * pool or THP, which the one preflight must see first.
+ */
+static int alloc_open(const struct hb_backing *b, struct hb_buf *buf,
+		      bool *takes_pages)
+{
+	*takes_pages = true;
+	switch (b->kind) {
+	case HB_BACKING_4K:
+		*takes_pages = false;
+		return 0;
+	case HB_BACKING_SHM:
+		*takes_pages = b->folio_size > HB_PAGE_SIZE;
+		return 0;
+	case HB_BACKING_THP:
+	case HB_BACKING_MTHP:
+	case HB_BACKING_HUGETLB:
+	case HB_BACKING_MEMFD:
+		return 0;
+	case HB_BACKING_LIBHUGETLBFS:
+		return libhugetlbfs_check(buf);
+	case HB_BACKING_HUGETLBFS:
+		return open_hugetlbfs_checked(b, buf, takes_pages);
+	}
+	return hb_seterr(EINVAL, "unknown backing kind %d", b->kind);
+}
+
+static int alloc_map(const struct hb_backing *b, struct hb_buf *buf)
+{
+	switch (b->kind) {
+	case HB_BACKING_4K:
+		return alloc_4k(b, buf);
+	case HB_BACKING_THP:
+	case HB_BACKING_MTHP:
+		return alloc_anon_huge(b, buf);
+	case HB_BACKING_HUGETLB:
+		return alloc_hugetlb(b, buf);
+	case HB_BACKING_MEMFD:
+		return alloc_memfd(b, buf);
+	case HB_BACKING_LIBHUGETLBFS:
+		return alloc_libhugetlbfs(buf);
+	case HB_BACKING_SHM:
+		return alloc_shm(b, buf);
+	case HB_BACKING_HUGETLBFS:
+		return alloc_hugetlbfs(b, buf);
+	}
+	return hb_seterr(EINVAL, "unknown backing kind %d", b->kind);
+}
+
 int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 	     struct hb_buf *buf)
 {
 	char name[32], fsz[32];
+	bool takes_pages;
 	int ret;
 
 	buf_reset(buf);
@@ -549,34 +622,13 @@ int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 	buf->backing = *b;
 	buf->len = len;
 	buf->head_offset = head_offset;
-	buf->map_len = hb_map_len(b, len, head_offset);
+	buf->map_len = hbi_map_len(b, len, head_offset);
 
-	switch (b->kind) {
-	case HB_BACKING_4K:
-		ret = alloc_4k(b, buf);
-		break;
-	case HB_BACKING_THP:
-	case HB_BACKING_MTHP:
-		ret = alloc_anon_huge(b, buf);
-		break;
-	case HB_BACKING_HUGETLB:
-		ret = alloc_hugetlb(b, buf);
-		break;
-	case HB_BACKING_MEMFD:
-		ret = alloc_memfd(b, buf);
-		break;
-	case HB_BACKING_LIBHUGETLBFS:
-		ret = alloc_libhugetlbfs(buf);
-		break;
-	case HB_BACKING_SHM:
-		ret = alloc_shm(b, buf);
-		break;
-	case HB_BACKING_HUGETLBFS:
-		ret = alloc_hugetlbfs(b, buf);
-		break;
-	default:
-		ret = hb_seterr(EINVAL, "unknown backing kind %d", b->kind);
-	}
+	ret = alloc_open(b, buf, &takes_pages);
+	if (!ret && takes_pages)
+		ret = alloc_preflight(b, buf->map_len);
+	if (!ret)
+		ret = alloc_map(b, buf);
 	if (ret) {
 		/* keep the message: hb_free does not touch it */
 		hb_free(buf);

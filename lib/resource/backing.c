@@ -46,7 +46,7 @@ static int parse_backing_size(const char *s, const char *what,
  * (fs/hugetlbfs/inode.c hugetlbfs_statfs).  A file that does not exist
  * yet is judged by its directory.
  */
-int hb_hugetlbfs_page_size(const char *path, uint64_t *size)
+int hbi_hugetlbfs_page_size(const char *path, uint64_t *size)
 {
 	char dir[HB_BACKING_PATH_MAX];
 	struct statfs sf;
@@ -91,7 +91,7 @@ static int parse_hugetlbfs(const char *path, struct hb_backing *b)
 				 n, sizeof(b->path) - 1);
 	b->kind = HB_BACKING_HUGETLBFS;
 	memcpy(b->path, path, n + 1);
-	return hb_hugetlbfs_page_size(path, &b->folio_size);
+	return hbi_hugetlbfs_page_size(path, &b->folio_size);
 }
 
 bool hb_backing_is_hugetlb(const struct hb_backing *b)
@@ -141,7 +141,7 @@ int hb_backing_parse(const char *s, struct hb_backing *b)
 		if (arg)
 			goto no_size;
 		b->kind = HB_BACKING_THP;
-		b->folio_size = hb_sys_pmd_size();
+		b->folio_size = hbi_sys_pmd_size();
 		return 0;
 	}
 	if (!strcasecmp(name, "mthp")) {
@@ -183,7 +183,7 @@ int hb_backing_parse(const char *s, struct hb_backing *b)
 			goto no_size;
 		b->kind = HB_BACKING_LIBHUGETLBFS;
 		/* get_huge_pages() takes the default size; none: 2M's pool */
-		b->folio_size = hb_sys_default_hugepage() ?: 2ULL << 20;
+		b->folio_size = hbi_sys_default_hugepage() ?: 2ULL << 20;
 		return 0;
 	}
 unknown:

@@ -133,8 +133,8 @@ static int slab_objects_nominal(void)
 {
 	unsigned long obj, slab;
 
-	if (hb_read_ulong("/sys/kernel/slab/kmalloc-64/object_size", &obj) ||
-	    hb_read_ulong("/sys/kernel/slab/kmalloc-64/slab_size", &slab) ||
+	if (hbi_read_ulong("/sys/kernel/slab/kmalloc-64/object_size", &obj) ||
+	    hbi_read_ulong("/sys/kernel/slab/kmalloc-64/slab_size", &slab) ||
 	    slab <= obj)
 		return 0;
 	return hb_seterr(ENOTSUP, "kernel memory not comparable with the "
@@ -164,7 +164,7 @@ int hb_measure_reg_kmem(struct io_uring *ring, void *addr, uint64_t len,
 		iov[i].iov_len = len;
 	}
 	vm_stat_refresh();
-	before = hb_kernel_mem_kb();
+	before = hbi_kernel_mem_kb();
 	if (before < 0) {
 		free(iov);
 		return (int)before;
@@ -175,7 +175,7 @@ int hb_measure_reg_kmem(struct io_uring *ring, void *addr, uint64_t len,
 		return ret;
 	}
 	vm_stat_refresh();
-	after = hb_kernel_mem_kb();
+	after = hbi_kernel_mem_kb();
 	io_uring_unregister_buffers(ring);
 	free(iov);
 	if (after < 0)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Preflight: everything a buffer plan needs, checked before anything is
+ * Preflight: everything a buffer set needs, checked before anything is
  * allocated or pinned, so that a shortage is one line naming the knob.
  * The engine, the CLI and the tests all ask here; nothing else in the tree
  * decides whether a pool, THP, mTHP or the memlock limit will do.
@@ -14,7 +14,7 @@
 #include "resource/resource.h"
 
 
-uint64_t hb_map_len(const struct hb_backing *b, uint64_t len,
+uint64_t hbi_map_len(const struct hb_backing *b, uint64_t len,
 		    uint64_t head_offset)
 {
 	return HB_ALIGN_UP(head_offset + len, b->folio_size);
@@ -24,12 +24,12 @@ uint64_t hb_map_len(const struct hb_backing *b, uint64_t len,
  * vm.nr_hugepages sizes the default pool (Hugepagesize in /proc/meminfo);
  * every other size has its own sysfs knob.
  */
-void hb_pool_knob(uint64_t page_size, char *path, size_t len)
+void hbi_pool_knob(uint64_t page_size, char *path, size_t len)
 {
-	if (page_size == hb_sys_default_hugepage())
+	if (page_size == hbi_sys_default_hugepage())
 		snprintf(path, len, "/proc/sys/vm/nr_hugepages");
 	else
-		hb_pool_path(page_size, "nr_hugepages", path, len);
+		hbi_pool_path(page_size, "nr_hugepages", path, len);
 }
 
 /*
@@ -69,32 +69,32 @@ static int no_such_pool(uint64_t page_size, unsigned long need)
 	char sz[32], dir[128];
 
 	hb_fmt_size(page_size, sz, sizeof(sz));
-	hb_pool_path(page_size, NULL, dir, sizeof(dir));
+	hbi_pool_path(page_size, NULL, dir, sizeof(dir));
 	return hb_seterr(ENOENT, "%s hugepages are not available on this "
 			 "machine (no %s): boot with hugepagesz=%s "
 			 "hugepages=%lu, or use 2M hugepages", sz, dir, sz,
 			 need);
 }
 
-int hb_check_hugepage_size(uint64_t page_size)
+int hbi_check_hugepage_size(uint64_t page_size)
 {
 	char path[128];
 	struct stat st;
 
-	hb_pool_path(page_size, NULL, path, sizeof(path));
+	hbi_pool_path(page_size, NULL, path, sizeof(path));
 	return stat(path, &st) ? no_such_pool(page_size, 1) : 0;
 }
 
-int hb_check_pool(const struct hb_sysinfo *si, uint64_t page_size,
+int hbi_check_pool(const struct hb_sysinfo *si, uint64_t page_size,
 		  uint64_t map_len)
 {
-	const struct hb_pool *p = hb_sysinfo_pool(si, page_size);
+	const struct hb_pool *p = hbi_sysinfo_pool(si, page_size);
 	unsigned long need = (map_len + page_size - 1) / page_size;
 	unsigned long avail;
 	char knob[128], sz[32];
 
 	hb_fmt_size(page_size, sz, sizeof(sz));
-	hb_pool_knob(page_size, knob, sizeof(knob));
+	hbi_pool_knob(page_size, knob, sizeof(knob));
 	if (!p)
 		return no_such_pool(page_size, need);
 	avail = pool_available(p);
@@ -111,11 +111,10 @@ int hb_check_pool(const struct hb_sysinfo *si, uint64_t page_size,
  * PMD THP.  With "always" or "madvise" an aligned MADV_HUGEPAGE range
  * faults in PMD folios; with "never" MADV_COLLAPSE (6.1, 7d8faaf15545)
  * still builds them, because madvise_collapse() checks the VMA without
- * the sysfs mode (seen on 6.18: backing=thp with enabled=never gives
- * verified 2M folios).  Only a kernel without THP, or "never" before 6.1,
- * cannot give any.
+ * the sysfs mode (docs/lib-notes.md).  Only a kernel without THP, or
+ * "never" before 6.1, cannot give any.
  */
-int hb_check_thp(const struct hb_sysinfo *si)
+int hbi_check_thp(const struct hb_sysinfo *si)
 {
 	if (!strcmp(si->thp_enabled, "unsupported") || !si->thp_pmd_size)
 		return hb_seterr(EOPNOTSUPP, "this kernel has no transparent "
@@ -136,7 +135,7 @@ int hb_check_thp(const struct hb_sysinfo *si)
  * hugepages-<size>kB directory, and used on an MADV_HUGEPAGE fault when
  * its mode allows it (hb_mthp_usable()).
  */
-int hb_check_mthp(const struct hb_sysinfo *si, uint64_t size)
+int hbi_check_mthp(const struct hb_sysinfo *si, uint64_t size)
 {
 	unsigned int i;
 	bool listed = false;
@@ -181,9 +180,9 @@ int hb_check_memlock(const struct hb_sysinfo *si, uint64_t charged_bytes)
 			 (unsigned long long)((charged_bytes >> 10) + 1024));
 }
 
-/* The pages one buffer of the plan pins, as the layout lays them out. */
-static void plan_pages(const struct hb_backing *b, uint64_t off, uint64_t len,
-		       struct hb_page *pages)
+/* The pages one buffer of the set pins, as the layout lays them out. */
+static void set_pages(const struct hb_backing *b, uint64_t off, uint64_t len,
+		      struct hb_page *pages)
 {
 	uint64_t first = HB_ALIGN_DOWN(off, b->folio_size);
 
@@ -191,7 +190,7 @@ static void plan_pages(const struct hb_backing *b, uint64_t off, uint64_t len,
 			first / b->folio_size, pages);
 }
 
-int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
+int hbi_bufset_charge(const struct hb_kmodel *km, const struct hb_bufset *set,
 		   uint64_t *charged_bytes)
 {
 	unsigned int *nr_pages;
@@ -201,14 +200,14 @@ int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
 	int ret;
 
 	*charged_bytes = 0;
-	if (!plan->nr_iov)
+	if (!set->nr_iov)
 		return 0;
-	nr_pages = calloc(plan->nr_iov, sizeof(*nr_pages));
+	nr_pages = calloc(set->nr_iov, sizeof(*nr_pages));
 	if (!nr_pages)
 		return hb_seterr(ENOMEM, "out of memory for the memlock plan");
-	for (i = 0; i < plan->nr_iov; i++) {
-		nr_pages[i] = hb_nr_pages((uintptr_t)plan->iov[i].iov_base,
-					  plan->iov[i].iov_len);
+	for (i = 0; i < set->nr_iov; i++) {
+		nr_pages[i] = hb_nr_pages((uintptr_t)set->iov[i].iov_base,
+					  set->iov[i].iov_len);
 		total += nr_pages[i];
 	}
 	pages = calloc(total ? total : 1, sizeof(*pages));
@@ -216,49 +215,49 @@ int hb_plan_charge(const struct hb_kmodel *km, const struct hb_plan *plan,
 		free(nr_pages);
 		return hb_seterr(ENOMEM, "out of memory for the memlock plan");
 	}
-	for (i = 0; i < plan->nr_iov; i++) {
-		plan_pages(&plan->backing, (uintptr_t)plan->iov[i].iov_base,
-			   plan->iov[i].iov_len, pages + at);
+	for (i = 0; i < set->nr_iov; i++) {
+		set_pages(&set->backing, (uintptr_t)set->iov[i].iov_base,
+			  set->iov[i].iov_len, pages + at);
 		at += nr_pages[i];
 	}
-	ret = hb_model_account(km, pages, nr_pages, plan->nr_iov,
+	ret = hb_model_account(km, pages, nr_pages, set->nr_iov,
 			       charged_bytes);
 	free(pages);
 	free(nr_pages);
 	return ret;
 }
 
-int hb_preflight_resources(const struct hb_sysinfo *si,
-			   const struct hb_plan *plan)
+int hbi_preflight_resources(const struct hb_sysinfo *si,
+			   const struct hb_bufset *set)
 {
-	const struct hb_backing *b = &plan->backing;
+	const struct hb_backing *b = &set->backing;
 
 	if (hb_backing_is_hugetlb(b)) {
-		struct hb_numa_policy pol;
-		int ret = hb_check_pool(si, b->folio_size, plan->map_len);
+		struct hbi_numa_policy pol;
+		int ret = hbi_check_pool(si, b->folio_size, set->map_len);
 
-		if (ret || hb_numa_policy(&pol))
+		if (ret || hbi_numa_policy(&pol))
 			return ret;
-		return hb_check_pool_policy(&pol, b->folio_size,
-					    plan->map_len);
+		return hbi_check_pool_policy(&pol, b->folio_size,
+					    set->map_len);
 	}
 	if (b->kind == HB_BACKING_THP)
-		return hb_check_thp(si);
+		return hbi_check_thp(si);
 	if (b->kind == HB_BACKING_MTHP)
-		return hb_check_mthp(si, b->folio_size);
+		return hbi_check_mthp(si, b->folio_size);
 	return 0;
 }
 
-int hb_preflight(const struct hb_sysinfo *si, const struct hb_kmodel *km,
-		 const struct hb_plan *plan)
+int hbi_preflight(const struct hb_sysinfo *si, const struct hb_kmodel *km,
+		 const struct hb_bufset *set)
 {
 	uint64_t charged;
 	int ret;
 
-	ret = hb_preflight_resources(si, plan);
-	if (ret || !plan->registered)
+	ret = hbi_preflight_resources(si, set);
+	if (ret || !set->registered)
 		return ret;
-	ret = hb_plan_charge(km, plan, &charged);
+	ret = hbi_bufset_charge(km, set, &charged);
 	if (ret)
 		return ret;
 	return hb_check_memlock(si, charged);
@@ -290,12 +289,12 @@ unsigned int hb_dio_align(const char *path)
 		return 512;
 	snprintf(knob, sizeof(knob), "/sys/block/%s/queue/logical_block_size",
 		 dev);
-	if (hb_read_ulong(knob, &lbs) || lbs < 512 || !HB_IS_POW2(lbs))
+	if (hbi_read_ulong(knob, &lbs) || lbs < 512 || !HB_IS_POW2(lbs))
 		return 512;
 	return lbs;
 }
 
-int hb_check_dio_multiple(const char *what, uint64_t value,
+int hbi_check_dio_multiple(const char *what, uint64_t value,
 			  unsigned int align)
 {
 	if (!align || value % align == 0)

@@ -159,7 +159,7 @@ static int read_pagemap(int fd, uint64_t start, unsigned int nr_pages,
 		if (ret)
 			break;
 		for (i = 0; i < n; i++) {
-			if (!hb_pagemap_present(ent[i])) {
+			if (!hbi_pagemap_present(ent[i])) {
 				ret = hb_seterr(EFAULT, "page at 0x%llx is not "
 						"present: fault the buffer in "
 						"before probing",
@@ -208,7 +208,7 @@ static int probe_exact(struct hb_probe *p, int kfd)
 		}
 		p->pages[i].folio = head;
 		p->pages[i].idx = pfn - head;
-		p->pages[i].order = hb_ilog2(nr);
+		p->pages[i].order = hbi_ilog2(nr);
 	}
 	free(r);
 	if (!ret)
@@ -294,7 +294,7 @@ static void synth_page(struct hb_page *pg, uint64_t va, uint64_t size)
 {
 	pg->folio = va / size;
 	pg->idx = (va % size) >> HB_PAGE_SHIFT;
-	pg->order = hb_ilog2(size >> HB_PAGE_SHIFT);
+	pg->order = hbi_ilog2(size >> HB_PAGE_SHIFT);
 }
 
 static int probe_thp_degraded(struct hb_probe *p, uint64_t start,
@@ -355,7 +355,7 @@ static int probe_degraded(struct hb_probe *p, uint64_t start,
 		snprintf(p->note, sizeof(p->note), "degraded: %s; 4 KiB pages "
 			 "from the recipe", why);
 	} else {
-		return probe_thp_degraded(p, start, hb_sys_pmd_size(), why);
+		return probe_thp_degraded(p, start, hbi_sys_pmd_size(), why);
 	}
 	for (i = 0; i < p->nr_pages; i++)
 		synth_page(&p->pages[i],
@@ -390,13 +390,13 @@ static void probe_stats(struct hb_probe *p)
  * cannot be opened here is opened by each probe again, which then fails
  * or degrades with its own message, as a probe on its own does.
  */
-void hb_probe_files_open(struct hb_probe_files *f)
+void hbi_probe_files_open(struct hb_probe_files *f)
 {
 	f->pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	f->kpageflags = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
 }
 
-void hb_probe_files_close(struct hb_probe_files *f)
+void hbi_probe_files_close(struct hb_probe_files *f)
 {
 	if (f->pagemap >= 0)
 		close(f->pagemap);
@@ -450,13 +450,13 @@ int hb_probe(const void *addr, uint64_t len, const struct hb_backing *recipe,
 	struct hb_probe_files f;
 	int ret;
 
-	hb_probe_files_open(&f);
-	ret = hb_probe_with(&f, addr, len, recipe, p);
-	hb_probe_files_close(&f);
+	hbi_probe_files_open(&f);
+	ret = hbi_probe_with(&f, addr, len, recipe, p);
+	hbi_probe_files_close(&f);
 	return ret;
 }
 
-int hb_probe_with(const struct hb_probe_files *f, const void *addr,
+int hbi_probe_with(const struct hb_probe_files *f, const void *addr,
 		  uint64_t len, const struct hb_backing *recipe,
 		  struct hb_probe *p)
 {

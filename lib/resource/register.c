@@ -19,7 +19,7 @@
 
 #include "resource/resource.h"
 
-const char *hb_register_strerror(int err)
+const char *hbi_register_strerror(int err)
 {
 	switch (err < 0 ? -err : err) {
 	case 0:
@@ -137,7 +137,7 @@ static int register_error(int err, const struct iovec *iov, unsigned int nr)
 		return einval_message(nr);
 	default:
 		return hb_seterr(err, "registering %u buffers failed: %s (%s)",
-				 nr, hb_register_strerror(err), strerror(err));
+				 nr, hbi_register_strerror(err), strerror(err));
 	}
 }
 
@@ -188,7 +188,7 @@ int hb_register_sparse(struct io_uring *ring, unsigned int nr)
 	if (ret < 0)
 		return hb_seterr(-ret, "registering a sparse table of %u slots "
 				 "failed: %s (%s)", nr,
-				 hb_register_strerror(ret), strerror(-ret));
+				 hbi_register_strerror(ret), strerror(-ret));
 	return 0;
 }
 
@@ -243,7 +243,7 @@ int hb_ring_init_charged(struct io_uring *ring, unsigned int entries,
 	int ret;
 
 	*checked = true;
-	if (!hb_sys_cap_ipc_lock())
+	if (!hbi_sys_cap_ipc_lock())
 		return io_uring_queue_init(entries, ring, 0) ? -1 : 0;
 	if (syscall(SYS_capget, &hdr, data))
 		return -1;

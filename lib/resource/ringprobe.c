@@ -55,18 +55,18 @@ static unsigned int probe_register(struct io_uring *ring)
 	int ret;
 
 	if (io_uring_register_ring_fd(ring) == 1) {
-		have |= HB_UF_BIT(HB_UF_RING_FD);
+		have |= HB_FEAT_BIT(HB_FEAT_RING_FD);
 		io_uring_unregister_ring_fd(ring);
 	}
 	if (!io_uring_register_files_sparse(ring, 1)) {
-		have |= HB_UF_BIT(HB_UF_FILES_SPARSE);
+		have |= HB_FEAT_BIT(HB_FEAT_FILES_SPARSE);
 		io_uring_unregister_files(ring);
 	}
 	memset(&src, 0, sizeof(src));
 	src.ring_fd = -1;
 	ret = hb_clone_buffers(ring, &src, 0, 0, 0, 0);
 	if (ret != -EINVAL)
-		have |= HB_UF_BIT(HB_UF_CLONE_BUFFERS);
+		have |= HB_FEAT_BIT(HB_FEAT_CLONE_BUFFERS);
 	return have;
 }
 
@@ -83,7 +83,7 @@ static unsigned int probe_by_release(void)
 
 	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
 		return 0;
-	return hb_uf_upto(major, minor) & HB_UF_BIT(HB_UF_DONTCACHE);
+	return hb_ringfeat_upto(major, minor) & HB_FEAT_BIT(HB_FEAT_DONTCACHE);
 }
 
 static int probe_kernel(unsigned int *have)
@@ -93,7 +93,7 @@ static int probe_kernel(unsigned int *have)
 	int ret;
 
 	/* no ring at all: nothing to judge, the caller's setup says why */
-	*have = HB_UF_ALL;
+	*have = HB_FEAT_ALL;
 	ret = io_uring_queue_init(4, &ring, 0);
 	if (ret) {
 		hb_seterr(-ret, "io_uring_setup failed: %s (no io_uring, or "
@@ -103,19 +103,19 @@ static int probe_kernel(unsigned int *have)
 	}
 	*have = 0;
 	if (setup_takes(IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP))
-		*have |= HB_UF_BIT(HB_UF_CQSIZE);
+		*have |= HB_FEAT_BIT(HB_FEAT_CQSIZE);
 	if (setup_takes(IORING_SETUP_SINGLE_ISSUER |
 			IORING_SETUP_DEFER_TASKRUN |
 			IORING_SETUP_TASKRUN_FLAG))
-		*have |= HB_UF_BIT(HB_UF_DEFER_TASKRUN);
+		*have |= HB_FEAT_BIT(HB_FEAT_DEFER_TASKRUN);
 	pr = io_uring_get_probe_ring(&ring);
 	if (pr) {
 		if (io_uring_opcode_supported(pr, IORING_OP_URING_CMD) &&
 		    setup_takes(IORING_SETUP_SQE128 | IORING_SETUP_CQE32))
-			*have |= HB_UF_BIT(HB_UF_URING_CMD);
+			*have |= HB_FEAT_BIT(HB_FEAT_URING_CMD);
 		if (io_uring_opcode_supported(pr, HB_IORING_OP_READV_FIXED) &&
 		    io_uring_opcode_supported(pr, HB_IORING_OP_WRITEV_FIXED))
-			*have |= HB_UF_BIT(HB_UF_READV_FIXED);
+			*have |= HB_FEAT_BIT(HB_FEAT_READV_FIXED);
 		io_uring_free_probe(pr);
 	}
 	*have |= probe_register(&ring);
@@ -138,7 +138,7 @@ static void probe_run(void)
 	} else {
 		probe_ret = probe_kernel(&probe_have);
 		if (probe_ret >= 0 && env && *env) {
-			probe_have &= hb_uf_upto(major, minor);
+			probe_have &= hb_ringfeat_upto(major, minor);
 			snprintf(probe_hidden, sizeof(probe_hidden), "%d.%d",
 				 major, minor);
 		}
@@ -147,7 +147,7 @@ static void probe_run(void)
 		snprintf(probe_err, sizeof(probe_err), "%s", hb_errmsg());
 }
 
-int hb_uf_probe(unsigned int *have)
+int hb_ringfeat_probe(unsigned int *have)
 {
 	pthread_once(&probe_once, probe_run);
 	*have = probe_have;
@@ -158,7 +158,7 @@ int hb_uf_probe(unsigned int *have)
 	return probe_ret;
 }
 
-const char *hb_uf_hidden_above(void)
+const char *hb_ringfeat_hidden_above(void)
 {
 	pthread_once(&probe_once, probe_run);
 	return probe_hidden;

@@ -93,7 +93,7 @@ int hb_blkdev_ios(const char *dev, uint64_t *reads, uint64_t *writes)
 	int ret;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/stat", dev);
-	ret = hb_read_file(path, buf, sizeof(buf));
+	ret = hbi_read_file(path, buf, sizeof(buf));
 	if (ret)
 		return hb_seterr(ret, "cannot read %s: %s (is '%s' a whole "
 				 "disk?)", path, strerror(-ret), dev);
@@ -148,31 +148,6 @@ int hb_blkdev_ios_settled(const char *dev, uint64_t *reads, uint64_t *writes)
 	return 0;
 }
 
-int hb_blkdev_queue_limits(const char *dev, uint64_t *max_bytes,
-			   unsigned int *max_segs, uint64_t *max_seg_size)
-{
-	unsigned long kb, segs, segsz;
-	char path[128];
-
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_sectors_kb", dev);
-	if (hb_read_ulong(path, &kb))
-		goto fail;
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_segments", dev);
-	if (hb_read_ulong(path, &segs))
-		goto fail;
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_segment_size",
-		 dev);
-	if (hb_read_ulong(path, &segsz))
-		goto fail;
-	*max_bytes = (uint64_t)kb << 10;
-	*max_segs = segs;
-	*max_seg_size = segsz;
-	return 0;
-fail:
-	return hb_seterr(ENOENT, "cannot read %s: is '%s' a block device?",
-			 path, dev);
-}
-
 /* /sys/block/@dev/queue/@attr, or @def when the kernel has no such file. */
 static int pt_queue_attr(const char *dev, const char *attr,
 			 unsigned long def, unsigned long *val)
@@ -181,7 +156,7 @@ static int pt_queue_attr(const char *dev, const char *attr,
 	int ret;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", dev, attr);
-	ret = hb_read_ulong(path, val);
+	ret = hbi_read_ulong(path, val);
 	if (ret == -ENOENT) {
 		*val = def;
 		return 0;
@@ -210,13 +185,39 @@ int hb_nvme_ng_blkdev(const char *path, char *blkdev, size_t len)
 }
 
 /*
+ * @lim from the bytes and segments read for its path, and the masks every
+ * path reads alike.  The segment boundary is not in sysfs: the default,
+ * which NVMe keeps; dma_pad_mask neither: NVMe sets none.
+ */
+static int fill_queue_limits(const char *dev, unsigned long kb,
+			     unsigned long segs, unsigned long segsz,
+			     struct hb_queue_limits *lim)
+{
+	unsigned long virt, align;
+	int ret;
+
+	ret = pt_queue_attr(dev, "virt_boundary_mask", 0, &virt);
+	if (!ret)
+		ret = pt_queue_attr(dev, "dma_alignment", 511, &align);
+	if (ret)
+		return ret;
+	lim->max_hw_bytes = (uint64_t)kb << 10;
+	lim->max_segments = (unsigned int)segs;
+	lim->max_segment_size = segsz;
+	lim->virt_boundary_mask = virt;
+	lim->seg_boundary_mask = 0xffffffffULL;
+	lim->dma_align_mask = (unsigned int)align;
+	return 0;
+}
+
+/*
  * The defaults are the kernel's own for a queue that never set the limit
  * (BLK_MAX_SEGMENTS, BLK_MAX_SEGMENT_SIZE, no virt boundary, the 511
  * dma_alignment of a new queue); dma_alignment appeared in sysfs in 6.1.
  */
-int hb_pt_queue_limits(const char *blkdev, struct hb_queue_limits *lim)
+static int pt_queue_limits(const char *blkdev, struct hb_queue_limits *lim)
 {
-	unsigned long kb, segs, segsz, virt, align;
+	unsigned long kb, segs, segsz;
 	char path[160];
 	int ret;
 
@@ -226,41 +227,47 @@ int hb_pt_queue_limits(const char *blkdev, struct hb_queue_limits *lim)
 				 "(e.g. nvme0n1)", blkdev ? blkdev : "");
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_hw_sectors_kb",
 		 blkdev);
-	ret = hb_read_ulong(path, &kb);
+	ret = hbi_read_ulong(path, &kb);
 	if (ret)
 		return hb_seterr(-ret, "cannot read %s: is '%s' a whole-disk "
 				 "block device?", path, blkdev);
 	ret = pt_queue_attr(blkdev, "max_segments", 128, &segs);
 	if (!ret)
 		ret = pt_queue_attr(blkdev, "max_segment_size", 65536, &segsz);
-	if (!ret)
-		ret = pt_queue_attr(blkdev, "virt_boundary_mask", 0, &virt);
-	if (!ret)
-		ret = pt_queue_attr(blkdev, "dma_alignment", 511, &align);
 	if (ret)
 		return ret;
-	lim->max_hw_bytes = (uint64_t)kb << 10;
-	lim->max_segments = (unsigned int)segs;
-	lim->max_segment_size = segsz;
-	lim->virt_boundary_mask = virt;
-	/* not in sysfs: the default, which NVMe keeps */
-	lim->seg_boundary_mask = 0xffffffffULL;
-	/* dma_pad_mask is not in sysfs either; NVMe sets none */
-	lim->dma_align_mask = (unsigned int)align;
-	return 0;
+	return fill_queue_limits(blkdev, kb, segs, segsz, lim);
 }
 
-int hb_nvme_path_limits(const char *blkdev, bool pt, struct hb_queue_limits *lim)
+/*
+ * The block path: a bio is split at max_sectors_kb, so that is the bytes
+ * per request; max_segments and max_segment_size are read as well, the
+ * rest as pt_queue_limits() reads them.
+ */
+static int block_queue_limits(const char *dev, struct hb_queue_limits *lim)
 {
-	uint64_t max_sectors, seg;
-	unsigned int segs;
+	unsigned long kb, segs, segsz;
+	char path[128];
 
-	if (hb_pt_queue_limits(blkdev, lim))
-		return -1;
-	if (pt)
-		return 0;
-	if (hb_blkdev_queue_limits(blkdev, &max_sectors, &segs, &seg))
-		return -1;
-	lim->max_hw_bytes = max_sectors;
-	return 0;
+	memset(lim, 0, sizeof(*lim));
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_sectors_kb", dev);
+	if (hbi_read_ulong(path, &kb))
+		goto fail;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_segments", dev);
+	if (hbi_read_ulong(path, &segs))
+		goto fail;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/max_segment_size",
+		 dev);
+	if (hbi_read_ulong(path, &segsz))
+		goto fail;
+	return fill_queue_limits(dev, kb, segs, segsz, lim);
+fail:
+	return hb_seterr(ENOENT, "cannot read %s: is '%s' a block device?",
+			 path, dev);
+}
+
+int hb_blkdev_queue_limits(const char *dev, bool pt,
+			   struct hb_queue_limits *lim)
+{
+	return pt ? pt_queue_limits(dev, lim) : block_queue_limits(dev, lim);
 }

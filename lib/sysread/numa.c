@@ -19,7 +19,7 @@
 /* include/uapi/linux/mempolicy.h */
 #define HB_MPOL_BIND	2
 
-int hb_numa_policy(struct hb_numa_policy *p)
+int hbi_numa_policy(struct hbi_numa_policy *p)
 {
 	unsigned long mask[HB_MAX_NODES / (8 * sizeof(unsigned long)) + 1];
 	int mode = 0;
@@ -47,7 +47,7 @@ static int node_value(unsigned int node, uint64_t page_size, const char *what,
 	snprintf(path, sizeof(path), HB_NODE_DIR "/node%u/hugepages/"
 		 "hugepages-%llukB/%s", node,
 		 (unsigned long long)(page_size >> 10), what);
-	return hb_read_ulong(path, v);
+	return hbi_read_ulong(path, v);
 }
 
 /*
@@ -55,9 +55,9 @@ static int node_value(unsigned int node, uint64_t page_size, const char *what,
  * (dequeue_hugetlb_folio_vma() walks the policy's nodemask, and
  * hugetlb_acct_memory() refuses a reservation the allowed nodes cannot
  * cover), so their free pages must cover the plan; other policies fall
- * back to any node and are left to hb_check_pool().
+ * back to any node and are left to hbi_check_pool().
  */
-int hb_check_pool_policy(const struct hb_numa_policy *pol, uint64_t page_size,
+int hbi_check_pool_policy(const struct hbi_numa_policy *pol, uint64_t page_size,
 			 uint64_t map_len)
 {
 	unsigned long need = (map_len + page_size - 1) / page_size;
@@ -91,7 +91,7 @@ int hb_check_pool_policy(const struct hb_numa_policy *pol, uint64_t page_size,
 			 (unsigned long long)(page_size >> 10));
 }
 
-unsigned int hb_numa_folio_addrs(const struct hb_probe *p, void **addrs)
+unsigned int hbi_numa_folio_addrs(const struct hb_probe *p, void **addrs)
 {
 	uint64_t start = p->addr & ~(HB_PAGE_SIZE - 1);
 	unsigned int i, n = 0;
@@ -104,7 +104,7 @@ unsigned int hb_numa_folio_addrs(const struct hb_probe *p, void **addrs)
 	return n;
 }
 
-int hb_numa_count(void **addrs, unsigned int n, uint32_t *folios_per_node,
+int hbi_numa_count(void **addrs, unsigned int n, uint32_t *folios_per_node,
 		  unsigned int *nr_nodes)
 {
 	unsigned int i, k;
@@ -135,7 +135,7 @@ out:
 	return ret;
 }
 
-int hb_numa_nodes(const struct hb_probe *p, uint32_t *folios_per_node,
+int hbi_numa_nodes(const struct hb_probe *p, uint32_t *folios_per_node,
 		  unsigned int *nr_nodes)
 {
 	void **addrs;
@@ -147,7 +147,7 @@ int hb_numa_nodes(const struct hb_probe *p, uint32_t *folios_per_node,
 	if (!addrs)
 		return hb_seterr(ENOMEM, "out of memory for %u folios",
 				 p->nr_folios);
-	ret = hb_numa_count(addrs, hb_numa_folio_addrs(p, addrs),
+	ret = hbi_numa_count(addrs, hbi_numa_folio_addrs(p, addrs),
 			    folios_per_node, nr_nodes);
 	free(addrs);
 	return ret;

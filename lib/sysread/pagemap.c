@@ -17,14 +17,14 @@
 #define PM_PFN_MASK		((1ULL << 55) - 1)
 #define PM_PRESENT		(1ULL << 63)
 
-bool hb_pagemap_present(uint64_t entry)
+bool hbi_pagemap_present(uint64_t entry)
 {
 	return entry & PM_PRESENT;
 }
 
 uint64_t hb_pagemap_pfn(uint64_t entry)
 {
-	return hb_pagemap_present(entry) ? entry & PM_PFN_MASK : 0;
+	return hbi_pagemap_present(entry) ? entry & PM_PFN_MASK : 0;
 }
 
 int hb_pagemap_open(void)
@@ -53,7 +53,7 @@ int hb_pagemap_read(int fd, uint64_t vaddr, unsigned int nr, uint64_t *ent)
 	return hb_seterr(EIO, "reading /proc/self/pagemap failed: short read");
 }
 
-uint64_t hb_pfn_of(const void *addr)
+uint64_t hbi_pfn_of(const void *addr)
 {
 	uint64_t ent = 0;
 	int fd = hb_pagemap_open();

@@ -40,7 +40,7 @@ int hb_read_bracketed(const char *path, char *out, size_t len)
 	char buf[256], *open, *close;
 	int ret;
 
-	ret = hb_read_file(path, buf, sizeof(buf));
+	ret = hbi_read_file(path, buf, sizeof(buf));
 	if (ret)
 		return ret;
 	open = strchr(buf, '[');
@@ -65,7 +65,7 @@ static int dirent_kb_size(const char *name, uint64_t *bytes)
 	return 0;
 }
 
-void hb_pool_path(uint64_t page_size, const char *file, char *path,
+void hbi_pool_path(uint64_t page_size, const char *file, char *path,
 		  size_t len)
 {
 	snprintf(path, len, HB_HUGEPAGES_DIR "/hugepages-%llukB%s%s",
@@ -78,8 +78,8 @@ static unsigned long pool_value(uint64_t page_size, const char *what)
 	char path[128];
 	unsigned long v = 0;
 
-	hb_pool_path(page_size, what, path, sizeof(path));
-	if (hb_read_ulong(path, &v))
+	hbi_pool_path(page_size, what, path, sizeof(path));
+	if (hbi_read_ulong(path, &v))
 		return 0;
 	return v;
 }
@@ -166,16 +166,16 @@ static void read_mthp(struct hb_sysinfo *si)
 	sort_mthp(si);
 }
 
-uint64_t hb_sys_pmd_size(void)
+uint64_t hbi_sys_pmd_size(void)
 {
 	unsigned long v;
 
-	if (!hb_read_ulong(HB_THP_DIR "/hpage_pmd_size", &v) && v)
+	if (!hbi_read_ulong(HB_THP_DIR "/hpage_pmd_size", &v) && v)
 		return v;
 	return 2ULL << 20;
 }
 
-uint64_t hb_sys_default_hugepage(void)
+uint64_t hbi_sys_default_hugepage(void)
 {
 	long kb = hb_proc_kb("/proc/meminfo", "Hugepagesize");
 
@@ -187,18 +187,18 @@ static void read_thp(struct hb_sysinfo *si)
 	if (hb_read_bracketed(HB_THP_DIR "/enabled", si->thp_enabled,
 			      sizeof(si->thp_enabled)))
 		strcpy(si->thp_enabled, "unsupported");
-	si->thp_pmd_size = hb_sys_pmd_size();
+	si->thp_pmd_size = hbi_sys_pmd_size();
 	read_mthp(si);
 }
 
-bool hb_sys_cap_ipc_lock(void)
+bool hbi_sys_cap_ipc_lock(void)
 {
 	char buf[HB_PROC_FILE_MAX];
 	const char *v;
 
-	if (hb_read_file("/proc/self/status", buf, sizeof(buf)))
+	if (hbi_read_file("/proc/self/status", buf, sizeof(buf)))
 		return false;
-	v = hb_proc_value(buf, "CapEff");
+	v = hbi_proc_value(buf, "CapEff");
 	return v && (strtoull(v, NULL, 16) & (1ULL << HB_CAP_IPC_LOCK));
 }
 
@@ -217,7 +217,7 @@ static bool pagemap_pfn_readable(void)
 	static volatile uint64_t probe_word;
 
 	probe_word = 1;
-	return hb_pfn_of((const void *)&probe_word) != 0;
+	return hbi_pfn_of((const void *)&probe_word) != 0;
 }
 
 static bool kpageflags_readable(void)
@@ -246,20 +246,20 @@ int hb_sysinfo_read(struct hb_sysinfo *si)
 	parse_release(u.release, &si->kmajor, &si->kminor, &si->kpatch);
 
 	read_pools(si);
-	si->default_hugepage = hb_sys_default_hugepage();
+	si->default_hugepage = hbi_sys_default_hugepage();
 	read_thp(si);
 
 	if (!getrlimit(RLIMIT_MEMLOCK, &rl)) {
 		si->memlock_cur = rlim_bytes(rl.rlim_cur);
 		si->memlock_max = rlim_bytes(rl.rlim_max);
 	}
-	si->cap_ipc_lock = hb_sys_cap_ipc_lock();
+	si->cap_ipc_lock = hbi_sys_cap_ipc_lock();
 	si->pagemap_pfn = pagemap_pfn_readable();
 	si->kpageflags = kpageflags_readable();
 	return 0;
 }
 
-const struct hb_pool *hb_sysinfo_pool(const struct hb_sysinfo *si,
+const struct hb_pool *hbi_sysinfo_pool(const struct hb_sysinfo *si,
 				      uint64_t page_size)
 {
 	unsigned int i;
@@ -312,15 +312,15 @@ long hb_vmpin_kb(void)
 	return v;
 }
 
-long hb_kernel_mem_kb(void)
+long hbi_kernel_mem_kb(void)
 {
 	char buf[HB_PROC_FILE_MAX];
 	const char *su = NULL, *vm = NULL;
 
 	/* both fields from one read: one snapshot of the counters */
-	if (!hb_read_file("/proc/meminfo", buf, sizeof(buf))) {
-		su = hb_proc_value(buf, "SUnreclaim");
-		vm = hb_proc_value(buf, "VmallocUsed");
+	if (!hbi_read_file("/proc/meminfo", buf, sizeof(buf))) {
+		su = hbi_proc_value(buf, "SUnreclaim");
+		vm = hbi_proc_value(buf, "VmallocUsed");
 	}
 	if (!su || !vm)
 		return hb_seterr(ENOENT, "/proc/meminfo lacks SUnreclaim or "
@@ -334,8 +334,8 @@ long hb_hugepages_free(uint64_t page_size)
 	unsigned long v;
 	int ret;
 
-	hb_pool_path(page_size, "free_hugepages", path, sizeof(path));
-	ret = hb_read_ulong(path, &v);
+	hbi_pool_path(page_size, "free_hugepages", path, sizeof(path));
+	ret = hbi_read_ulong(path, &v);
 	if (ret)
 		return hb_seterr(ret, "no %llukB hugepage pool on this machine "
 				 "(%s missing)",

@@ -1,8 +1,0 @@
-lib/model/kmodel.o: lib/model/kmodel.c /var/tmp/wt-probetab/config-host.h \
- lib/model/model.h lib/base/base.h lib/include/hugebuf.h \
- lib/include/hugebuf-model.h
-/var/tmp/wt-probetab/config-host.h:
-lib/model/model.h:
-lib/base/base.h:
-lib/include/hugebuf.h:
-lib/include/hugebuf-model.h:
