@@ -48,16 +48,22 @@ $(error VERSION holds no MAJOR.MINOR.PATCH line)
 endif
 
 HB_WARN := -Wall -Wextra -Werror
-HB_CPPFLAGS := -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib \
+HB_CPPFLAGS := -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib/include -Ilib \
 	-include $(CURDIR)/config-host.h $(LIBURING_CFLAGS)
 HB_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) $(HB_CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 HB_LDLIBS := $(LIBURING_LIBS) -ldl -pthread $(EXTRA_LDLIBS)
 
-LIB_SRCS := $(sort $(wildcard lib/*.c))
-LIB_HDRS := $(wildcard lib/*.h)
-# the installed headers: the public API (hugebuf.h includes the model's);
+# lib/ is one folder per layer, each calling and including only the ones
+# before it (t/lib-layers.sh checks both): base, sysread (the /proc and
+# /sys readers), model (the pure model), resource (what a job takes from
+# the system), job (the top).  Each has one private header named for it;
+# lib/include/ holds the public API.
+LIB_LAYERS := base sysread model resource job
+LIB_SRCS := $(sort $(foreach d,$(LIB_LAYERS),$(wildcard lib/$(d)/*.c)))
+LIB_HDRS := $(wildcard lib/include/*.h lib/*/*.h)
+# the installed headers: the public API, every header of lib/include/;
 # every other header of lib/ is private
-PUBLIC_HDRS := lib/hugebuf.h lib/hugebuf-model.h
+PUBLIC_HDRS := $(sort $(wildcard lib/include/*.h))
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 LIB_A := lib/libhugebuf.a
 LIB_SONAME := libhugebuf.so.$(HB_MAJOR)
@@ -91,7 +97,7 @@ STATIC_PROGS := $(patsubst t/%.c,t/static/%,$(filter-out $(HOST_UNITS),\
 
 ENGINE := engines/hugebuf.so
 ENGINE_ABITEST := t/hugebuf-abitest.so
-ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
+ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib/include -Ilib \
 	-include $(FIO_SOURCE)/config-host.h -isystem $(FIO_SOURCE) \
 	-include $(CURDIR)/config-host.h $(LIBURING_CFLAGS) $(CFLAGS) \
 	$(EXTRA_CFLAGS)
@@ -101,7 +107,7 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
 	kernel-series \
 	clean distclean deps kernel-test bench bench-full bench-instr soak \
 	check-asan fuzz \
-	need-config format unit deb bench-progs
+	need-config unit deb bench-progs
 
 all: need-config lib shlib engine cli tests bench-progs
 
@@ -118,24 +124,21 @@ cli: $(CLI)
 tests: $(T_PROGS) $(CLI) $(ENGINE_ABITEST)
 bench-progs: $(REGBENCH)
 
-lib/%.o: lib/%.c $(LIB_HDRS) config-host.h
-	$(CC) $(HB_CFLAGS) -c -o $@ $<
+# each object's headers from the compiler (-MMD): a change to one
+# layer's header rebuilds only the files that include it
+lib/%.o: lib/%.c config-host.h
+	$(CC) $(HB_CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(LIB_OBJS:.o=.d)
 
 $(LIB_A): $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# libhugebuf.so exports exactly the functions the public headers declare
-# (a declaration starts at column 0 with its type, as .clang-format lays
-# it out): the version script is written from them, so declaring a
-# function there is what exports it.  t/lib-layers.sh holds the exports
-# to the declarations gcc sees.
+# libhugebuf.so exports the functions of lib/libhugebuf.map, a version
+# script written by hand (version node HUGEBUF_0.1); t/lib-layers.sh holds
+# it to the public declarations gcc sees and to the programs' calls.
 LIB_MAP := lib/libhugebuf.map
-$(LIB_MAP): $(PUBLIC_HDRS)
-	{ printf '{\nglobal:\n'; \
-	  sed -n 's/^[a-z][^(]*[ *]\(hb_[a-z0-9_]*\)(.*/\t\1;/p' \
-		$(PUBLIC_HDRS) | LC_ALL=C sort -u; \
-	  printf 'local:\n\t*;\n};\n'; } >$@.tmp && mv $@.tmp $@
 
 # the same objects (-fPIC) as a shared library, libhugebuf.so.MAJOR its
 # soname; the two symlinks are made only where it is installed
@@ -150,15 +153,23 @@ t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) $(LIB_HDRS) config-host.h
 t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) $(LIB_HDRS)
 	$(CC) $(HB_CFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
-$(REGBENCH): bench/regbench.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) \
-		$(LIB_HDRS)
+# the programs' own objects (cli/, engines/, bench/, kernel/probe/) are
+# kept: t/lib-layers.sh reads the hb_ symbols they leave undefined
+bench/regbench.o: bench/regbench.c config-host.h
+	$(CC) $(HB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(REGBENCH): bench/regbench.o $(T_HELPERS) $(LIB_A)
 	$(CC) $(HB_CFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
 # cli/: one file per command (info.c, plan.c with plan-output.c, check.c),
 # the options (opts.c), the usage, messages and JSON output (output.c) and
 # the dispatch (main.c), built in one go
-$(CLI): $(CLI_SRCS) $(CLI_HDRS) $(LIB_A) $(LIB_HDRS) VERSION
-	$(CC) $(CLI_CFLAGS) -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
+CLI_OBJS := $(CLI_SRCS:.c=.o)
+cli/%.o: cli/%.c config-host.h VERSION
+	$(CC) $(CLI_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(CLI): $(CLI_OBJS) $(LIB_A)
+	$(CC) $(CLI_CFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(HB_LDLIBS)
 
 ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/report.c \
 	engines/share.c engines/nvme.c
@@ -169,9 +180,12 @@ ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/report.c \
 ENGINE_MAP := engines/hugebuf.map
 ENGINE_LDFLAGS := -shared -Wl,--version-script=$(ENGINE_MAP)
 
-$(ENGINE): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) $(LIB_HDRS) \
-		$(ENGINE_MAP) config-host.mak
-	$(CC) $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $@ $(ENGINE_SRCS) \
+ENGINE_OBJS := $(ENGINE_SRCS:.c=.o)
+engines/%.o: engines/%.c config-host.mak
+	$(CC) $(ENGINE_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(ENGINE): $(ENGINE_OBJS) $(LIB_A) $(ENGINE_MAP)
+	$(CC) $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $@ $(ENGINE_OBJS) \
 		$(LIB_A) $(HB_LDLIBS)
 
 # The engine built as if for another fio release, for t/fio-abi-guard.sh:
@@ -187,7 +201,7 @@ $(ENGINE_ABITEST): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) \
 # deps).  Unconfigured, so without the libhugetlbfs backing.
 UNIT_DIR := build-unit
 UNIT_CFLAGS := -std=gnu11 $(HB_WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
-	-Ilib $(LIBURING_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+	-Ilib/include -Ilib $(LIBURING_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 UNIT_LDLIBS := $(if $(LIBURING_LIBS),$(LIBURING_LIBS),-luring) -ldl -pthread \
 	$(EXTRA_LDLIBS)
 UNIT_PROGS := $(patsubst t/%.c,$(UNIT_DIR)/t/%.t,$(sort $(wildcard t/unit-*.c)))
@@ -231,11 +245,14 @@ KPROBE_PROGS := $(patsubst kernel/probe/%.c,kernel/static/%,\
 
 static: need-config $(STATIC_PROGS) $(KPROBE_PROGS)
 
-$(KPROBE_UTIL).o: $(KPROBE_UTIL).c $(KPROBE_UTIL).h $(LIB_HDRS) config-host.h
-	$(CC) $(HB_CFLAGS) -c -o $@ $<
 
-kernel/static/%: kernel/probe/%.c $(KPROBE_UTIL).o $(KPROBE_UTIL).h $(LIB_A) \
-		$(LIB_HDRS)
+KPROBE_OBJS := $(patsubst kernel/static/%,kernel/probe/%.o,$(KPROBE_PROGS))
+.SECONDARY: $(KPROBE_OBJS) $(KPROBE_UTIL).o
+
+kernel/probe/%.o: kernel/probe/%.c config-host.h
+	$(CC) $(HB_CFLAGS) -MMD -MP -c -o $@ $<
+
+kernel/static/%: kernel/probe/%.o $(KPROBE_UTIL).o $(LIB_A)
 	@mkdir -p kernel/static
 	$(CC) $(HB_CFLAGS) -static -o $@ $< $(KPROBE_UTIL).o $(LIB_A) \
 		$(HB_LDLIBS)
@@ -244,9 +261,12 @@ t/static/%: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) $(LIB_HDRS)
 	@mkdir -p t/static
 	$(CC) $(HB_CFLAGS) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
-t/static/hugebuf: $(CLI_SRCS) $(CLI_HDRS) $(LIB_A) $(LIB_HDRS) VERSION
+t/static/hugebuf: $(CLI_OBJS) $(LIB_A)
 	@mkdir -p t/static
-	$(CC) $(CLI_CFLAGS) -static -o $@ $(CLI_SRCS) $(LIB_A) $(HB_LDLIBS)
+	$(CC) $(CLI_CFLAGS) -static -o $@ $(CLI_OBJS) $(LIB_A) $(HB_LDLIBS)
+
+-include $(CLI_OBJS:.o=.d) $(ENGINE_OBJS:.o=.d) bench/regbench.d \
+	$(patsubst %.c,%.d,$(wildcard kernel/probe/*.c))
 
 test: all
 	t/runtests.sh
@@ -309,6 +329,9 @@ MAILS ?= mails
 kernel-series:
 	kernel/kmails.sh $(if $(filter 1,$(SIGNOFF)),--signoff) "$(MAILS)"
 
+# the library's man3 pages, one per function family (t/docs-match.sh)
+MAN3 := $(sort $(wildcard docs/man/man3/*.3))
+
 # What make install puts down, one file per line: make uninstall removes
 # these and nothing else (the directories stay: others may share them)
 INSTALLED := $(addprefix $(INCLUDEDIR)/,$(notdir $(PUBLIC_HDRS))) \
@@ -316,7 +339,8 @@ INSTALLED := $(addprefix $(INCLUDEDIR)/,$(notdir $(PUBLIC_HDRS))) \
 	$(LIBDIR)/libhugebuf.so.$(HB_VERSION) $(LIBDIR)/$(LIB_SONAME) \
 	$(LIBDIR)/libhugebuf.so $(PKGCONFIGDIR)/hugebuf.pc \
 	$(LIBDIR)/fio/hugebuf.so $(BINDIR)/hugebuf $(BASHCOMPDIR)/hugebuf \
-	$(MANDIR)/man1/hugebuf.1 $(MANDIR)/man7/hugebuf-ioengine.7
+	$(MANDIR)/man1/hugebuf.1 $(MANDIR)/man7/hugebuf-ioengine.7 \
+	$(addprefix $(MANDIR)/man3/,$(notdir $(MAN3)))
 
 # only what it installs, not the tests: with the tree built it builds
 # nothing.  hugebuf.pc is written here, with the paths of this install.
@@ -324,7 +348,7 @@ install: need-config lib shlib engine cli
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/fio \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man7
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
 	install -m 0644 $(PUBLIC_HDRS) $(DESTDIR)$(INCLUDEDIR)/
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libhugebuf.a
 	install -m 0755 $(LIB_SO) \
@@ -343,19 +367,17 @@ install: need-config lib shlib engine cli
 	install -m 0644 docs/man/hugebuf.1 $(DESTDIR)$(MANDIR)/man1/hugebuf.1
 	install -m 0644 docs/man/hugebuf-ioengine.7 \
 		$(DESTDIR)$(MANDIR)/man7/hugebuf-ioengine.7
+	install -m 0644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
-format:
-	clang-format -i lib/*.c lib/*.h engines/*.c cli/*.c t/*.c t/*.h \
-		t/helpers/*.c t/helpers/*.h
-
 clean:
-	rm -f lib/*.o $(LIB_A) lib/libhugebuf.so.* $(LIB_MAP) t/*.o \
+	rm -f lib/*/*.o lib/*/*.d $(LIB_A) lib/libhugebuf.so.* t/*.o \
 		t/helpers/*.o t/*.t \
 		$(CLI) $(ENGINE) $(ENGINE_ABITEST) $(REGBENCH)
-	rm -rf t/static kernel/static $(KPROBE_UTIL).o $(UNIT_DIR)
+	rm -f cli/*.[od] engines/*.[od] bench/*.[od] kernel/probe/*.[od]
+	rm -rf t/static kernel/static $(UNIT_DIR)
 
 distclean: clean
 	rm -f config-host.mak config-host.h

@@ -19,7 +19,7 @@
 
 #include "cli.h"
 /* hb_seterr(): the check's own failures go to lib's message too */
-#include "internal.h"
+#include "hugebuf-report.h"
 
 /* Reads per request count: other I/O only adds, so take the minimum. */
 #define READ_TRIES	10
@@ -122,6 +122,7 @@ static int open_check_file(struct check *c, const char *path)
  */
 static int measure_reads(struct check *c)
 {
+	struct hb_queue_limits lim;
 	unsigned int lbs;
 	int fd, ret;
 
@@ -133,9 +134,11 @@ static int measure_reads(struct check *c)
 	}
 	if (hb_blkdev_of_path(c->o.file, c->dev, sizeof(c->dev)))
 		return system_error("--file");
-	if (hb_blkdev_queue_limits(c->dev, &c->max_bytes, &c->max_segs,
-				   &c->max_seg))
+	if (hb_blkdev_queue_limits(c->dev, false, &lim))
 		return system_error("--file");
+	c->max_bytes = lim.max_hw_bytes;
+	c->max_segs = lim.max_segments;
+	c->max_seg = lim.max_segment_size;
 	lbs = hb_dio_align(c->o.file);
 	if ((uintptr_t)c->addr % lbs || c->o.size % lbs) {
 		snprintf(c->reads_note, sizeof(c->reads_note), "not measured: "
@@ -254,7 +257,7 @@ static int measure_kmem(struct check *c)
 }
 
 /*
- * The one verdict (lib/verdict.c) over what was measured, beside the
+ * The one verdict (lib/model/verdict.c) over what was measured, beside the
  * running kernel's model and two hypotheses over the same probed pages:
  * no coalescing (< 6.3) and multi-folio coalescing.
  */

@@ -82,6 +82,8 @@ static const char *opt_name(int opt)
 /* --dev=vda: the queue limits of /sys/block/vda */
 static int parse_dev(struct opts *o, const char *arg)
 {
+	struct hb_queue_limits lim;
+
 	if (o->have_limits)
 		return usage_error("--dev and --queue-limits both give the "
 				   "queue limits: use one of them");
@@ -89,9 +91,11 @@ static int parse_dev(struct opts *o, const char *arg)
 	    !strcmp(arg, ".."))
 		return usage_error("--dev=%s: give a whole-disk name from "
 				   "/sys/block, e.g. --dev=vda", arg);
-	if (hb_blkdev_queue_limits(arg, &o->max_bytes, &o->max_segs,
-				   &o->max_seg))
+	if (hb_blkdev_queue_limits(arg, false, &lim))
 		return usage_error("--dev=%s: %s", arg, hb_errmsg());
+	o->max_bytes = lim.max_hw_bytes;
+	o->max_segs = lim.max_segments;
+	o->max_seg = lim.max_segment_size;
 	o->dev = arg;
 	o->have_limits = true;
 	return 0;

@@ -24,7 +24,7 @@ static const char *add_unit(bool runs)
 	return runs ? "folio runs" : "4 KiB pages";
 }
 
-static void plan_plain_text(const struct plan *p)
+static void plan_plain_text(const struct pred *p)
 {
 	const struct opts *o = &p->o;
 	const struct hb_plain_pred *pp = &p->plain, *x = &p->other;
@@ -70,7 +70,7 @@ static const char *iommu_path_name(bool pt)
 }
 
 /* A figure as the counted kernel functions see it in this mode. */
-static uint64_t fig(const struct plan *p, const struct hb_iommu_pred *x,
+static uint64_t fig(const struct pred *p, const struct hb_iommu_pred *x,
 		    enum hb_iommu_field f)
 {
 	return hb_iommu_figure(x, &p->icfg, f);
@@ -85,7 +85,7 @@ static uint64_t iommu_ptes(const struct hb_iommu_pred *x)
  * strict: IOTLB syncs; lazy: IOVAs queued; both one per unmap, except
  * that the IOVA-based DMA API (7.x) syncs in lazy mode too
  */
-static unsigned int iommu_flushes(const struct plan *p,
+static unsigned int iommu_flushes(const struct pred *p,
 				  const struct hb_iommu_pred *x)
 {
 	return p->icfg.strict ? x->iotlb_syncs : x->fq_queued;
@@ -97,7 +97,7 @@ static bool iova_gen(const struct hb_iommu_pred *x)
 }
 
 /* The headline figures of the I/O, on one line, for the contrast. */
-static void iommu_summary(const struct plan *p, const struct hb_iommu_pred *x,
+static void iommu_summary(const struct pred *p, const struct hb_iommu_pred *x,
 			  bool units)
 {
 	if (x->error) {
@@ -124,7 +124,7 @@ static void iommu_summary(const struct plan *p, const struct hb_iommu_pred *x,
 }
 
 /* Whether the contrast's headline figures are the same as the I/O's. */
-static bool iommu_same(const struct plan *p, const struct hb_iommu_pred *x,
+static bool iommu_same(const struct pred *p, const struct hb_iommu_pred *x,
 		       const struct hb_iommu_pred *y)
 {
 	return !x->error == !y->error && x->requests == y->requests &&
@@ -136,7 +136,7 @@ static bool iommu_same(const struct plan *p, const struct hb_iommu_pred *x,
 	       iommu_flushes(p, x) == iommu_flushes(p, y);
 }
 
-static void plan_iommu_contrast_text(const struct plan *p)
+static void plan_iommu_contrast_text(const struct pred *p)
 {
 	const struct hb_iommu_pred *x = &p->io, *y = &p->io_other;
 
@@ -157,14 +157,14 @@ static void plan_iommu_contrast_text(const struct plan *p)
 	printf(")\n");
 }
 
-static const char *direct_note(const struct plan *p)
+static const char *direct_note(const struct pred *p)
 {
 	return p->icfg.translated ? "" : " (dma-direct: no IOVA, no IOMMU "
 					 "page table)";
 }
 
 /* The IOMMU's own work: IOVAs, page table, unmaps, flushes. */
-static void plan_iommu_work_text(const struct plan *p,
+static void plan_iommu_work_text(const struct pred *p,
 				 const struct hb_iommu_pred *x)
 {
 	printf("  iova allocs: %u (%u above the IOVA cache, %llu B)\n",
@@ -193,7 +193,7 @@ static void plan_iommu_work_text(const struct plan *p,
 		       "unmap)\n", x->fq_queued);
 }
 
-static void plan_iommu_text(const struct plan *p)
+static void plan_iommu_text(const struct pred *p)
 {
 	const struct opts *o = &p->o;
 	const struct hb_iommu_pred *x = &p->io;
@@ -231,7 +231,7 @@ static void plan_iommu_text(const struct plan *p)
 }
 
 /* the registration's cost (hb_model_register_cost()), and its warning */
-static void plan_cost_text(const struct plan *p)
+static void plan_cost_text(const struct pred *p)
 {
 	const struct hb_reg_cost *c = &p->cost;
 	unsigned int n = p->o.nr_bufs ? p->o.nr_bufs : 1;
@@ -254,7 +254,7 @@ static void plan_cost_text(const struct plan *p)
 		printf("warning:     %s\n", warn);
 }
 
-static void plan_cost_json(struct hb_json *j, const struct plan *p)
+static void plan_cost_json(struct hb_json *j, const struct pred *p)
 {
 	const struct hb_reg_cost *c = &p->cost;
 	char warn[512];
@@ -273,7 +273,7 @@ static void plan_cost_json(struct hb_json *j, const struct plan *p)
 	hb_json_end(j);
 }
 
-void plan_text(const struct plan *p)
+void plan_text(const struct pred *p)
 {
 	const struct opts *o = &p->o;
 	const struct hb_imu *imu = &p->imu;
@@ -339,7 +339,7 @@ static void plain_counts_json(struct hb_json *j,
 	hb_json_u64(j, "max_bvecs", pp->max_bvecs);
 }
 
-static void plan_plain_json(struct hb_json *j, const struct plan *p)
+static void plan_plain_json(struct hb_json *j, const struct pred *p)
 {
 	const struct opts *o = &p->o;
 	bool runs = o->km.plain_folio_runs;
@@ -360,7 +360,7 @@ static void plan_plain_json(struct hb_json *j, const struct plan *p)
 }
 
 /* The figures of one I/O: the refusal, or what the text prints. */
-static void iommu_counts_json(struct hb_json *j, const struct plan *p,
+static void iommu_counts_json(struct hb_json *j, const struct pred *p,
 			      const struct hb_iommu_pred *x, const char *why)
 {
 	hb_json_bool(j, "refused", x->error);
@@ -397,7 +397,7 @@ static void iommu_counts_json(struct hb_json *j, const struct plan *p,
 		hb_json_u64(j, "iova_queued", x->fq_queued);
 }
 
-static void plan_iommu_json(struct hb_json *j, const struct plan *p)
+static void plan_iommu_json(struct hb_json *j, const struct pred *p)
 {
 	const struct opts *o = &p->o;
 
@@ -417,7 +417,7 @@ static void plan_iommu_json(struct hb_json *j, const struct plan *p)
 	hb_json_end(j);
 }
 
-int plan_json(const struct plan *p)
+int plan_json(const struct pred *p)
 {
 	const struct opts *o = &p->o;
 	const struct hb_imu *imu = &p->imu;

@@ -56,7 +56,7 @@ static int plan_plain_one(const struct opts *o, const struct hb_kmodel *km,
 }
 
 /* --plain: the model as asked, and the other way of adding pages */
-static int plan_plain(struct plan *p, const struct hb_page *pages,
+static int plan_plain(struct pred *p, const struct hb_page *pages,
 		      uint64_t uaddr)
 {
 	struct hb_kmodel flip = p->o.km;
@@ -110,7 +110,7 @@ static int iommu_model_error(int ret)
 }
 
 /* --iommu: one READ_FIXED of the whole buffer, both coalescings */
-static int plan_iommu(struct plan *p, const struct hb_page *pages,
+static int plan_iommu(struct pred *p, const struct hb_page *pages,
 		      uint64_t nr, uint64_t uaddr)
 {
 	const struct opts *o = &p->o;
@@ -155,7 +155,7 @@ static int plan_iommu(struct plan *p, const struct hb_page *pages,
  * to back from @uaddr (the page map @pages covers them all), in one call
  * or one by one.
  */
-static int plan_cost(struct plan *p, const struct hb_page *pages,
+static int plan_cost(struct pred *p, const struct hb_page *pages,
 		     uint64_t uaddr)
 {
 	const struct opts *o = &p->o;
@@ -181,7 +181,7 @@ static int plan_cost(struct plan *p, const struct hb_page *pages,
 }
 
 /* The model over the page map a buffer of the backing would have. */
-static int plan_build(struct plan *p)
+static int plan_build(struct pred *p)
 {
 	const struct opts *o = &p->o;
 	uint64_t uaddr = PLAN_BASE + o->offset;
@@ -281,10 +281,10 @@ static int plain_check(const struct opts *o)
 
 /*
  * --iommu: the namespace's limits for the path modelled.  --dev: sysfs
- * (hb_nvme_path_limits()).  --queue-limits: its bytes for both, and
+ * (hb_blkdev_queue_limits()).  --queue-limits: its bytes for both, and
  * NVMe's boundaries and alignment.
  */
-static int iommu_limits(struct plan *p)
+static int iommu_limits(struct pred *p)
 {
 	const struct opts *o = &p->o;
 	struct hb_queue_limits *l = &p->lim;
@@ -299,7 +299,7 @@ static int iommu_limits(struct plan *p)
 					   "namespace: use --dev=nvmeXnY, or "
 					   "--queue-limits=BYTES,SEGS,SEGSIZE",
 					   o->dev);
-		if (hb_nvme_path_limits(o->dev, o->pt, l))
+		if (hb_blkdev_queue_limits(o->dev, o->pt, l))
 			return usage_error("--dev=%s: %s", o->dev,
 					   hb_errmsg());
 		return 0;
@@ -314,7 +314,7 @@ static int iommu_limits(struct plan *p)
 }
 
 /* --iommu and --pt: what they need before anything is modelled */
-static int iommu_check(struct plan *p)
+static int iommu_check(struct pred *p)
 {
 	int ret;
 
@@ -329,7 +329,7 @@ static int iommu_check(struct plan *p)
 
 int cmd_plan(int argc, char **argv)
 {
-	struct plan p = { 0 };
+	struct pred p = { 0 };
 	int ret;
 
 	ret = parse_opts("plan", argc, argv, &p.o);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hugebuf plan, between its two files: cli/plan.c checks the options and
- * runs the models into a struct plan, cli/plan-output.c prints it as text
+ * runs the models into a struct pred, cli/plan-output.c prints it as text
  * or as one JSON document.
  */
 #ifndef HUGEBUF_CLI_PLAN_H
@@ -20,7 +20,7 @@
 	"synthetic PFNs: pages of one folio contiguous, folios never "     \
 	"physically adjacent, each folio aligned to its size"
 
-struct plan {
+struct pred {
 	struct opts o;
 	struct hb_imu imu;
 	unsigned int reqs;	/* with o.have_limits */
@@ -43,8 +43,8 @@ struct plan {
 };
 
 /* cli/plan-output.c: the plan on stdout */
-void plan_text(const struct plan *p);
+void plan_text(const struct pred *p);
 /* returns print_json()'s exit code */
-int plan_json(const struct plan *p);
+int plan_json(const struct pred *p);
 
 #endif

@@ -27,10 +27,7 @@
 #pragma GCC visibility push(hidden)
 
 #include "hugebuf.h"
-#include "jobplan.h"
-#include "json.h"
-#include "ring.h"
-#include "sysread.h"
+#include "hugebuf-report.h"
 
 #define HBE_LOG_PREFIX	"hugebuf: "
 
@@ -61,8 +58,12 @@ enum hbe_check {
  */
 #if FIO_IOOPS_VERSION >= 39
 #define HBE_FIO_341_OPTIONS 1
-enum { HBE_WMODE_WRITE = 1, HBE_WMODE_UNCOR, HBE_WMODE_ZEROES,
-       HBE_WMODE_VERIFY };
+enum {
+	HBE_WMODE_WRITE = 1,
+	HBE_WMODE_UNCOR,
+	HBE_WMODE_ZEROES,
+	HBE_WMODE_VERIFY,
+};
 enum { HBE_VMODE_READ = 1, HBE_VMODE_COMPARE };
 #endif
 
@@ -154,8 +155,8 @@ void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 		       const unsigned char *act, struct hbe_uring_opts *u);
 /*
  * The io_uring features the job uses that some kernels lack, decided once
- * at init by lib's table (hb_uf_decide()): @act gets what to do with each
- * (enum hb_uf_act).  Fallbacks say in one line what the engine does
+ * at init by lib's table (hb_ringfeat_decide()): @act gets what to do with each
+ * (enum hb_ringfeat_act).  Fallbacks say in one line what the engine does
  * instead; a feature the job asked for and the kernel lacks is the job's
  * one-line error (non-zero return).
  */
@@ -256,7 +257,7 @@ struct hbe_data {
 	struct io_uring ring;
 	bool ring_ok;
 	bool ring_fd_registered;	/* in this thread's table (share.c) */
-	unsigned char uf[HB_UF_NR];	/* hbe_options_features() */
+	unsigned char uf[HB_FEAT_NR];	/* hbe_options_features() */
 	bool defer_taskrun;
 	bool taskrun_flag;	/* IORING_SQ_TASKRUN says work is waiting */
 	bool sqpoll;

@@ -8,7 +8,7 @@
  *
  * The engine owns the I/O buffers: it allocates them with lib/ (hb_alloc,
  * folio aligned), lays io_u i out at base + head_offset + i * stride
- * (lib/layout.c hb_slot_stride(): max_bs rounded up to the folio size
+ * (lib/model/layout.c hbi_slot_stride(): max_bs rounded up to the folio size
  * when it is at least one folio, else to a power of two), registers them
  * (one iovec per io_u, or a few <= 1 GiB regions), and reports what the
  * running kernel makes of them (lib/'s model over the probed page map).
@@ -34,7 +34,7 @@
 #include <liburing.h>
 
 #include "hugebuf-engine.h"
-#include "uring-compat.h"
+#include "base/uring-compat.h"
 
 #include "verify.h"
 
@@ -430,7 +430,7 @@ static int hbe_register_files(struct thread_data *td, struct hbe_data *hd)
 	unsigned int i, nr = td->o.nr_files;
 	int *fds, ret;
 
-	if (hd->uf[HB_UF_FILES_SPARSE] != HB_UF_FALLBACK)
+	if (hd->uf[HB_FEAT_FILES_SPARSE] != HB_FEAT_FALLBACK)
 		return io_uring_register_files_sparse(&hd->ring, nr);
 	fds = malloc(nr * sizeof(*fds));
 	if (!fds)
@@ -479,7 +479,7 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 			p.flags |= IORING_SETUP_SQ_AFF;
 			p.sq_thread_cpu = o->sqpoll_cpu;
 		}
-	} else if (hd->uf[HB_UF_DEFER_TASKRUN] == HB_UF_USE &&
+	} else if (hd->uf[HB_FEAT_DEFER_TASKRUN] == HB_FEAT_USE &&
 		   !(hd->job->share && !hd->job->share_idx)) {
 		/*
 		 * Not on the ring others clone from: io_register_clone_buffers()
@@ -497,7 +497,7 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	}
 	/*
 	 * The flags are what init decided the kernel has (lib's probe and
-	 * hb_uf_decide()): no retry with fewer, which would fall back
+	 * hb_ringfeat_decide()): no retry with fewer, which would fall back
 	 * without saying so.
 	 */
 	ret = io_uring_queue_init_params(entries, &hd->ring, &p);
@@ -530,7 +530,7 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	 * were told at init that they keep the plain fd; a kernel that has
 	 * it and still refuses (16 rings per thread at most) says so here.
 	 */
-	if (hd->uf[HB_UF_RING_FD] == HB_UF_USE) {
+	if (hd->uf[HB_FEAT_RING_FD] == HB_FEAT_USE) {
 		ret = io_uring_register_ring_fd(&hd->ring);
 		hd->ring_fd_registered = ret == 1;
 		if (ret != 1)

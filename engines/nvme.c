@@ -30,7 +30,7 @@
 #include <linux/nvme_ioctl.h>
 
 #include "hugebuf-engine.h"
-#include "uring-compat.h"
+#include "base/uring-compat.h"
 
 /* admin: Identify, CNS 0 = the namespace's data structure */
 #define HBE_NVME_IDENTIFY	0x06
@@ -66,7 +66,7 @@ static void hbe_ns_limits(const char *path, struct hbe_ns *ns)
 	char blkdev[NAME_MAX + 1];
 
 	ns->limits_ok = !hb_nvme_ng_blkdev(path, blkdev, sizeof(blkdev)) &&
-			!hb_pt_queue_limits(blkdev, &ns->lim);
+			!hb_blkdev_queue_limits(blkdev, true, &ns->lim);
 }
 
 /* Identify Namespace: size, LBA size; no metadata formats */

@@ -565,7 +565,7 @@ void hbe_note(const char *fmt, ...)
  * went upstream; since 6.11 that bit is RWF_ATOMIC (c34fc6f26ab8), and the
  * merged uncached I/O is RWF_DONTCACHE (0x80, 6.14, b9f958d4f146), which
  * fio master sends.  Send RWF_DONTCACHE where lib's ring-feature table
- * says the kernel has it (HB_UF_DONTCACHE, decided at init: without it
+ * says the kernel has it (HB_FEAT_DONTCACHE, decided at init: without it
  * hbe_options_features() said the fallback's line).
  */
 static int hbe_uncached_flags(struct thread_data *td, struct hbe_options *o,
@@ -581,7 +581,7 @@ static int hbe_uncached_flags(struct thread_data *td, struct hbe_options *o,
 			 "page cache already: no RWF_DONTCACHE\n", o->uncached);
 		return 0;
 	}
-	if (act[HB_UF_DONTCACHE] != HB_UF_USE)
+	if (act[HB_FEAT_DONTCACHE] != HB_FEAT_USE)
 		return 0;
 	hbe_note(HBE_LOG_PREFIX "uncached=%u: RWF_DONTCACHE (kernel %s; not "
 		 "fio 3.33's 0x40, which this kernel reads as RWF_ATOMIC)\n",
@@ -607,7 +607,7 @@ void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 /* the running kernel, as the lines name it */
 static void hbe_kernel_name(char *buf, size_t len)
 {
-	const char *hidden = hb_uf_hidden_above();
+	const char *hidden = hb_ringfeat_hidden_above();
 	struct utsname u;
 
 	if (uname(&u))
@@ -626,26 +626,26 @@ int hbe_options_features(struct hbe_options *o, const struct hb_jobplan *p,
 		[HBE_CLONE_SPLIT] = "clone_buffers=split",
 		[HBE_CLONE_SAME] = "clone_buffers=same",
 	};
-	struct hb_uf_decision d;
-	struct hb_uf_job j;
+	struct hb_ringfeat_decision d;
+	struct hb_ringfeat_job j;
 	char kernel[128], vec[32];
 	unsigned int have, f;
 	int ret;
 
-	ret = hb_uf_probe(&have);
+	ret = hb_ringfeat_probe(&have);
 	if (ret < 0) {
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
 		return ret;
 	}
 	memset(&j, 0, sizeof(j));
-	j.want[HB_UF_CQSIZE] = HB_UF_BY_DEFAULT;
-	j.want[HB_UF_RING_FD] = HB_UF_BY_DEFAULT;
+	j.want[HB_FEAT_CQSIZE] = HB_FEAT_BY_DEFAULT;
+	j.want[HB_FEAT_RING_FD] = HB_FEAT_BY_DEFAULT;
 	/* SQPOLL: no deferred task work (the SQ thread runs it) */
 	if (o->defer_taskrun && !o->sqpoll) {
-		j.want[HB_UF_DEFER_TASKRUN] = HB_UF_BY_DEFAULT;
+		j.want[HB_FEAT_DEFER_TASKRUN] = HB_FEAT_BY_DEFAULT;
 		if (o->defer_taskrun_given) {
-			j.want[HB_UF_DEFER_TASKRUN] = HB_UF_ASKED;
-			j.asked_by[HB_UF_DEFER_TASKRUN] = "defer_taskrun=1";
+			j.want[HB_FEAT_DEFER_TASKRUN] = HB_FEAT_ASKED;
+			j.asked_by[HB_FEAT_DEFER_TASKRUN] = "defer_taskrun=1";
 		}
 	}
 	/*
@@ -653,38 +653,38 @@ int hbe_options_features(struct hbe_options *o, const struct hb_jobplan *p,
 	 * engine runs on has; the sparse table is only how they go in
 	 */
 	if (o->registerfiles)
-		j.want[HB_UF_FILES_SPARSE] = HB_UF_BY_DEFAULT;
+		j.want[HB_FEAT_FILES_SPARSE] = HB_FEAT_BY_DEFAULT;
 	if (p->passthrough) {
-		j.want[HB_UF_URING_CMD] = HB_UF_ASKED;
-		j.asked_by[HB_UF_URING_CMD] =
+		j.want[HB_FEAT_URING_CMD] = HB_FEAT_ASKED;
+		j.asked_by[HB_FEAT_URING_CMD] =
 			o->cmd_type && *o->cmd_type ? "cmd_type=nvme" :
 			"NVMe passthrough (the files are /dev/ngXnY)";
 	}
 	if (p->clone == HB_JOB_CLONE_SPLIT || p->clone == HB_JOB_CLONE_SAME) {
-		j.want[HB_UF_CLONE_BUFFERS] = HB_UF_ASKED;
-		j.asked_by[HB_UF_CLONE_BUFFERS] = clone_name[p->clone];
+		j.want[HB_FEAT_CLONE_BUFFERS] = HB_FEAT_ASKED;
+		j.asked_by[HB_FEAT_CLONE_BUFFERS] = clone_name[p->clone];
 	}
 	/* direct=1 has no page cache to skip: hbe_uncached_flags() says so */
 	if (o->uncached && !odirect)
-		j.want[HB_UF_DONTCACHE] = HB_UF_BY_DEFAULT;
+		j.want[HB_FEAT_DONTCACHE] = HB_FEAT_BY_DEFAULT;
 	if (p->vec_iovecs) {
 		snprintf(vec, sizeof(vec), "vec_iovecs=%u", p->vec_iovecs);
-		j.want[HB_UF_READV_FIXED] = HB_UF_ASKED;
-		j.asked_by[HB_UF_READV_FIXED] = vec;
+		j.want[HB_FEAT_READV_FIXED] = HB_FEAT_ASKED;
+		j.asked_by[HB_FEAT_READV_FIXED] = vec;
 	}
 
 	hbe_kernel_name(kernel, sizeof(kernel));
-	ret = hb_uf_decide(&j, have, kernel, &d);
+	ret = hb_ringfeat_decide(&j, have, kernel, &d);
 	if (ret) {
 		/* one line: the first refusal; no fallback notes around it */
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
 	} else {
 		/* once per job, at init: fio's stdout stays its own */
-		for (f = 0; f < HB_UF_NR; f++)
-			if (d.act[f] == HB_UF_FALLBACK)
+		for (f = 0; f < HB_FEAT_NR; f++)
+			if (d.act[f] == HB_FEAT_FALLBACK)
 				hbe_note(HBE_LOG_PREFIX "%s\n", d.line[f]);
 	}
-	memcpy(act, d.act, HB_UF_NR);
+	memcpy(act, d.act, HB_FEAT_NR);
 	return ret;
 }
 

@@ -2,8 +2,8 @@
 /*
  * The engine's report: the init-time notes, the vectored model's bvecs
  * once the ring exists, and the job-end report through lib's one writer
- * (lib/report.c).  fio glue only; the buffer plan is engines/options.c's
- * translation of the job and lib/jobplan.c's rules.
+ * (lib/job/report.c).  fio glue only; the buffer plan is engines/options.c's
+ * translation of the job and lib/job/jobplan.c's rules.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -83,8 +83,7 @@ static int hbe_predict_requests(const struct hbe_job *j,
 	struct hb_queue_limits q;
 
 	if (!j->io0_ok ||
-	    hb_blkdev_queue_limits(j->dev, &q.max_hw_bytes,
-				   &q.max_segments, &q.max_segment_size))
+	    hb_blkdev_queue_limits(j->dev, false, &q))
 		return -1;
 	if (!j->plan.fixedbufs)
 		return hb_predict_plain_requests(&j->plan.km, &j->io0, &q, pred,

@@ -6,8 +6,11 @@
 # fio --enghelp lists, the CLI flags of hugebuf --help (and of cli/opts.c's
 # option table), the keys of the engine's JSON report (from a short 4k
 # job) and of the CLI's info / plan / check --json, each against the
-# entries of docs/man/hugebuf-ioengine.7 and docs/man/hugebuf.1; and both
-# pages are clean under mandoc -T lint -W warning.
+# entries of docs/man/hugebuf-ioengine.7 and docs/man/hugebuf.1; the
+# functions libhugebuf.so exports (lib/libhugebuf.map) against the
+# SYNOPSIS of the man3 pages (docs/man/man3/); and every page is clean
+# under mandoc -T lint -W warning.  The kernel harness's probes
+# (kernel/probes.tab) are each in kernel/README.md's list.
 #
 # The pages' markup this reads: an entry is a ".TP" line followed by
 # ".B name" or ".BI name= value" (hyphens written "\-"), inside the
@@ -125,6 +128,24 @@ else
 	same "engine options (fio --enghelp vs hugebuf-ioengine.7)" \
 		"$D/opt.code" "$D/opt.doc"
 fi
+
+# ---- the library's man3 pages ---------------------------------------------
+# every function lib/libhugebuf.map exports is in the SYNOPSIS of a page
+# of docs/man/man3/, and every function a SYNOPSIS names is exported
+MAN3_DIR=$T_TOP/docs/man/man3
+sed -n 's/^[[:space:]]*\(hb_[a-z0-9_]*\);.*/\1/p' "$T_TOP/lib/libhugebuf.map" |
+	LC_ALL=C sort -u >"$D/fn.code"
+for page in "$MAN3_DIR"/*.3; do
+	[ -e "$page" ] || continue
+	awk '/^\.SH SYNOPSIS/ { on = 1; next } /^\.SH/ { on = 0 } on' "$page" |
+		grep -o 'hb_[a-z0-9_]*(' | tr -d '('
+done | LC_ALL=C sort >"$D/fn.doc.all"
+dup=$(uniq -d "$D/fn.doc.all" | tr '\n' ' ')
+[ -z "$dup" ] && t_ok "man3: each function in one SYNOPSIS" ||
+	fail "man3: functions in more than one SYNOPSIS: $dup"
+uniq "$D/fn.doc.all" >"$D/fn.doc"
+same "exported functions (lib/libhugebuf.map vs the SYNOPSIS of docs/man/man3/*.3)" \
+	"$D/fn.code" "$D/fn.doc"
 
 # ---- the CLI's flags ----------------------------------------------------
 man_entries "$MAN1" '.SH OPTIONS' >"$D/flags.doc"
@@ -262,19 +283,35 @@ else
 	fi
 fi
 # no NVMe namespace to run a passthrough job on: the pt_* keys the writer
-# has (lib/report.c) against the page's passthrough keys
-if [ -f "$T_TOP/lib/report.c" ]; then
-	grep -oE '"pt_[a-z_]+\\?"' "$T_TOP/lib/report.c" | tr -d '\\"' |
+# has (lib/job/report.c) against the page's passthrough keys
+if [ -f "$T_TOP/lib/job/report.c" ]; then
+	grep -oE '"pt_[a-z_]+\\?"' "$T_TOP/lib/job/report.c" | tr -d '\\"' |
 		sort -u >"$D/pt.code"
-	same "passthrough pt_* keys (lib/report.c vs hugebuf-ioengine.7)" \
+	same "passthrough pt_* keys (lib/job/report.c vs hugebuf-ioengine.7)" \
 		"$D/pt.code" "$D/pt.doc"
+fi
+
+# ---- kernel/probes.tab -----------------------------------------------------
+# every probe of the harness's table is in kernel/README.md's list under
+# "## The probes" (an item "- `name`: ...", or "- `a`, `b`: ..." for
+# several), and the list names no other
+KTAB=$T_TOP/kernel/probes.tab
+KREADME=$T_TOP/kernel/README.md
+if [ -f "$KTAB" ] && [ -f "$KREADME" ]; then
+	grep -v -e '^#' -e '^[[:space:]]*$' "$KTAB" | awk '{ print $1 }' |
+		sort -u >"$D/probes.code"
+	sed -n '/^## The probes$/,/^#/p' "$KREADME" | grep '^- `' |
+		sed 's/`:.*/`/' | grep -o '`[^`]*`' | tr -d '`' |
+		sort -u >"$D/probes.doc"
+	same "guest probes (kernel/probes.tab vs kernel/README.md)" \
+		"$D/probes.code" "$D/probes.doc"
 fi
 
 # ---- lint ------------------------------------------------------------------
 if ! command -v mandoc >/dev/null 2>&1; then
 	t_skip_check "mandoc lint: mandoc not found (run make deps)"
 else
-	for page in "$MAN1" "$MAN7"; do
+	for page in "$MAN1" "$MAN7" "$MAN3_DIR"/*.3; do
 		out=$(mandoc -T lint -W warning "$page" 2>&1)
 		rc=$?
 		if [ $rc = 0 ] && [ -z "$out" ]; then

@@ -37,11 +37,7 @@
 
 /* the tests reach every layer of lib/: its private headers too */
 #include "hugebuf.h"
-#include "jobplan.h"
-#include "json.h"
-#include "preflight.h"
-#include "ring.h"
-#include "sysread.h"
+#include "hugebuf-report.h"
 #include "helpers/settle.h"
 
 enum {
@@ -427,7 +423,7 @@ int t_check_requests_nodata(const struct t_regbuf *rb, const struct t_model *m,
 
 /*
  * Whether the anon page at @addr is (maybe) DMA-pinned, as fork sees it
- * (PFNs from lib's hb_pfn_of()):
+ * (PFNs from lib's hbi_pfn_of()):
  * copy_present_pte() gives the child its own copy of a pinned anon page
  * (page_needs_cow_for_dma / folio_try_dup_anon_rmap failing) and shares an
  * unpinned one.  Forks a child that reports its PFN for @addr.  Returns 1

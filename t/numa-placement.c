@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "job/job.h"
 
 #define MPOL_DEFAULT_	0
 #define MPOL_BIND_	2
@@ -88,15 +89,15 @@ out:
 
 static int preflight_refuses(void)
 {
-	struct hb_numa_policy pol = { .bind = true, .nodes = 1ULL << 0 };
-	struct hb_numa_policy none = { 0 };
+	struct hbi_numa_policy pol = { .bind = true, .nodes = 1ULL << 0 };
+	struct hbi_numa_policy none = { 0 };
 	const struct hb_pool *pool;
 	struct hb_sysinfo si;
 	long free0;
 	int ret;
 
 	if (hb_sysinfo_read(&si) ||
-	    !(pool = hb_sysinfo_pool(&si, 2ULL << 20)))
+	    !(pool = hbi_sysinfo_pool(&si, 2ULL << 20)))
 		return t_skip("no 2M pool");
 	/*
 	 * more than node 0 (and so the machine) has free: more than the pool
@@ -104,7 +105,7 @@ static int preflight_refuses(void)
 	 * can make the ask fit (the pool is not this test's to count)
 	 */
 	free0 = pool->nr + pool->overcommit;
-	ret = hb_check_pool_policy(&pol, 2ULL << 20,
+	ret = hbi_check_pool_policy(&pol, 2ULL << 20,
 				   (uint64_t)(free0 + 1) << 21);
 	if (ret != -ENOMEM || !strstr(hb_errmsg(), "/node0/hugepages/"))
 		return t_fail("bound to node 0, %ld+1 pages: %d (%s)", free0,
@@ -112,12 +113,12 @@ static int preflight_refuses(void)
 	t_pass();
 	t_info("%s", hb_errmsg());
 	pol.nodes = 1ULL << 63;
-	ret = hb_check_pool_policy(&pol, 2ULL << 20, 2ULL << 20);
+	ret = hbi_check_pool_policy(&pol, 2ULL << 20, 2ULL << 20);
 	if (ret != -ENOENT || !strstr(hb_errmsg(), "node 63"))
 		return t_fail("bound to node 63: %d (%s)", ret, hb_errmsg());
 	t_pass();
 	t_info("%s", hb_errmsg());
-	if (hb_check_pool_policy(&none, 2ULL << 20, 1ULL << 40))
+	if (hbi_check_pool_policy(&none, 2ULL << 20, 1ULL << 40))
 		return t_fail("no binding policy was refused: %s",
 			      hb_errmsg());
 	return t_pass();

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "helpers.h"
+#include "job/job.h"
 
 #define BUF_LEN (4 * T_SZ_2M)
 /*
@@ -67,7 +68,7 @@ static int cycles(const char *backing, struct t_file *f, bool kmem)
 		goto out_model;
 	iov.iov_base = buf.addr;
 	iov.iov_len = BUF_LEN;
-	kmem_before = hb_kernel_mem_kb();
+	kmem_before = hbi_kernel_mem_kb();
 	for (i = 0; i < cycles_n && !ret; i++) {
 		ret = t_register(&ring, &iov, 1);
 		if (ret)
@@ -86,7 +87,7 @@ static int cycles(const char *backing, struct t_file *f, bool kmem)
 		if (io_uring_unregister_buffers(&ring))
 			ret = t_fail("unregister in cycle %u failed", i);
 	}
-	kmem_after = hb_kernel_mem_kb();
+	kmem_after = hbi_kernel_mem_kb();
 	io_uring_queue_exit(&ring);
 	if (!ret) {
 		snprintf(what, sizeof(what), "after %u cycles of %s", cycles_n,

@@ -43,7 +43,7 @@
 #include <linux/nvme_ioctl.h>
 
 #include "helpers.h"
-#include "uring-compat.h"
+#include "base/uring-compat.h"
 
 #define BUF_LEN		(4ULL << 20)	/* two 2 MiB folios */
 #define MAX_BIG_FOLIOS	512		/* 1 GiB: the guest's whole pool */
@@ -132,7 +132,7 @@ static int pt_open(struct pt_dev *d)
 		fclose(fp);
 	if (ret)
 		return ret;
-	if (hb_pt_queue_limits(d->blk, &d->lim))
+	if (hb_blkdev_queue_limits(d->blk, true, &d->lim))
 		return t_fail("%s: %s", d->blk, hb_errmsg());
 	d->lba_shift = __builtin_ctz(d->lba);
 	if (d->off % d->lba)

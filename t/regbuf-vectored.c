@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 
 #include "helpers.h"
-#include "uring-compat.h"
+#include "base/uring-compat.h"
 
 #define BUF_LEN		(8ULL << 20)
 #define FILE_LEN	(16ULL << 20)
@@ -326,6 +326,7 @@ out_unreg:
 
 static int ctx_open(struct ctx *c)
 {
+	struct hb_queue_limits lim;
 	int ret;
 
 	ret = t_ring_init(&c->ring, 8);
@@ -341,11 +342,13 @@ static int ctx_open(struct ctx *c)
 		io_uring_queue_exit(&c->ring);
 		return ret;
 	}
-	if (c->f.blkdev[0] && !hb_blkdev_queue_limits(c->f.blkdev,
-						     &c->max_bytes,
-						     &c->max_segs,
-						     &c->max_seg))
+	if (c->f.blkdev[0] && !hb_blkdev_queue_limits(c->f.blkdev, false,
+						     &lim)) {
+		c->max_bytes = lim.max_hw_bytes;
+		c->max_segs = lim.max_segments;
+		c->max_seg = lim.max_segment_size;
 		strcpy(c->dev, c->f.blkdev);
+	}
 	return T_EXIT_PASS;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit test of lib/layout.c: where the engine puts its io_us.  Slot i sits
+ * Unit test of lib/model/layout.c: where the engine puts its io_us.  Slot i sits
  * at head_offset + i * stride; the stride is the block size rounded up to
  * the folio (or a power of two below it, which divides the folio), so no
  * buffer straddles a folio it does not need; regions hold as many slots as
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "helpers.h"
+#include "job/job.h"
 
 static int test_stride(void)
 {
@@ -33,7 +34,7 @@ static int test_stride(void)
 	unsigned int i;
 
 	for (i = 0; i < T_ARRAY_SIZE(c); i++) {
-		uint64_t got = hb_slot_stride(c[i].b, c[i].bs);
+		uint64_t got = hbi_slot_stride(c[i].b, c[i].bs);
 
 		if (got != c[i].stride)
 			return t_fail("stride of bs %llu on %llu folios: %llu, "
@@ -51,15 +52,15 @@ static int test_regions(void)
 	struct iovec *iov;
 	unsigned int nr, k;
 
-	if (hb_slots_per_region(8 << 20, 1000) != 128)
+	if (hbi_slots_per_region(8 << 20, 1000) != 128)
 		return t_fail("8M slots per 1G region: %u",
-			      hb_slots_per_region(8 << 20, 1000));
-	if (hb_slots_per_region(8 << 20, 16) != 16)
+			      hbi_slots_per_region(8 << 20, 1000));
+	if (hbi_slots_per_region(8 << 20, 16) != 16)
 		return t_fail("region capped at the slot count");
-	if (hb_slots_per_region(2ULL << 30, 4) != 1)
+	if (hbi_slots_per_region(2ULL << 30, 4) != 1)
 		return t_fail("a slot over 1G still gets a region of its own");
 	/* 300 slots of bs 7M every 8M, 128 per region: 128 + 128 + 44 */
-	k = hb_slots_per_region(8 << 20, 300);
+	k = hbi_slots_per_region(8 << 20, 300);
 	if (hb_slot_iovecs(0x1000, 300, 8 << 20, 7 << 20, k, &iov, &nr))
 		return t_fail("hb_slot_iovecs: %s", hb_errmsg());
 	if (nr != 3 || (uintptr_t)iov[1].iov_base != 0x1000 + (1ULL << 30) ||

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit test of lib/preflight.c: the one set of rules that decides whether
+ * Unit test of lib/resource/preflight.c: the one set of rules that decides whether
  * a buffer plan can have its pages, its THP/mTHP folios and its memlock
  * charge.  System state comes in as a struct hb_sysinfo built here, so
  * every rule is checked without touching the machine:
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "job/job.h"
 
 #define MB2	(2ULL << 20)
 
@@ -63,30 +64,30 @@ static int test_pool(void)
 	int ret = 0;
 
 	sys_2m_pool(&si, 10, 10, 0, 0, 0);
-	ret |= expect("10 free, need 10", hb_check_pool(&si, MB2, 10 * MB2),
+	ret |= expect("10 free, need 10", hbi_check_pool(&si, MB2, 10 * MB2),
 		      0, NULL);
-	ret |= expect("10 free, need 11", hb_check_pool(&si, MB2, 11 * MB2),
+	ret |= expect("10 free, need 11", hbi_check_pool(&si, MB2, 11 * MB2),
 		      -ENOMEM, "echo 11 > ");
 	sys_2m_pool(&si, 10, 10, 4, 0, 0);
 	ret |= expect("4 of 10 reserved, need 7",
-		      hb_check_pool(&si, MB2, 7 * MB2), -ENOMEM,
+		      hbi_check_pool(&si, MB2, 7 * MB2), -ENOMEM,
 		      "6 available");
 	/* an empty pool with overcommit: hugebuf check and fio agree */
 	sys_2m_pool(&si, 0, 0, 0, 64, 0);
 	ret |= expect("empty pool, overcommit 64, need 8",
-		      hb_check_pool(&si, MB2, 8 * MB2), 0, NULL);
+		      hbi_check_pool(&si, MB2, 8 * MB2), 0, NULL);
 	sys_2m_pool(&si, 0, 0, 0, 64, 60);
 	ret |= expect("overcommit 64 with 60 surplus, need 8",
-		      hb_check_pool(&si, MB2, 8 * MB2), -ENOMEM,
+		      hbi_check_pool(&si, MB2, 8 * MB2), -ENOMEM,
 		      "4 available");
 	/* resv read while a ring is torn down: wrapped, not a reservation */
 	sys_2m_pool(&si, 10, 10, (unsigned long)-3, 0, 0);
-	ret |= expect("wrapped resv", hb_check_pool(&si, MB2, 10 * MB2), 0,
+	ret |= expect("wrapped resv", hbi_check_pool(&si, MB2, 10 * MB2), 0,
 		      NULL);
-	ret |= expect("no 1G pool", hb_check_pool(&si, 1ULL << 30, 1ULL << 30),
+	ret |= expect("no 1G pool", hbi_check_pool(&si, 1ULL << 30, 1ULL << 30),
 		      -ENOENT, "hugepagesz=1G");
 	ret |= expect("partial folio rounds up",
-		      hb_check_pool(&si, MB2, 10 * MB2 + 1), -ENOMEM,
+		      hbi_check_pool(&si, MB2, 10 * MB2 + 1), -ENOMEM,
 		      "need 11");
 	return ret ? T_EXIT_FAIL : T_EXIT_PASS;
 }
@@ -107,10 +108,10 @@ static int test_knob(void)
 		return t_skip_check("pool knob: no Hugepagesize in "
 				    "/proc/meminfo");
 	}
-	hb_pool_knob((uint64_t)kb << 10, path, sizeof(path));
+	hbi_pool_knob((uint64_t)kb << 10, path, sizeof(path));
 	if (strcmp(path, "/proc/sys/vm/nr_hugepages"))
 		return t_fail("default size knob is %s", path);
-	hb_pool_knob(((uint64_t)kb << 10) * 512, path, sizeof(path));
+	hbi_pool_knob(((uint64_t)kb << 10) * 512, path, sizeof(path));
 	if (!strstr(path, "/sys/kernel/mm/hugepages/hugepages-"))
 		return t_fail("other size knob is %s", path);
 	return T_EXIT_PASS;
@@ -123,14 +124,14 @@ static int test_thp(void)
 
 	sys_2m_pool(&si, 0, 0, 0, 0, 0);
 	strcpy(si.thp_enabled, "never");
-	ret |= expect("THP never on 6.18 (MADV_COLLAPSE)", hb_check_thp(&si),
+	ret |= expect("THP never on 6.18 (MADV_COLLAPSE)", hbi_check_thp(&si),
 		      0, NULL);
 	si.kminor = 0;
-	ret |= expect("THP never on 6.0", hb_check_thp(&si), -EOPNOTSUPP,
+	ret |= expect("THP never on 6.0", hbi_check_thp(&si), -EOPNOTSUPP,
 		      "echo madvise");
 	strcpy(si.thp_enabled, "unsupported");
 	si.thp_pmd_size = 0;
-	ret |= expect("no THP", hb_check_thp(&si), -EOPNOTSUPP,
+	ret |= expect("no THP", hbi_check_thp(&si), -EOPNOTSUPP,
 		      "CONFIG_TRANSPARENT_HUGEPAGE");
 	return ret ? T_EXIT_FAIL : T_EXIT_PASS;
 }
@@ -146,15 +147,15 @@ static int test_mthp(void)
 	strcpy(si.mthp[0].enabled, "never");
 	si.mthp[1].size = 128 << 10;
 	strcpy(si.mthp[1].enabled, "inherit");
-	ret |= expect("64K listed, never", hb_check_mthp(&si, 64 << 10),
+	ret |= expect("64K listed, never", hbi_check_mthp(&si, 64 << 10),
 		      -EPERM, "hugepages-64kB/enabled");
 	ret |= expect("128K inherit, THP madvise",
-		      hb_check_mthp(&si, 128 << 10), 0, NULL);
-	ret |= expect("32K not listed", hb_check_mthp(&si, 32 << 10), -ENOENT,
+		      hbi_check_mthp(&si, 128 << 10), 0, NULL);
+	ret |= expect("32K not listed", hbi_check_mthp(&si, 32 << 10), -ENOENT,
 		      "not offered");
 	strcpy(si.thp_enabled, "never");
 	ret |= expect("128K inherit, THP never",
-		      hb_check_mthp(&si, 128 << 10), -EPERM, "echo madvise");
+		      hbi_check_mthp(&si, 128 << 10), -EPERM, "echo madvise");
 	return ret ? T_EXIT_FAIL : T_EXIT_PASS;
 }
 
@@ -186,17 +187,17 @@ static int test_plan_charge(void)
 		{ .iov_base = (void *)0, .iov_len = MB2 },
 		{ .iov_base = (void *)MB2, .iov_len = MB2 },
 	};
-	struct hb_plan plan = { .iov = iov, .nr_iov = 2, .registered = true };
+	struct hb_bufset plan = { .iov = iov, .nr_iov = 2, .registered = true };
 	struct hb_kmodel km;
 	uint64_t c4k = 0, c2m = 0;
 
 	hb_kmodel_parse("6.18", &km);
 	plan.backing = b4k;
 	plan.map_len = 2 * MB2;
-	if (hb_plan_charge(&km, &plan, &c4k))
+	if (hbi_bufset_charge(&km, &plan, &c4k))
 		return t_fail("plan charge (4k): %s", hb_errmsg());
 	plan.backing = b2m;
-	if (hb_plan_charge(&km, &plan, &c2m))
+	if (hbi_bufset_charge(&km, &plan, &c2m))
 		return t_fail("plan charge (2M): %s", hb_errmsg());
 	t_info("4 MiB in two buffers: 4k charges %llu, hugetlb:2M %llu",
 	       (unsigned long long)c4k, (unsigned long long)c2m);
@@ -211,12 +212,12 @@ static int test_dio(void)
 {
 	int ret = 0;
 
-	ret |= expect("4096 of 512", hb_check_dio_multiple("head_offset",
+	ret |= expect("4096 of 512", hbi_check_dio_multiple("head_offset",
 							   4096, 512), 0, NULL);
-	ret |= expect("0x1234 of 512", hb_check_dio_multiple("head_offset",
+	ret |= expect("0x1234 of 512", hbi_check_dio_multiple("head_offset",
 							     0x1234, 512),
 		      -EINVAL, "head_offset=4660 is not a multiple of 512");
-	ret |= expect("512 of 4096", hb_check_dio_multiple("chunk_size", 512,
+	ret |= expect("512 of 4096", hbi_check_dio_multiple("chunk_size", 512,
 							   4096), -EINVAL,
 		      "of 4096");
 	if (hb_dio_align("/nonexistent/dir/file") != 512)

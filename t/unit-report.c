@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit test of lib/report.c, the one writer of the engine's and the CLI's
+ * Unit test of lib/job/report.c, the one writer of the engine's and the CLI's
  * reports: JSON strings are escaped by RFC 8259 §7 (quote, backslash and
  * controls; UTF-8 kept; invalid bytes become U+FFFD), so a report_json
  * line parses whatever the job is called; the text report has one line
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "job/job.h"
 
 struct esc_case {
 	const char *in, *out;
@@ -36,7 +37,7 @@ static int test_escape(void)
 		struct hb_str b;
 
 		hb_str_init(&b);
-		hb_str_json(&b, esc_cases[i].in);
+		hbi_str_json(&b, esc_cases[i].in);
 		if (b.oom || strcmp(b.s, esc_cases[i].out))
 			ret = t_fail("escape case %u: got %s, expected %s", i,
 				     b.s ? b.s : "(oom)", esc_cases[i].out);

@@ -28,7 +28,7 @@
  * Each I/O is profiled in a window of its own.  A count is exact, and
  * other block I/O in a window (the guest is idle, but ext4 on vda may
  * write) can only add to it, so the figure compared is the minimum over
- * the windows, the rule lib/verdict.c applies to request counts
+ * the windows, the rule lib/model/verdict.c applies to request counts
  * (hb_plain_count_matches()).  Time is, under TCG, a ratio only.
  *
  * Then the data and leak checks of the plain path, with no counter:
@@ -193,8 +193,7 @@ static int predict(const struct hb_kmodel *km, const struct hb_buf *hb,
 		snprintf(why, len, "no model of the running kernel");
 		return -1;
 	}
-	if (hb_blkdev_queue_limits(disk, &q.max_hw_bytes,
-				   &q.max_segments, &q.max_segment_size)) {
+	if (hb_blkdev_queue_limits(disk, false, &q)) {
 		snprintf(why, len, "no queue limits: %s", hb_errmsg());
 		return -1;
 	}

@@ -4,7 +4,7 @@
  * 'make static' into kernel/static/, run in the qemu guests by
  * kernel/ktest.sh).  Everything lib/ already measures (VmPin, free
  * hugepages, block-device counters, folio layout, allocation) comes from
- * lib/hugebuf.h; this file holds only what the guest programs need on top:
+ * lib/include/hugebuf.h; this file holds only what the guest programs need on top:
  * kernel call counts (kprobe events), knob writes, the per-task fault
  * injection, the FOLL_PIN counter, one fixed I/O, one data pattern.
  */
@@ -25,8 +25,7 @@
 #include <unistd.h>
 
 #include "hugebuf.h"
-#include "ring.h"
-#include "sysread.h"
+#include "hugebuf-report.h"
 
 #define PROBE_PAGE (4ULL << 10)
 #define PROBE_HPAGE (2ULL << 20)

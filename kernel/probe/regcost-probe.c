@@ -39,7 +39,7 @@
  */
 #include <sys/resource.h>
 
-#include "internal.h"
+#include "hugebuf-report.h"
 #include "probe-util.h"
 
 #define MiB	(1ULL << 20)
@@ -332,7 +332,8 @@ static int scale_shmem(const struct hb_kmodel *km, uint64_t len)
 	return ret;
 }
 
-static const char SHMEM_ENABLED[] = HB_THP_DIR "/shmem_enabled";
+static const char SHMEM_ENABLED[] =
+	"/sys/kernel/mm/transparent_hugepage/shmem_enabled";
 
 static int scale_main(const struct hb_kmodel *km, uint64_t len)
 {

@@ -15,6 +15,7 @@
 static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
 			  struct t_file *f, const char *what, bool verify)
 {
+	struct hb_queue_limits lim;
 	uint64_t max_bytes, max_seg, got;
 	unsigned int max_segs, pred, tries;
 	char msg[200];
@@ -33,11 +34,13 @@ static int count_requests(const struct t_regbuf *rb, const struct t_model *m,
 				    "the scratch file",
 				    f->dio_align);
 	}
-	if (hb_blkdev_queue_limits(f->blkdev, &max_bytes, &max_segs,
-				   &max_seg)) {
+	if (hb_blkdev_queue_limits(f->blkdev, false, &lim)) {
 		t_info("%s: request count not checked", what);
 		return t_skip_check("request count: %s", hb_errmsg());
 	}
+	max_bytes = lim.max_hw_bytes;
+	max_segs = lim.max_segments;
+	max_seg = lim.max_segment_size;
 	if (m->km->fixed_bio_add_page) {
 		/* before 5.12 the bio merges what the imu keeps apart */
 		struct hb_queue_limits q = {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "job/job.h"
 
 /* ------------------------------------------------------------------ */
 /* allocation                                                           */
@@ -209,7 +210,7 @@ int t_vmpin_expect(long base_kb, long delta_kb, const char *when)
 
 int t_anon_pinned(const void *addr)
 {
-	uint64_t mine = hb_pfn_of(addr), child = 0;
+	uint64_t mine = hbi_pfn_of(addr), child = 0;
 	int pfd[2], status;
 	pid_t pid;
 
@@ -225,7 +226,7 @@ int t_anon_pinned(const void *addr)
 		return -errno;
 	}
 	if (!pid) {
-		uint64_t v = hb_pfn_of(addr);
+		uint64_t v = hbi_pfn_of(addr);
 
 		_exit(write(pfd[1], &v, 8) == 8 ? 0 : 1);
 	}

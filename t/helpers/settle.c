@@ -13,7 +13,7 @@
  */
 #include <time.h>
 
-#include "sysread.h"
+#include "hugebuf.h"
 #include "settle.h"
 
 #define T_SETTLE_POLL_MS 10
