@@ -96,8 +96,10 @@ static int preflight_refuses(void)
 	long free0;
 	int ret;
 
-	if (hb_sysinfo_read(&si) ||
-	    !(pool = hbi_sysinfo_pool(&si, 2ULL << 20)))
+	if (hb_sysinfo_read(&si))
+		return t_skip("no 2M pool");
+	pool = hbi_sysinfo_pool(&si, 2ULL << 20);
+	if (!pool)
 		return t_skip("no 2M pool");
 	/*
 	 * more than node 0 (and so the machine) has free: more than the pool
