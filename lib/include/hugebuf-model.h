@@ -24,8 +24,11 @@ extern "C" {
 
 #define HB_PAGE_SHIFT		12
 #define HB_PAGE_SIZE		(1ULL << HB_PAGE_SHIFT)
-/* io_buffer_validate(): one registered buffer is at most SZ_1G */
-#define HB_MAX_BUF_LEN		(1ULL << 30)
+/*
+ * MAX_RW_COUNT (INT_MAX & PAGE_MASK): the most one read or write moves,
+ * on every kernel; the per-buffer limit is the model's (buf_len_max)
+ */
+#define HB_MAX_RW_COUNT		0x7ffff000ULL
 /* IORING_MAX_REG_BUFFERS */
 #define HB_MAX_REG_BUFFERS	(1U << 14)
 /* sizeof(struct bio_vec) on 64-bit kernels */
@@ -109,6 +112,14 @@ struct hb_kmodel {
 	bool plain_bvec_per_run;
 	/* SEND_ZC charges a frag the pages it spans (6.1+hugebuf; model.c) */
 	bool sendzc_charge_in_page;
+	/* one buffer's longest length: SZ_1G, SZ_1T from 7.2 (b4e41050b212) */
+	uint64_t buf_len_max;
+	/* the errno over it: EFAULT, EINVAL from 7.2 (kmodel.c) */
+	int buf_len_errno;
+	/* io_pin_pages()'s page bound, -EOVERFLOW above (0: none; 7.2) */
+	uint64_t pin_pages_max;
+	/* a cloned hugepage un-charged once per charge (7.4, efde156d91ba) */
+	bool acct_clone_fixed;
 	/* the release modelled; sublevel -1 when not known */
 	int kmajor, kminor, ksublevel;
 	/* human name, e.g. "6.12", "6.12.117", "6.1+hugebuf" */
@@ -142,6 +153,19 @@ int hb_kmodel_parse(const char *s, struct hb_kmodel *km);
  */
 unsigned int hb_kmodel_known(const char *const **names);
 const char *hb_kgen_name(enum hb_kgen gen);
+/*
+ * The longest buffer @km registers at @uaddr: its per-buffer limit, or
+ * less where io_pin_pages()'s page bound comes first (7.2+: a buffer of
+ * exactly SZ_1T is one page too many).
+ */
+uint64_t hb_kmodel_buf_len_max(const struct hb_kmodel *km, uint64_t uaddr);
+/*
+ * Whether @len bytes at @uaddr pass @km's length rules (a zero length
+ * fails); on failure -errno as that kernel returns it, with one line in
+ * hb_errmsg() naming the kernel, its limit and the fix.
+ */
+int hb_kmodel_check_buf_len(const struct hb_kmodel *km, uint64_t uaddr,
+			    uint64_t len);
 
 /* ------------------------------------------------------------------ */
 /* the coalescing model (pure)                                          */
@@ -185,8 +209,9 @@ struct hb_imu {
 uint64_t hb_nr_pages(uint64_t uaddr, uint64_t len);
 
 /*
- * Model io_sqe_buffer_register(): validate (len 0 or > 1 GiB -> -EFAULT,
- * address wrap -> -EOVERFLOW), then coalesce by the rules of @km->gen.
+ * Model io_sqe_buffer_register(): validate (len 0 -> -EFAULT, over
+ * @km's limit -> hb_kmodel_check_buf_len(), address wrap -> -EOVERFLOW),
+ * then coalesce by the rules of @km->gen.
  * @pages has hb_nr_pages(uaddr, len) entries, @bvec room for as many.
  */
 int hb_model_register(const struct hb_kmodel *km, const struct hb_page *pages,

@@ -128,8 +128,12 @@ unsigned int hb_uf_upto(int major, int minor);
  * the folio, so no buffer straddles a folio it does not need.
  */
 uint64_t hb_slot_stride(const struct hb_backing *b, uint64_t max_bs);
-/* Slots per registered region: as many as fit 1 GiB, at most @nr_slots */
-unsigned int hb_slots_per_region(uint64_t stride, unsigned int nr_slots);
+/*
+ * Slots per registered region: as many as fit @max_len (the kernel's
+ * per-buffer limit, hb_kmodel_buf_len_max()), at most @nr_slots
+ */
+unsigned int hb_slots_per_region(uint64_t stride, unsigned int nr_slots,
+				 uint64_t max_len);
 /*
  * The iovecs that cover @nr_slots slots @stride apart, each @slot_len
  * long, @per_iov slots to an iovec (1: one buffer per slot, as fio's
