@@ -307,6 +307,20 @@ int hb_model_account_ops(const struct hb_kmodel *km,
 			 const struct hb_acct_op *ops, unsigned int nr_ops,
 			 int64_t *charged_bytes);
 /*
+ * The sequence of efde156d91ba ("io_uring/rsrc: fix accounting for
+ * cloned buffers with huge pages", 7.4), as t/liburing/fixed-clone-acct.c
+ * runs it without CAP_IPC_LOCK: ring A registers the first 1 MiB of a
+ * 2 MiB hugepage, ring B clones A's table, B's slot 0 is updated to the
+ * page's second 1 MiB, A unregisters, B unregisters.  @vmpin_kb gets the
+ * charge (kB) after each step.  Returns what that test exits with on
+ * @km: 77 before 6.12 (no clones), 1 where the charge falls below zero
+ * (7.2, 7.3: every later registration of the user is -ENOMEM), else 0;
+ * or -errno.  Pure.
+ */
+#define HB_CLONE_STEPS		5
+int hb_model_clone_seq(const struct hb_kmodel *km,
+		       int64_t vmpin_kb[HB_CLONE_STEPS]);
+/*
  * Whether that charge is checked against RLIMIT_MEMLOCK: only for a ring
  * created without CAP_IPC_LOCK (io_uring_create() sets ctx->user then).
  */
