@@ -277,7 +277,7 @@ void plan_text(const struct plan *p)
 {
 	const struct opts *o = &p->o;
 	const struct hb_imu *imu = &p->imu;
-	char bs[HB_BACKING_STR_MAX], sz[32];
+	char bs[HB_BACKING_STR_MAX], sz[32], warn[512];
 
 	hb_backing_str(&o->backing, bs, sizeof(bs));
 	hb_fmt_size(o->size, sz, sizeof(sz));
@@ -295,6 +295,9 @@ void plan_text(const struct plan *p)
 	       !imu->alloc_bytes && o->km.imu_cache_bvecs ?
 	       " (served from the ring's imu cache)" : "");
 	plan_cost_text(p);
+	if (hb_clone_acct_warning(&o->km, o->backing.folio_size, false, warn,
+				  sizeof(warn)) > 0)
+		printf("clones:      warning: %s\n", warn);
 	if (o->have_limits)
 		printf("requests:    %u per READ_FIXED of the whole buffer%s%s "
 		       "(max_sectors %llu B, max_segments %u, "

@@ -714,6 +714,11 @@ static int hbe_post_init(struct thread_data *td)
 	if (o->fixedbufs &&
 	    hb_reg_cost_warning(&st->reg_cost, msg, sizeof(msg)) > 0)
 		hbe_note(HBE_LOG_PREFIX "warning: %s\n", msg);
+	/* 7.2 - 7.3: a cloned hugepage un-charged twice (efde156d91ba) */
+	if (p->clone != HB_JOB_CLONE_OFF &&
+	    hb_clone_acct_warning(&p->km, p->b.folio_size,
+				  hb_sys_cap_ipc_lock(), msg, sizeof(msg)) > 0)
+		hbe_note(HBE_LOG_PREFIX "warning: %s\n", msg);
 
 	if (hbe_queue_init(td, hd, o))
 		return 1;

@@ -321,6 +321,14 @@ int hb_model_account_ops(const struct hb_kmodel *km,
 int hb_model_clone_seq(const struct hb_kmodel *km,
 		       int64_t vmpin_kb[HB_CLONE_STEPS]);
 /*
+ * One line for users of cloned tables on buffers of @folio_size folios
+ * where hb_model_clone_seq() says @km has the bug and the ring is
+ * charged (no @cap_ipc_lock): written to @buf; returns its length, or 0
+ * when there is nothing to say.
+ */
+int hb_clone_acct_warning(const struct hb_kmodel *km, uint64_t folio_size,
+			  bool cap_ipc_lock, char *buf, size_t len);
+/*
  * Whether that charge is checked against RLIMIT_MEMLOCK: only for a ring
  * created without CAP_IPC_LOCK (io_uring_create() sets ctx->user then).
  */

@@ -77,6 +77,7 @@
  * without it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -671,6 +672,24 @@ int hb_model_clone_seq(const struct hb_kmodel *km,
 			ret = 1;
 	}
 	return ret;
+}
+
+int hb_clone_acct_warning(const struct hb_kmodel *km, uint64_t folio_size,
+			  bool cap_ipc_lock, char *buf, size_t len)
+{
+	int64_t kb[HB_CLONE_STEPS];
+
+	/* only compound pages are counted per ring; root's ring charges none */
+	if (folio_size <= HB_PAGE_SIZE ||
+	    !hb_model_memlock_checked(cap_ipc_lock) ||
+	    hb_model_clone_seq(km, kb) != 1)
+		return 0;
+	return snprintf(buf, len, "kernel %s un-charges a hugepage twice once "
+			"a ring that cloned its buffer registers a buffer of "
+			"its own on it: locked_vm falls below zero and this "
+			"user cannot register buffers until reboot; the fix is "
+			"efde156d91ba (7.4): clone only into rings that "
+			"register nothing else, or use CAP_IPC_LOCK", km->name);
 }
 
 bool hb_model_memlock_checked(bool cap_ipc_lock)
