@@ -5,9 +5,12 @@
 # a hugepage of a cloned buffer is un-charged twice once the cloning ring
 # registers its own buffer on it (docs/kernel-rules.md §6.5), so a plan
 # of hugepage buffers there has one warning line naming the fix,
-# efde156d91ba; 6.12 - 7.1, 7.4 and 4 KiB pages have none.
+# efde156d91ba; 6.12 - 7.1, 7.4 and 4 KiB pages have none.  --json's
+# clone_sequence gives the exit t/liburing/fixed-clone-acct.c should have
+# on each kernel (hb_model_clone_seq()): 77, 0, or 1 on 7.2 and 7.3.
 . "$(dirname "$0")/_fio-lib.sh"
 t_need_cli
+t_need_cmd python3
 t_tmpdir
 
 # warns KERNEL BACKING N: the plan has N clone warning lines
@@ -36,5 +39,20 @@ warns 7.3 4k 0
 warns 7.1 hugetlb:2M 0
 warns 6.12 hugetlb:2M 0
 warns 7.4 hugetlb:2M 0
+
+# --json: the reproducer's exit a harness judges by, per kernel
+for kv in 6.1:77 6.12:0 7.1:0 7.2:1 7.3.4:1 7.4:0; do
+	k=${kv%:*}
+	want=${kv#*:}
+	got=$("$HUGEBUF_CLI" plan --kernel="$k" --backing=hugetlb:2M --size=2M \
+		--json | python3 -c 'import json, sys
+c = json.load(sys.stdin)["clone_sequence"]
+print(c["reproducer_exit"], " ".join(str(v) for v in c.get("vmpin_kb", [])))')
+	if [ "${got%% *}" = "$want" ]; then
+		t_ok "--kernel=$k --json: reproducer_exit $want (VmPin kB: ${got#* })"
+	else
+		fail "--kernel=$k --json: reproducer_exit '${got%% *}', want $want"
+	fi
+done
 
 t_done
