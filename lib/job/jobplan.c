@@ -474,6 +474,7 @@ static int check_chunk(struct hb_jobplan *p)
  */
 static int plan_layout(struct hb_jobplan *p)
 {
+	uint64_t max_len;
 	int ret;
 
 	p->dio_align = job_dio_align(p);
@@ -483,10 +484,11 @@ static int plan_layout(struct hb_jobplan *p)
 		ret = check_head(p);
 	if (ret)
 		return ret;
+	/* a region is one buffer: at most the kernel's limit (kmodel.c) */
+	max_len = hb_kmodel_buf_len_max(&p->km, p->head);
 	p->slots_per_region = p->layout == HB_JOB_PER_IO ? 1 :
 			      hb_slots_per_region(p->stride, p->depth,
-						  hb_kmodel_buf_len_max(&p->km,
-									p->head));
+						  max_len);
 	p->nr_iovecs = (p->depth + p->slots_per_region - 1) /
 		       p->slots_per_region;
 	ret = check_nr_buffers(p);

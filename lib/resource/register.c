@@ -29,8 +29,8 @@ const char *hb_register_strerror(int err)
 		       "with ulimit -l or run with CAP_IPC_LOCK";
 	case EFAULT:
 		return "a buffer is over 1 GiB (up to 7.1), has zero length, "
-		       "or is not anonymous/shmem/hugetlbfs memory (file-backed "
-		       "mappings cannot be pinned long-term)";
+		       "or is not anonymous/shmem/hugetlbfs memory "
+		       "(file-backed mappings cannot be pinned long-term)";
 	case EOVERFLOW:
 		return "a buffer's address range wraps around the end of the "
 		       "address space";
