@@ -101,7 +101,7 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib/include -Ilib \
 	kernel-series \
 	clean distclean deps kernel-test bench bench-full bench-instr soak \
 	check-asan fuzz \
-	need-config format unit deb bench-progs
+	need-config unit deb bench-progs
 
 all: need-config lib shlib engine cli tests bench-progs
 
@@ -130,7 +130,7 @@ $(LIB_A): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 # libhugebuf.so exports exactly the functions the public headers declare
-# (a declaration starts at column 0 with its type, as .clang-format lays
+# (a declaration starts at column 0 with its type, as kernel style lays
 # it out): the version script is written from them, so declaring a
 # function there is what exports it.  t/lib-layers.sh holds the exports
 # to the declarations gcc sees.
@@ -346,10 +346,6 @@ install: need-config lib shlib engine cli
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-
-format:
-	clang-format -i lib/*/*.c lib/*/*.h engines/*.c cli/*.c t/*.c t/*.h \
-		t/helpers/*.c t/helpers/*.h
 
 clean:
 	rm -f lib/*/*.o lib/*/*.d $(LIB_A) lib/libhugebuf.so.* $(LIB_MAP) t/*.o \

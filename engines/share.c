@@ -66,8 +66,8 @@ static int hbe_share_wait(struct hbe_share *s, const bool *cond)
 	while (!*cond && !s->error)
 		if (pthread_cond_timedwait(&hbe_share_cond, &hbe_share_lock,
 					   &until) == ETIMEDOUT)
-			return ETIMEDOUT;
-	return s->error;
+			return -ETIMEDOUT;
+	return -s->error;
 }
 
 /*
@@ -128,7 +128,7 @@ int hbe_share_attach(struct thread_data *td, struct hbe_data *hd)
 		s->mapped = !ret;
 		pthread_cond_broadcast(&hbe_share_cond);
 	} else {
-		ret = -hbe_share_wait(s, &s->mapped);
+		ret = hbe_share_wait(s, &s->mapped);
 		if (ret)
 			log_err(HBE_LOG_PREFIX "clone_buffers: the first job of "
 				"'%s' has no buffers for this one (%s)\n",
@@ -225,7 +225,7 @@ int hbe_share_register(struct thread_data *td, struct hbe_data *hd)
 		}
 		pthread_cond_broadcast(&hbe_share_cond);
 	} else {
-		ret = -hbe_share_wait(s, &s->registered);
+		ret = hbe_share_wait(s, &s->registered);
 		if (!ret)
 			ret = hbe_share_clone(hd);
 		/* init refused a kernel without the op: this is another */

@@ -98,7 +98,9 @@ echo "@@KTEST INFO main disk $MAIN${KTEST_MAIN_SERIAL:+ (NVMe serial $KTEST_MAIN
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 [ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$KTEST_HUGEPAGES" ] ||
 	echo "$KTEST_HUGEPAGES" >/proc/sys/vm/nr_hugepages
-echo "@@KTEST BEGIN $(uname -r) hugepages=$(cat /proc/sys/vm/nr_hugepages)"
+g1=/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
+echo "@@KTEST BEGIN $(uname -r) hugepages=$(cat /proc/sys/vm/nr_hugepages)" \
+	"hugepages_1g=$(cat $g1 2>/dev/null || echo none)"
 q=/sys/block/$MAIN/queue
 echo "@@KTEST INFO $MAIN default max_sectors_kb=$(cat $q/max_sectors_kb)" \
 	"max_hw_sectors_kb=$(cat $q/max_hw_sectors_kb)" \
@@ -120,33 +122,6 @@ if [ -d $q ]; then
 		"max_segment_size=$(cat $q/max_segment_size)" \
 		"virt_boundary_mask=$(cat $q/virt_boundary_mask 2>/dev/null || echo n/a)" \
 		"sgl_threshold=$(cat /sys/module/nvme/parameters/sgl_threshold 2>/dev/null || echo n/a)"
-fi
-# SEND_ZC of 8 MiB from a registered buffer over loopback TCP, 2 MiB
-# hugetlb, THP and 4 KiB pages: what io_sg_from_iter() charges to
-# sk_wmem_queued per byte sent (kernel/probe/sendzc-probe.c).  No disk:
-# before the mount.  The probe prints a RUN and a RESULT line per case
-# (sendzc:NAME); one that died or timed out is one more failed result.
-echo "@@KTEST RUN sendzc"
-timeout "$KTEST_TEST_TIMEOUT" /hugebuf/bin/sendzc-probe </dev/null 2>&1
-rc=$?
-case $rc in
-0 | 1 | 77) ;;
-*) echo "@@KTEST RESULT sendzc $rc 0" ;;
-esac
-if ! mount -t ext4 -o noatime /dev/$MAIN /mnt; then
-	echo "@@KTEST RESULT mount-disk 1 0"
-	echo "@@KTEST END"
-	sync
-	reboot -f
-fi
-mkdir -p "$HUGEBUF_TEST_DIR" /mnt/fio /mnt/probe
-cd "$HUGEBUF_TEST_DIR"
-# t/regbuf-passthrough may overwrite the namespace's raw region, past the
-# end of its ext4 (the last 128 MiB; nvme-profile and passthrough.sh use
-# it later, one at a time)
-if [ -c /dev/$NG ]; then
-	export HUGEBUF_PT_DEV=/dev/$NG
-	export HUGEBUF_PT_OFFSET=$(($(cat /sys/block/$NS/size) * 512 - 134217728))
 fi
 
 run() {	# name, command...
@@ -175,6 +150,81 @@ run_profiled() {	# tag, name, program, args...
 	fi
 	run "$@"
 }
+
+# a program that writes its own "@@KTEST RESULT name:CASE" lines; one
+# that died or timed out is one more failed result
+run_cases() {	# name, command...
+	name=$1
+	shift
+	echo "@@KTEST RUN $name"
+	timeout "$KTEST_TEST_TIMEOUT" "$@" </dev/null 2>&1
+	rc=$?
+	case $rc in
+	0 | 1 | 77) ;;
+	*) echo "@@KTEST RESULT $name $rc 0" ;;
+	esac
+}
+
+# kernel/probes.tab's probes of stage $1 in guest $2 (main or iommu), in
+# the table's order: the ones for this kernel (KTEST_KERNEL) whose needs
+# are met, each run as its results column says (the table's header)
+probes() {	# stage, guest
+	p_stage=$1 p_guest=$2
+	while read -r name guest stage kernels needs tag results judge report \
+		prog args <&3; do
+		case $name in '#'* | '') continue ;; esac
+		[ "$guest" = "$p_guest" ] && [ "$stage" = "$p_stage" ] || continue
+		probe_wanted "$kernels" "$needs" || continue
+		[ "$args" = - ] && args=
+		eval "set -- $args"
+		prog=/hugebuf/bin/$prog
+		case $results:,$needs, in
+		exit:*,profiler,*) run_profiled "$tag" "$name" "$prog" "$@" ;;
+		exit:*) run "$name" "$prog" "$@" ;;
+		cases:*) run_cases "$name" "$prog" "$@" ;;
+		*) "$prog" "$@" </dev/null 2>&1 ;;
+		esac
+	done 3</hugebuf/probes.tab
+}
+
+# whether this kernel is among the comma list of globs $1 and the needs of
+# comma list $2 are met here
+probe_wanted() {	# kernels, needs
+	set -f
+	ok=
+	for w in $(echo "$1" | tr , ' '); do
+		# shellcheck disable=SC2254
+		case $KTEST_KERNEL in $w) ok=1 ;; esac
+	done
+	set +f
+	[ -n "$ok" ] || return 1
+	for w in $(echo "$2" | tr , ' '); do
+		case $w in
+		ns) [ -b "/dev/$NS" ] || return 1 ;;
+		nvmefs) [ "$nvme_fs" = 1 ] || return 1 ;;
+		esac
+	done
+	return 0
+}
+
+nvme_fs=0
+# the probes before any disk is mounted (sendzc-probe: loopback TCP only)
+probes boot main
+if ! mount -t ext4 -o noatime /dev/$MAIN /mnt; then
+	echo "@@KTEST RESULT mount-disk 1 0"
+	echo "@@KTEST END"
+	sync
+	reboot -f
+fi
+mkdir -p "$HUGEBUF_TEST_DIR" /mnt/fio /mnt/probe
+cd "$HUGEBUF_TEST_DIR"
+# t/regbuf-passthrough may overwrite the namespace's raw region, past the
+# end of its ext4 (the last 128 MiB; nvme-profile and passthrough.sh use
+# it later, one at a time)
+if [ -c /dev/$NG ]; then
+	export HUGEBUF_PT_DEV=/dev/$NG
+	export HUGEBUF_PT_OFFSET=$(($(cat /sys/block/$NS/size) * 512 - 134217728))
+fi
 
 # The tests of KTEST_NVME_SUITE ("all" or a comma list of names) with
 # their files on /nvme (mounted), each reported as $1:NAME
@@ -229,10 +279,10 @@ iommu_guest() {
 	else
 		echo "@@KTEST RESULT iommu:mount 1 0"
 	fi
-	/hugebuf/bin/passthrough.sh /dev/$NG /hugebuf/engine/hugebuf.so
-	run_profiled IOMMUPROF iommu-profile:strict /hugebuf/bin/iommu-profile -m strict -d /dev/$NS -g /dev/$NG
+	probes raw iommu
+	probes strict iommu
 	if echo DMA-FQ >/sys/kernel/iommu_groups/$grp/type; then
-		run_profiled IOMMUPROF iommu-profile:lazy /hugebuf/bin/iommu-profile -m lazy -d /dev/$NS -g /dev/$NG
+		probes lazy iommu
 	else
 		echo "@@KTEST RESULT iommu:switch-to-lazy 1 0"
 	fi
@@ -246,7 +296,7 @@ iommu_guest() {
 	   echo "$pci" >/sys/bus/pci/drivers/nvme/bind; then
 		wait_paths 30 1 /dev/$NS /dev/$NG
 		cat $q/max_hw_sectors_kb >$q/max_sectors_kb 2>/dev/null
-		run_profiled IOMMUPROF iommu-profile:direct /hugebuf/bin/iommu-profile -m direct -d /dev/$NS -g /dev/$NG
+		probes direct iommu
 	else
 		echo "@@KTEST RESULT iommu:switch-to-identity 1 0"
 	fi
@@ -300,7 +350,6 @@ if [ -f /hugebuf/liburing/list ]; then
 fi
 # the same data-verified suite with its files on the NVMe namespace
 mkdir -p /nvme
-nvme_fs=0
 if [ -b /dev/$NS ]; then
 	if mount -t ext4 -o noatime /dev/$NS /nvme; then
 		nvme_fs=1
@@ -311,10 +360,10 @@ fi
 if [ "$KTEST_NVME_SUITE" != 0 ] && [ $nvme_fs = 1 ]; then
 	nvme_suite nvme:test
 fi
-# a failing disk: fail_make_request on the namespace for the writing task only
-[ $nvme_fs = 1 ] &&
-	run fault-device /hugebuf/bin/fault-device /nvme/faildev.dat $NS
-run probe /hugebuf/bin/regbuf-probe -d /mnt/probe
+# the probes that use the namespace's ext4 (fault-device: a failing disk),
+# then the ones on the main disk (regbuf-probe)
+probes nvmefs main
+probes disk main
 if [ -x /hugebuf/bin/hugebuf ]; then
 	# no HUGEBUF_KERNEL anywhere: the generation comes from the release
 	# string and the behaviour check
@@ -341,31 +390,12 @@ fi
 # unmounted first (6.8+ without BLK_DEV_WRITE_MOUNTED refuses to open a
 # mounted disk for writing)
 umount /nvme 2>/dev/null
-# the engine's NVMe passthrough (cmd_type=nvme) on the same raw region:
-# fio verify from hugetlb, THP and 4 KiB buffers, and the mapping path the
-# engine predicts against the kernel's (kprobes); without the generic
-# character device (before 5.13) it is one counted skip
-[ -b /dev/$NS ] && /hugebuf/bin/passthrough.sh /dev/$NG \
-	/hugebuf/engine/hugebuf.so
-if [ -b /dev/$NS ]; then
-	run_profiled NVPROF nvme-profile /hugebuf/bin/nvme-profile -d /dev/$NS -n 8
-	# plain O_DIRECT (no registered buffers) on the same raw region: the
-	# block layer's page or folio adds, per I/O (our second 6.1 series)
-	run_profiled BIOPROF bio-profile /hugebuf/bin/bio-profile -d /dev/$NS
-	# every allocation of one plain O_DIRECT I/O failing in turn (fault
-	# injection): an error or the full I/O with the right data, and no
-	# pin or page reference left behind
-	run fault-plain /hugebuf/bin/fault-plain -d /dev/$NS
-fi
-# the registration cost model's heads against the accounting's calls
-# (headpage_already_acct(), 7.2's hpage_acct_ref()), counted by kprobes
-run regcost /hugebuf/bin/regcost-probe
-# the scan's scale: one 1 GiB buffer of THP, then of shmem THP, timed
-# (kernel/ktest.sh prints control against patched as a ratio) and its
-# VmPin charge checked against the model
-run regscale /hugebuf/bin/regcost-probe -s 1024
-# last: on a kernel without the stable patch it leaves pins (and a hugepage) behind
-run fault-regbuf /hugebuf/bin/fault-regbuf
+# the probes of the raw region (the passthrough jobs, nvme-profile,
+# bio-profile, fault-plain), then the last ones: regcost-probe, its 1 GiB
+# scale, and fault-regbuf, which on a kernel without the stable patch
+# leaves pins (and a hugepage) behind
+probes raw main
+probes late main
 dmesg | grep -E "$KTEST_BAD_RE" | sed 's/^/@@KTEST DMESG /'
 echo "@@KTEST END"
 cd /

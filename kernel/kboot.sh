@@ -3,7 +3,7 @@
 #
 # kernel/kboot.sh: the guests of kernel/ktest.sh, sourced by it.  One
 # initramfs per kernel (static busybox, a Debian image's own modules, t/static's tests and CLI,
-# kernel/static's probes, fio and the engine with their libraries,
+# kernel/static's probes and kernel/probes.tab, fio and the engine with their libraries,
 # liburing's runtests.sh with our exported and its registered-buffer tests
 # and bash, and
 # kernel/guest-init.sh as /init), a fresh ext4 disk on virtio-blk (on a
@@ -101,7 +101,13 @@ build_initramfs() {	# $1 = label, $2 = output
 		[ -f "$f" ] || die "KTEST_EXTRA: $f not found"
 		cp "$f" "$root/hugebuf/tests/"
 	done
-	cp "$KTEST_PROBEDIR"/* "$KDIR/probe/passthrough.sh" "$root/hugebuf/bin/"
+	# the probes (kernel/probes.tab, which guest-init.sh reads): built
+	# ones from KTEST_PROBEDIR, scripts from kernel/probe
+	cp "$KTEST_PROBEDIR"/* "$root/hugebuf/bin/"
+	for f in $(probe_programs); do
+		[ -f "$KDIR/probe/$f" ] && cp "$KDIR/probe/$f" "$root/hugebuf/bin/"
+	done
+	cp "$PROBES_TAB" "$root/hugebuf/probes.tab"
 	copy_with_libs /usr/bin/fio "$root"
 	if [ -f "$KTEST_ENGINE" ]; then
 		copy_with_libs "$(readlink -f "$KTEST_ENGINE")" "$root"
@@ -125,6 +131,7 @@ build_initramfs() {	# $1 = label, $2 = output
 		echo "KTEST_MAX_SECTORS_KB=$KTEST_MAX_SECTORS_KB"
 		echo "KTEST_NVME_SUITE=$KTEST_NVME_SUITE"
 		echo "KTEST_MAIN_SERIAL=$(main_serial "$1")"
+		echo "KTEST_KERNEL=$1"
 		echo "KTEST_BAD_RE='$BAD_RE'"
 		# t/regbuf-cycles: 250 register/unregister cycles, not 1000
 		echo "export HB_TEST_CYCLES=250"
@@ -216,7 +223,7 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; conso
 		qemu-system-x86_64 -machine "$MACHINE_ARG" -accel "$KTEST_ACCEL" -cpu max \
 		-m "$KTEST_MEM" -smp "$SMP_ARG" "${NUMA_ARGS[@]}" \
 		"${IOMMU_ARGS[@]}" -kernel "$2" -initrd "$3" \
-		-append "console=ttyS0 loglevel=5 panic=-1 hugepages=$KTEST_HUGEPAGES transparent_hugepage=madvise$IOMMU_APPEND" \
+		-append "console=ttyS0 loglevel=5 panic=-1 hugepagesz=2M hugepages=$KTEST_HUGEPAGES hugepagesz=1G hugepages=$KTEST_1G_PAGES default_hugepagesz=2M transparent_hugepage=madvise$IOMMU_APPEND" \
 		"${MAIN_ARGS[@]}" \
 		-drive if=none,id=nvm,file="$nvme",format=raw \
 		-device nvme,serial=hugebuf0,drive=nvm${NVME_OPTS:+,$NVME_OPTS} \

@@ -5,50 +5,24 @@
 # by it.  An IOMMU guest boots the same image as its kernel's DMA-direct
 # guest on qemu's q35 with the emulated Intel IOMMU (kboot.sh:
 # iommu_args()); its console is console-<kernel>-iommu.log.  What it runs
-# is in guest-init.sh (iommu_guest()); what is checked and printed here:
-#   - every "IOMMUPROF model ... result=" line of kernel/probe/iommu-profile
-#     (counted = lib's prediction, strict, lazy and direct) is one pass,
-#     fail or skip; a mode that printed no model line and no skip fails;
-#   - the table of calls per I/O (print_iommu()).
+# is in guest-init.sh (iommu_guest()) and kernel/probes.tab (the iommu
+# guest's probes): kernel/probe/iommu-profile in strict, lazy and direct
+# mode, each "IOMMUPROF model ... result=" line (counted = lib's
+# prediction) one pass, fail or skip, and a mode that printed no model line
+# and no skip a failure (the table's verdicts+ judge).  Printed here: the
+# table of calls per I/O (print_iommu()).
 # Which kernels have an IOMMU guest: kernels.tab's iommu column
 # (KTEST_IOMMU_KERNELS, set by kbuild.sh's resolve_kernels()).  7.x's
 # nvme-pci maps a request through the IOVA-based DMA API
 # (blk_rq_dma_map_iter_start(), dma_iova_try_alloc(), dma_iova_link()):
 # lib/model/iommu.c's HB_IOMMU_GEN_IOVA, compared like every other model line.
-# Needs from ktest.sh: WORK, KTEST_IOMMU_KERNELS, count, log; kbuild.sh's
-# kernel_field.
+# Needs from ktest.sh: KTEST_IOMMU_KERNELS.
 
 iommu_wanted() {	# $1 = kernel
 	case " $KTEST_IOMMU_KERNELS " in
 	*" $1 "*) return 0 ;;
 	esac
 	return 1
-}
-
-check_iommu_model() {	# kernels that had an IOMMU guest...
-	local k log line res mode n
-	for k in "$@"; do
-		log=$WORK/console-$k-iommu.log.txt
-		while read -r line; do
-			res=${line##*result=}
-			res=${res%% *}
-			case $res in
-			ok) count pass "$k iommu model: ${line#IOMMUPROF model }" ;;
-			skip) count skip "$k iommu model: ${line#IOMMUPROF model }" ;;
-			*) count fail "$k iommu model: ${line#IOMMUPROF model }" ;;
-			esac
-		done < <(grep -a '^IOMMUPROF model mode=.*result=' "$log" 2>/dev/null)
-		for mode in strict lazy direct; do
-			n=$(grep -a -c "^IOMMUPROF model mode=$mode .*result=" "$log" 2>/dev/null)
-			if [ "${n:-0}" != 0 ]; then
-				continue
-			elif grep -aq '^IOMMUPROF skip=' "$log" 2>/dev/null; then
-				count skip "$k iommu $mode: $(grep -a -m1 '^IOMMUPROF skip=' "$log")"
-			else
-				count fail "$k iommu $mode: iommu-profile printed no model check"
-			fi
-		done
-	done
 }
 
 # Calls per I/O in each IOMMU guest, from iommu-profile's lines: the sum

@@ -6,8 +6,51 @@
 # NVMe profile of the series (profile-diff.awk), bio-profile's plain
 # O_DIRECT counts (bioprof.awk), fault-plain's case summaries,
 # sendzc-probe's SEND_ZC charges, and the per-kernel table of
-# kernel/README.md.
-# Needs from ktest.sh: KDIR, KTEST_KERNELS, R; kdeb.sh's DEB_PKGVER.
+# kernel/README.md.  Which tables print, in which order: kernel/probes.tab's
+# report column (print_probes()).
+# Needs from ktest.sh: KDIR, KTEST_KERNELS, R, probe_rows; kdeb.sh's
+# DEB_PKGVER.
+
+# ---- every probe's table -----------------------------------------------------
+
+# each report function of kernel/probes.tab once, in the table's order,
+# over the guests its probe ran in; a "lines" report prints the probe's own
+# lines per kernel
+print_probes() {	# dir, kernels of the DMA-direct guests, of the IOMMU guests
+	local dir=$1 name guest tag report prog ks done=" "
+	while read -r name guest _ _ _ tag _ _ report prog _ <&3; do
+		ks=$2
+		[ "$guest" = iommu ] && ks=$3
+		case $report in
+		-) continue ;;
+		lines)
+			# shellcheck disable=SC2086
+			print_lines "$dir" "$name" "$guest" "$tag" "$prog" $ks
+			continue ;;
+		esac
+		case $done in *" $report "*) continue ;; esac
+		done="$done$report "
+		# shellcheck disable=SC2086
+		"$report" "$dir" $ks
+	done 3< <(probe_rows)
+}
+
+# a probe's own lines (those that start with its tag), per kernel
+print_lines() {	# dir, probe name, guest, tag, program, kernels...
+	local dir=$1 name=$2 guest=$3 tag=$4 prog=$5 k f
+	shift 5
+	printf '
+%s (kernel/probe/%s), its %s lines:
+' "$name" "$prog" "$tag"
+	for k in "$@"; do
+		f=$dir/console-$k.log.txt
+		[ "$guest" = iommu ] && f=$dir/console-$k-iommu.log.txt
+		[ -f "$f" ] || continue
+		grep -a "^$tag " "$f" | sed "s/^/  $k: /"
+	done
+	printf '
+'
+}
 
 # ---- the series' profile on NVMe ---------------------------------------------
 

@@ -7,9 +7,9 @@
 # Debian's 6.1 source built with our config without and with the hugebuf
 # series (kernel/patches/: "control" and "patched").  In each it runs
 # the project's static tests (on virtio-blk and again on an emulated NVMe
-# namespace), the hugebuf CLI, a short fio run, kernel/probe's measurement
-# and the NVMe profile of the series in the guest, and print side-by-side
-# tables.  The kernels of KTEST_IOMMU_KERNELS boot a second time as IOMMU
+# namespace), the hugebuf CLI, a short fio run and the probes of
+# kernel/probes.tab (kernel/probe's programs: one line each says how it
+# runs, is judged and printed), and prints side-by-side tables.  The kernels of KTEST_IOMMU_KERNELS boot a second time as IOMMU
 # guests (q35 with qemu's intel-iommu: kernel/kiommu.sh), where the DMA
 # mapping work of registered-buffer I/O is counted strict, lazy and
 # without translation and checked against lib's model.
@@ -23,9 +23,10 @@
 #   --checkpatch   run scripts/checkpatch.pl --strict on every patch, in the
 #                  unpacked source tree, and stop
 #   --bisect       build the tree after each patch of the series and stop
-#   --profile RUNDIR  print the NVMe profile tables again from the console
-#                  logs of a kept run (KTEST_KEEP=1), and the IOMMU
-#                  guests' table and plot (RUNDIR/iommu-calls.{png,svg,md})
+#   --profile RUNDIR  print the per-kernel table and every probe's table
+#                  again from the console logs of a kept run (KTEST_KEEP=1;
+#                  kernel/kresults.sh writes them into kernel/results.md),
+#                  and the IOMMU guests' plot (RUNDIR/iommu-calls.{png,svg,md})
 #
 # Environment (defaults in brackets):
 #   KTEST_CACHE         build cache, outside the clone [/var/tmp/hugebuf-kernel]
@@ -46,12 +47,16 @@
 #   KTEST_JOBS          make -j [3]
 #   KTEST_GUESTS        guests booted at once (each its own qemu, disks,
 #                       console) [2]; 1 while file KTEST_HOST_BUSY exists
-#   KTEST_MEM           guest memory [3G]
+#   KTEST_MEM           guest memory [4G]
 #   KTEST_NUMA_NODES    NUMA nodes of the guest, 1 or 2 (qemu -numa,
 #                       memory split evenly; needs KTEST_SMP >= 2) [2]
 #   KTEST_SMP           guest CPUs [2]
 #   KTEST_ACCEL         qemu -accel [tcg]
 #   KTEST_HUGEPAGES     2 MiB hugepages reserved in the guest [512]
+#   KTEST_1G_PAGES      1 GiB hugepages reserved at boot [1]: qemu's -cpu
+#                       max has pdpe1gb under TCG on any host, so the 1G
+#                       rows run in the guests even where the host's CPU
+#                       has no 1 GiB pages
 #   KTEST_TEST_TIMEOUT  seconds per test program in the guest [300]
 #   KTEST_BOOT_TIMEOUT  seconds per guest boot, whole run [1500]
 #   KTEST_FIO_SIZE      fio size override [64m]
@@ -97,12 +102,13 @@ KTEST_LIBURING=${KTEST_LIBURING:-}
 KTEST_KERNELS=${KTEST_KERNELS:-default}
 KTEST_JOBS=${KTEST_JOBS:-3}
 KTEST_GUESTS=${KTEST_GUESTS:-2}
-KTEST_MEM=${KTEST_MEM:-3G}
+KTEST_MEM=${KTEST_MEM:-4G}
 KTEST_SMP=${KTEST_SMP:-2}
 KTEST_ACCEL=${KTEST_ACCEL:-tcg}
 # two NUMA nodes (a CPU and half the memory each): t/numa-placement's
 KTEST_NUMA_NODES=${KTEST_NUMA_NODES:-2}
 KTEST_HUGEPAGES=${KTEST_HUGEPAGES:-512}
+KTEST_1G_PAGES=${KTEST_1G_PAGES:-1}
 KTEST_TEST_TIMEOUT=${KTEST_TEST_TIMEOUT:-300}
 KTEST_BOOT_TIMEOUT=${KTEST_BOOT_TIMEOUT:-1500}
 KTEST_FIO_SIZE=${KTEST_FIO_SIZE:-64m}
@@ -143,6 +149,92 @@ elapsed() { echo $(($(date +%s) - T0)); }
 # the profile tables printed from the console logs
 # shellcheck source=kernel/kreport.sh
 . "$KDIR/kreport.sh"
+
+# ---- the probes: kernel/probes.tab -------------------------------------------
+
+PROBES_TAB=$KDIR/probes.tab
+PROBE_COLUMNS="name guest stage kernels needs tag results judge report program"
+
+# the table's lines without comments: name guest stage kernels needs tag
+# results judge report program [arguments...]
+probe_rows() { grep -v -e '^#' -e '^[[:space:]]*$' "$PROBES_TAB"; }
+
+# the probes' programs, once each
+probe_programs() { probe_rows | awk '!seen[$10]++ { print $10 }'; }
+
+# the names of guest $1's probes, once each, in order
+probe_names() { probe_rows | awk -v g="$1" '$2 == g && !seen[$1]++ { print $1 }'; }
+
+# whether kernel $2 is among the comma list of globs $1 (the kernels column)
+probe_on_kernel() {	# kernels, kernel
+	local w ws
+	IFS=, read -r -a ws <<<"$1"
+	for w in "${ws[@]}"; do
+		# shellcheck disable=SC2053
+		[[ $2 == $w ]] && return 0
+	done
+	return 1
+}
+
+# Every line of the table well formed, every program there: a bad line is
+# one message naming it and what to fix
+check_probes_tab() {
+	local name guest stage needs results judge report prog n=0 where w
+	local -A seen=()
+	[ -f "$PROBES_TAB" ] || die "no $PROBES_TAB"
+	while read -r name guest stage _ needs _ results judge report prog _; do
+		n=$((n + 1))
+		where="kernel/probes.tab, probe $n ($name)"
+		[ -n "$prog" ] ||
+			die "$where: fewer than the columns $PROBE_COLUMNS"
+		[ -z "${seen[$guest,$name]:-}" ] ||
+			die "$where: a second $guest probe of that name: rename one"
+		seen[$guest,$name]=1
+		case $guest:$stage in
+		main:boot | main:nvmefs | main:disk | main:raw | main:late) ;;
+		iommu:raw | iommu:strict | iommu:lazy | iommu:direct) ;;
+		*) die "$where: guest/stage $guest/$stage is none of main/{boot,nvmefs,disk,raw,late}, iommu/{raw,strict,lazy,direct}" ;;
+		esac
+		for w in ${needs//,/ }; do
+			case $w in
+			- | ns | nvmefs | profiler) ;;
+			*) die "$where: need $w is none of ns, nvmefs, profiler (or -)" ;;
+			esac
+		done
+		case $results in
+		exit | cases | own:?*) ;;
+		*) die "$where: results $results is none of exit, cases, own:PREFIX[,PREFIX]" ;;
+		esac
+		case $judge in
+		rc | verdicts:?* | verdicts+:?*) ;;
+		*) declare -F "judge_$judge" >/dev/null ||
+			die "$where: judge $judge is none of rc, verdicts:RE, verdicts+:RE, and ktest.sh has no judge_$judge" ;;
+		esac
+		case $report in
+		- | lines) ;;
+		*) declare -F "$report" >/dev/null ||
+			die "$where: report $report is no function of kreport.sh or kiommu.sh (or - or lines)" ;;
+		esac
+		[ -f "$KDIR/probe/$prog" ] || [ -f "$KDIR/probe/$prog.c" ] ||
+			die "$where: no kernel/probe/$prog or kernel/probe/$prog.c"
+	done < <(probe_rows)
+}
+
+# the probe a result line belongs to, per guest kind: PROBE_OF[guest,name]
+# for a probe's own result, PROBE_OF[guest,prefix:] for its cases
+declare -A PROBE_OF
+load_probes() {
+	local name guest results p
+	while read -r name guest _ _ _ _ results _; do
+		PROBE_OF[$guest,$name]=$name
+		case $results in
+		cases) PROBE_OF[$guest,$name:]=$name ;;
+		own:*)	for p in ${results//[:,]/ }; do
+				[ "$p" = own ] || PROBE_OF[$guest,$p:]=$name
+			done ;;
+		esac
+	done < <(probe_rows)
+}
 
 # ---- results ---------------------------------------------------------------
 
@@ -190,8 +282,9 @@ fail_lines() {	# $1 = log, $2 = run name
 # parse one console log, count results and fill R[<label>,<field>]
 collect() {	# $1 = label, $2 = qemu exit status
 	local k=$1 log=$WORK/console-$1.log.txt p=0 f=0 s=0 name rc bad
-	local np=0 nf=0 ns=0 ok fld pp=0 pf=0 qp=0 qf=0 qs=0 json lp=0 lf=0
-	local ls=0 zp=0 zf=0 zs=0
+	local np=0 nf=0 ns=0 ok fld json lp=0 lf=0 ls=0 g=main pr
+	local -A pc=()
+	case $k in *-iommu) g=iommu ;; esac
 	if ! grep -q '^@@KTEST END' "$log"; then
 		count fail "$k: guest did not finish (qemu exit $2, see console log)"
 		R[$k,hang]=yes
@@ -211,21 +304,16 @@ collect() {	# $1 = label, $2 = qemu exit status
 				fail_lines "$log" "$name"
 			fi ;;
 		esac
+		# a probe's results: passed/failed/skipped per probe
+		pr=${PROBE_OF[$g,$name]:-${PROBE_OF[$g,${name%%:*}:]:-}}
+		[ -n "$pr" ] && pc[$pr,$ok]=$((${pc[$pr,$ok]:-0} + 1))
 		case $name:$ok in
-		pt:*:p) pp=$((pp + 1)) ;;
-		pt:*:f) pf=$((pf + 1)) ;;
-		pt-path:*:p) qp=$((qp + 1)) ;;
-		pt-path:*:f) qf=$((qf + 1)) ;;
-		pt-path:*:s) qs=$((qs + 1)) ;;
 		nvme:test:*:p) np=$((np + 1)) ;;
 		nvme:test:*:f) nf=$((nf + 1)) ;;
 		nvme:test:*:s) ns=$((ns + 1)) ;;
 		liburing:*:p) lp=$((lp + 1)) ;;
 		liburing:*:f) lf=$((lf + 1)) ;;
 		liburing:*:s) ls=$((ls + 1)) ;;
-		sendzc:*:p) zp=$((zp + 1)) ;;
-		sendzc:*:f) zf=$((zf + 1)) ;;
-		sendzc:*:s) zs=$((zs + 1)) ;;
 		test:*:p) p=$((p + 1)) ;;
 		test:*:f) f=$((f + 1)) ;;
 		test:*:s) s=$((s + 1)) ;;
@@ -234,9 +322,10 @@ collect() {	# $1 = label, $2 = qemu exit status
 	R[$k,suite]="$p/$f/$s"
 	R[$k,nvsuite]="$np/$nf/$ns"
 	R[$k,liburing]="$lp/$lf/$ls"
-	R[$k,sendzc]="$zp/$zf/$zs"
-	R[$k,pt]="$pp/$pf"
-	R[$k,ptpath]="$qp/$qf/$qs"
+	for pr in $(probe_names $g); do
+		[ -n "${pc[$pr,p]:-}${pc[$pr,f]:-}${pc[$pr,s]:-}" ] &&
+			R[$k,probe:$pr]="${pc[$pr,p]:-0}/${pc[$pr,f]:-0}/${pc[$pr,s]:-0}"
+	done
 	R[$k,ptjobs]=$(grep -a '^PT job=' "$log" | awk '{
 		for (i = 2; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
 		saw = v["copied"] > 0 ? "copied" : "mapped"
@@ -287,6 +376,9 @@ collect() {	# $1 = label, $2 = qemu exit status
 	R[$k,bw]=$(grep -a -o 'READ: bw=[^ ,]*' "$log" | head -1 | cut -d= -f2)
 	# the console may put an escape sequence before the first line
 	R[$k,release]=$(grep -a -o '@@KTEST BEGIN [^ ]*' "$log" | head -1 | cut -d' ' -f3)
+	# the guest's 1 GiB pool at boot: where the 1G rows could run
+	R[$k,pool1g]=$(grep -a -o '@@KTEST BEGIN .*hugepages_1g=[a-z0-9]*' "$log" |
+		head -1 | sed 's/.*hugepages_1g=//')
 	# kernel messages carry a [ timestamp ]; the guest also greps dmesg
 	bad=$( { grep -a -E "^$BAD_RE" "$log";
 		 grep -a '^@@KTEST DMESG ' "$log" | sed -e 's/^@@KTEST DMESG //'; } |
@@ -318,6 +410,7 @@ print_table() {
 		printf '\n'
 	}
 	row "uname -r" release
+	row "1 GiB hugepages at boot (the 1G rows)" pool1g
 	row "model from the version" kver
 	row "model from behaviour" kbeh
 	row "version and behaviour agree" kagreed
@@ -344,14 +437,14 @@ print_table() {
 	row "nvme requests / 8 MiB WRITE_FIXED, 2M" nvreq_write:2M
 	row "fio bandwidth (shortened run)" bw
 	row "failing nvme0n1: acked/EIO/bad/pins left" faildev
-	row "passthrough fio verify jobs pass/fail" pt
-	row "passthrough path = prediction pass/fail/skip" ptpath
 	row "imu alloc failure: ENOMEM/attempts, 4 KiB" fault_n_4k
 	row "  leaked pins/VmPin kB/free hugepages, 4 KiB" fault_4k
 	row "imu alloc failure: ENOMEM/attempts, 2M" fault_n_2M
 	row "  leaked pins/VmPin kB/free hugepages, 2M" fault_2M
 	row "plain I/O alloc fail: ok/FAIL/leaks/bad" fplain
-	row "SEND_ZC cases passed/failed/skipped" sendzc
+	for r in $(probe_names main); do
+		row "probe $r passed/failed/skipped" "probe:$r"
+	done
 	row "kernel BUG/WARNING/Oops/Bad page lines" bad
 	printf '\nNVMe passthrough jobs (kernel/probe/passthrough.sh), job:'
 	printf 'predicted/what the kprobes saw\n'
@@ -359,23 +452,6 @@ print_table() {
 		printf '  %-10s %s\n' "$k" "${R[$k,ptjobs]:-n/a}"
 	done
 	printf '\n'
-}
-
-# every guest is recognised without HUGEBUF_KERNEL: the model chosen and
-# whether the version and the behaviour agree
-check_detection() {
-	local k want
-	for k in $KTEST_KERNELS; do
-		want=$(kernel_field "$k" model)
-		# shellcheck disable=SC2053
-		if [[ ${R[$k,kchosen]:-none} != $want ]]; then
-			count fail "$k: model ${R[$k,kchosen]:-none}, expected $want"
-		elif [ "${R[$k,kagreed]:-}" != yes ]; then
-			count fail "$k: version ${R[$k,kver]} and behaviour ${R[$k,kbeh]} disagree"
-		else
-			count pass "$k recognised as ${R[$k,kchosen]}"
-		fi
-	done
 }
 
 # The coalescing verdict is hugebuf check's (cli/hugebuf.c), not the
@@ -406,91 +482,139 @@ check_coalescing() {
 	done
 }
 
-# every allocation of a registration failed once (fault-regbuf): 6.1
-# without the stable patch leaks the pins, the others leave nothing behind (5.10
-# allocates the imu before pin_user_pages(), so its failure has no pins
-# to drop: io_sqe_buffer_register() in 5.10's io_uring/io_uring.c);
-# kernels.tab's imufail column.  A config without fault injection is one
-# counted skip.
+# regbuf-probe's judge: every guest is recognised without HUGEBUF_KERNEL:
+# the model chosen (kernels.tab's model column) and whether the version and
+# the behaviour agree
+judge_detection() {	# kernel, console log, probe name
+	local k=$1 want
+	want=$(kernel_field "$k" model)
+	# shellcheck disable=SC2053
+	if [[ ${R[$k,kchosen]:-none} != $want ]]; then
+		count fail "$k: model ${R[$k,kchosen]:-none}, expected $want"
+	elif [ "${R[$k,kagreed]:-}" != yes ]; then
+		count fail "$k: version ${R[$k,kver]} and behaviour ${R[$k,kbeh]} disagree"
+	else
+		count pass "$k recognised as ${R[$k,kchosen]}"
+	fi
+}
+
+# fault-regbuf's judge: every allocation of a registration failed once:
+# 6.1 without the stable patch leaks the pins, the others leave nothing
+# behind (5.10 allocates the imu before pin_user_pages(), so its failure
+# has no pins to drop: io_sqe_buffer_register() in 5.10's
+# io_uring/io_uring.c); kernels.tab's imufail column.  A config without
+# fault injection is one counted skip.
 FAULT_CONFIG="FAULT_INJECTION FAILSLAB FAIL_PAGE_ALLOC FAULT_INJECTION_DEBUG_FS FAIL_MAKE_REQUEST"
-check_fault() {
-	local k b v want miss
-	for k in $KTEST_KERNELS; do
-		# shellcheck disable=SC2086
-		miss=$(config_missing "$k" $FAULT_CONFIG)
-		if [ -n "$miss" ]; then
-			count skip "$k imu allocation failure: $miss (fault-regbuf, fault-plain, fault-device cannot inject)"
+judge_imufail() {	# kernel, console log, probe name
+	local k=$1 b v want miss
+	# shellcheck disable=SC2086
+	miss=$(config_missing "$k" $FAULT_CONFIG)
+	if [ -n "$miss" ]; then
+		count skip "$k imu allocation failure: $miss (fault-regbuf, fault-plain, fault-device cannot inject)"
+		return
+	fi
+	want=$(kernel_field "$k" imufail)
+	for b in 4k 2M; do
+		v=${R[$k,fault_$b]:-}
+		if [ -z "$v" ]; then
+			count fail "$k: fault-regbuf $b did not report"
 			continue
 		fi
-		want=$(kernel_field "$k" imufail)
-		for b in 4k 2M; do
-			v=${R[$k,fault_$b]:-}
-			if [ -z "$v" ]; then
-				count fail "$k: fault-regbuf $b did not report"
-				continue
-			fi
-			case $want:$v in
-			none:0/0/0 | leak:[1-9]*)
-				count pass "$k imu allocation failure, $b: ${v%%/*} pins left" ;;
-			none:*)
-				count fail "$k: imu allocation failure, $b, left pins/VmPin/hugepages $v" ;;
-			leak:*)
-				count fail "$k: no pin leak seen, $b ($v): the injection missed the imu allocation" ;;
+		case $want:$v in
+		none:0/0/0 | leak:[1-9]*)
+			count pass "$k imu allocation failure, $b: ${v%%/*} pins left" ;;
+		none:*)
+			count fail "$k: imu allocation failure, $b, left pins/VmPin/hugepages $v" ;;
+		leak:*)
+			count fail "$k: no pin leak seen, $b ($v): the injection missed the imu allocation" ;;
+		esac
+	done
+}
+
+# A verdicts judge (kernel/probes.tab): every line of LOG matching ^TAG RE
+# is one check.  Its verdict is its last result= word (ok passes, skip
+# skips, anything else fails: bio-profile's and iommu-profile's model
+# lines), or without one (regcost-probe -s's scale lines) a last word
+# "ok" passes and a " skip=" reason skips.  verdicts+: no such line fails,
+# unless a "TAG skip=" line says why the program counted nothing.
+judge_verdicts() {	# label, console log, probe name, tag, judge
+	local k=$1 log=$2 name=$3 tag=$4 re=${5#*:} line res n=0
+	while read -r line; do
+		n=$((n + 1))
+		case $line in
+		*result=*) res=${line##*result=}; res=${res%% *} ;;
+		*" ok") res=ok ;;
+		*" skip="*) res=skip ;;
+		*) res=fail ;;
+		esac
+		case $res in
+		ok) count pass "$k $name: ${line#"$tag" }" ;;
+		skip) count skip "$k $name: ${line#"$tag" }" ;;
+		*) count fail "$k $name: ${line#"$tag" }" ;;
+		esac
+	done < <(grep -a "^$tag $re" "$log" 2>/dev/null)
+	case $5 in verdicts+:*) ;; *) return 0 ;; esac
+	[ $n = 0 ] || return 0
+	if grep -aq "^$tag skip=" "$log" 2>/dev/null; then
+		count skip "$k $name: $(grep -a -m1 "^$tag skip=" "$log")"
+	else
+		count fail "$k: $name printed no verdict line (^$tag $re)"
+	fi
+}
+
+# A cases probe writes its own "@@KTEST RESULT name:CASE" lines: a guest
+# that finished without one lost the probe
+judge_cases() {	# label, console log, probe name
+	[ "${R[$1,hang]:-}" = yes ] && return
+	grep -aq "^@@KTEST RESULT $3:" "$2" ||
+		count fail "$1: $3 reported no case"
+}
+
+# Every probe of kernel/probes.tab judged in every guest it ran in (its
+# results were counted by collect()): its cases, its verdict lines, or
+# its judge_* function
+judge_probes() {	# kernels of the DMA-direct guests, of the IOMMU guests
+	local name guest kernels tag results judge k ks label log
+	while read -r name guest _ kernels _ tag results judge _ _ _ <&3; do
+		ks=$1
+		[ "$guest" = iommu ] && ks=$2
+		for k in $ks; do
+			probe_on_kernel "$kernels" "$k" || continue
+			label=$k
+			[ "$guest" = iommu ] && label=$k-iommu
+			log=$WORK/console-$label.log.txt
+			[ "$results" = cases ] && judge_cases "$label" "$log" "$name"
+			case $judge in
+			rc) ;;
+			verdicts:* | verdicts+:*)
+				judge_verdicts "$label" "$log" "$name" "$tag" "$judge" ;;
+			*) "judge_$judge" "$k" "$log" "$name" ;;
 			esac
 		done
-	done
+	done 3< <(probe_rows)
 }
 
-# lib's model of plain O_DIRECT (hb_model_plain) against every count
-# bio-profile took: one check per figure and case, the verdict made in the
-# guest by hb_plain_count_matches() (its "BIOPROF model ... result=" lines)
-check_plain_model() {
-	local k log line res n
-	for k in $KTEST_KERNELS; do
-		log=$WORK/console-$k.log.txt
-		n=0
-		while read -r line; do
-			n=$((n + 1))
-			res=${line##*result=}
-			res=${res%% *}
-			case $res in
-			ok) count pass "$k plain model: ${line#BIOPROF model }" ;;
-			skip) count skip "$k plain model: ${line#BIOPROF model }" ;;
-			*) count fail "$k plain model: ${line#BIOPROF model }" ;;
+
+# A kept run read back (--profile): its kernels, IOMMU guests and Debian
+# packages from its run.info, each console log collected as after the run
+# (its messages left out: the run printed them)
+replay_run() {	# run directory
+	local f=$1/run.info key val k
+	WORK=$1
+	if [ -f "$f" ]; then
+		while read -r key val; do
+			case $key in
+			kernels) KTEST_KERNELS=$val ;;
+			iommu) KTEST_IOMMU_KERNELS=$val ;;
+			package) k=${val%% *}; [ "$k" = "$val" ] || DEB_PKGVER[$k]=${val#* } ;;
 			esac
-		done < <(grep -a '^BIOPROF model .*result=' "$log" 2>/dev/null)
-		grep -aq '^BIOPROF skip=' "$log" 2>/dev/null && n=$((n + 1)) &&
-			count skip "$k plain model: bio-profile $(grep -a -m1 '^BIOPROF skip=' "$log")"
-		[ $n -gt 0 ] || count fail "$k: bio-profile printed no model check"
-	done
-}
-
-# regcost-probe -s's lines, one check each: a registration whose VmPin
-# charge was the model's ("ok"), a backing this guest could not give
-# (its skip= reason), or a mismatch or error
-check_regscale() {
-	local k log line
+		done <"$f"
+	fi
+	KTEST_KERNELS=$(for k in $KTEST_KERNELS; do
+		[ -f "$WORK/console-$k.log.txt" ] && echo "$k"; done | xargs)
 	for k in $KTEST_KERNELS; do
-		log=$WORK/console-$k.log.txt
-		while read -r line; do
-			line=${line#REGCOST scale }
-			case $line in
-			*" ok") count pass "$k regscale: $line" ;;
-			*" skip="*) count skip "$k regscale: $line" ;;
-			*) count fail "$k regscale: $line" ;;
-			esac
-		done < <(grep -a '^REGCOST scale backing=' "$log" 2>/dev/null)
-	done
-}
-
-# sendzc-probe runs in every guest before its disk is mounted: a guest
-# that finished without one of its case lines lost the probe
-check_sendzc() {
-	local k
-	for k in $KTEST_KERNELS; do
-		[ "${R[$k,hang]:-}" = yes ] && continue
-		grep -aq '^@@KTEST RESULT sendzc:' "$WORK/console-$k.log.txt" ||
-			count fail "$k: sendzc-probe reported no case"
+		collect "$k" kept >/dev/null
+		[ -f "$WORK/console-$k-iommu.log.txt" ] && collect "$k-iommu" kept >/dev/null
 	done
 }
 
@@ -524,18 +648,18 @@ start_guest() {	# label, bzImage, initramfs [, iommu]
 main() {
 	local mode=run k img rc f booted
 	resolve_kernels
+	check_probes_tab
+	load_probes
 	case "${1:-}" in
 	--build-only) mode=build ;;
 	--checkpatch) mode=checkpatch ;;
 	--bisect) mode=bisect ;;
 	--profile)
 		[ -d "${2:-}" ] || die "--profile needs a kept run directory (KTEST_KEEP=1)"
-		print_profile "$2" $KTEST_KERNELS
-		print_bioprof "$2" $KTEST_KERNELS
-		print_faultplain "$2" $KTEST_KERNELS
-		print_regscale "$2" $KTEST_KERNELS
-		print_sendzc "$2" $KTEST_KERNELS
-		print_iommu "$2" $KTEST_IOMMU_KERNELS
+		replay_run "$2"
+		print_table
+		print_kernels_md
+		print_probes "$2" "$KTEST_KERNELS" "$KTEST_IOMMU_KERNELS"
 		"$KDIR/iommu-plot.py" "$2" "$2/iommu-calls" >&2
 		exit 0 ;;
 	-h | --help) sed -n '3,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -566,9 +690,14 @@ main() {
 	esac
 
 	WORK=$(mktemp -d "$KTEST_CACHE/run.XXXXXX")
-	for f in regbuf-probe nvme-profile bio-profile fault-regbuf fault-plain \
-		 fault-device iommu-profile regcost-probe sendzc-probe; do
-		[ -x "$KTEST_PROBEDIR/$f" ] ||
+	# what the run was, for --profile and kernel/kresults.sh
+	{
+		echo "date $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "command $(env | grep '^KTEST_' | sort | tr '\n' ' ')kernel/ktest.sh"
+		echo "commit $(git -C "$TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+	} >"$WORK/run.info"
+	for f in $(probe_programs); do
+		[ -f "$KDIR/probe/$f" ] || [ -x "$KTEST_PROBEDIR/$f" ] ||
 			die "no $KTEST_PROBEDIR/$f: run 'make static' first"
 	done
 	make_fio_job "$WORK/fio.job"
@@ -614,24 +743,23 @@ main() {
 		flock -u 9
 	fi
 	check_coalescing
-	check_detection
-	check_fault
-	check_plain_model
-	check_regscale
-	check_sendzc
-	check_iommu_model $iommu_booted
+	judge_probes "$KTEST_KERNELS" "$iommu_booted"
 	print_table
 	print_kernels_md
-	print_profile "$WORK" $KTEST_KERNELS
-	print_bioprof "$WORK" $KTEST_KERNELS
-	print_faultplain "$WORK" $KTEST_KERNELS
-	print_regscale "$WORK" $KTEST_KERNELS
-	print_sendzc "$WORK" $KTEST_KERNELS
-	print_iommu "$WORK" $iommu_booted
+	print_probes "$WORK" "$KTEST_KERNELS" "$iommu_booted"
 	# the plot of calls per I/O (kernel/iommu-plot.py), kept with the logs
 	[ -n "$iommu_booted" ] && [ "$KTEST_KEEP" != 0 ] &&
 		command -v python3 >/dev/null 2>&1 &&
 		"$KDIR/iommu-plot.py" "$WORK" "$WORK/iommu-calls" >&2
+	{
+		echo "kernels $KTEST_KERNELS"
+		echo "iommu ${iommu_booted# }"
+		for k in $KTEST_KERNELS; do
+			echo "package $k ${DEB_PKGVER[$k]:-}"
+		done
+		echo "seconds $(elapsed)"
+		echo "result $NPASS passed, $NFAIL failed, $NSKIP skipped"
+	} >>"$WORK/run.info"
 	log "console logs: $WORK (total $(elapsed) s)"
 	if [ "$KTEST_KEEP" = 0 ] && [ $NFAIL = 0 ]; then
 		rm -rf "$WORK"

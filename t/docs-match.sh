@@ -6,7 +6,8 @@
 # option table), the keys of the engine's JSON report (from a short 4k
 # job) and of the CLI's info / plan / check --json, each against the
 # entries of docs/man/hugebuf-ioengine.7 and docs/man/hugebuf.1; and both
-# pages are clean under mandoc -T lint -W warning.
+# pages are clean under mandoc -T lint -W warning.  The kernel harness's
+# probes (kernel/probes.tab) are each in kernel/README.md's list.
 #
 # The pages' markup this reads: an entry is a ".TP" line followed by
 # ".B name" or ".BI name= value" (hyphens written "\-"), inside the
@@ -267,6 +268,22 @@ if [ -f "$T_TOP/lib/job/report.c" ]; then
 		sort -u >"$D/pt.code"
 	same "passthrough pt_* keys (lib/job/report.c vs hugebuf-ioengine.7)" \
 		"$D/pt.code" "$D/pt.doc"
+fi
+
+# ---- kernel/probes.tab -----------------------------------------------------
+# every probe of the harness's table is in kernel/README.md's list under
+# "## The probes" (an item "- `name`: ...", or "- `a`, `b`: ..." for
+# several), and the list names no other
+KTAB=$T_TOP/kernel/probes.tab
+KREADME=$T_TOP/kernel/README.md
+if [ -f "$KTAB" ] && [ -f "$KREADME" ]; then
+	grep -v -e '^#' -e '^[[:space:]]*$' "$KTAB" | awk '{ print $1 }' |
+		sort -u >"$D/probes.code"
+	sed -n '/^## The probes$/,/^#/p' "$KREADME" | grep '^- `' |
+		sed 's/`:.*/`/' | grep -o '`[^`]*`' | tr -d '`' |
+		sort -u >"$D/probes.doc"
+	same "guest probes (kernel/probes.tab vs kernel/README.md)" \
+		"$D/probes.code" "$D/probes.doc"
 fi
 
 # ---- lint ------------------------------------------------------------------

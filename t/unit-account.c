@@ -290,8 +290,8 @@ static int test_hole(void)
 }
 
 /*
- * kernel/README.md "7.2", measured on the 6.18 host and as nobody in the
- * 7.2.13 guest: [H1], [H2], [H1 + 4K] in one call, then slot 0 cleared,
+ * docs/kernel-lab-notes.md "7.2", measured on the 6.18 host and as nobody
+ * in the 7.2.13 guest: [H1], [H2], [H1 + 4K] in one call, then slot 0 cleared,
  * then the table unregistered.  6.18 charged slot 2 again (§6.2) and
  * un-charges slot 0's H1: 6144, 4096, 0.  7.2: 4096, 4096, 0.  6.1 (not
  * measured here): slot 2 free, its H1 then un-charged with slot 0 (the

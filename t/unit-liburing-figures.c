@@ -292,8 +292,8 @@ static int check_all_listed(void)
 					 !strcmp(figs[i].name, word);
 			if (!found)
 				ret = t_fail("%s: %s is not checked against "
-					     "the model: add it to the table "
-					     "of t/unit-liburing-figures.c",
+					     "the model: add it to this "
+					     "test's table",
 					     path, word);
 		}
 		fclose(f);

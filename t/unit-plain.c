@@ -2,8 +2,8 @@
 /*
  * Unit test of hb_model_plain(), the model of plain O_DIRECT bio building
  * (docs/kernel-rules.md §9.2).  The expected counts are the ones
- * kernel/probe/bio-profile measured in the guests (kernel/README.md, "Calls
- * per plain O_DIRECT I/O"), worked out again by hand:
+ * kernel/probe/bio-profile measured in the guests (docs/series-rationale.md,
+ * "Calls per plain O_DIRECT I/O"), worked out again by hand:
  *  - 8 MiB from four 2 MiB folios on 6.1: 2048 page adds, each one merge
  *    test, in 9 batches (256, then 255 x 7, then 7 pages);
  *  - the same with folio runs (patched 6.1, 6.12): 12 adds, a run ending

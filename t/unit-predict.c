@@ -72,6 +72,14 @@ static const struct pcase cases[] = {
 	{ "1G of 2M bvecs", T_SZ_2M, 0, T_SZ_1G, SZ_4M, SEG_4G, 254, 256 },
 };
 
+/* how a case lays out its PFNs, for the messages */
+static const char *pfns_word(bool adjacent)
+{
+	if (adjacent)
+		return "adjacent";
+	return "apart";
+}
+
 /*
  * Before 5.12 (fixed_bio_add_page, c42bca92be92) a fixed I/O's bio is
  * filled through bio_add_page(): physically adjacent pages merge, a bio
@@ -114,8 +122,7 @@ static int test_fixed_add_page(void)
 		struct hb_kmodel km;
 
 		for (i = 0; i < n; i++)
-			p.pfn[i] = cases[k].adjacent ? 0x1000 + i :
-						       0x1000 + 2 * i;
+			p.pfn[i] = 0x1000 + i * (2 - cases[k].adjacent);
 		if (hb_kmodel_parse(cases[k].kernel, &km) ||
 		    hb_predict_io_requests(&km, &p, p.addr, p.len, &q, &rp)) {
 			ret = t_fail("%s: no prediction: %s", cases[k].kernel,
@@ -125,8 +132,7 @@ static int test_fixed_add_page(void)
 		if (rp.model != cases[k].want)
 			ret = t_fail("%s, 8 MiB of 4 KiB pages, PFNs %s: %u "
 				     "requests predicted, expected %u",
-				     cases[k].kernel,
-				     cases[k].adjacent ? "adjacent" : "apart",
+				     cases[k].kernel, pfns_word(cases[k].adjacent),
 				     rp.model, cases[k].want);
 		else
 			t_pass();

@@ -306,8 +306,12 @@ struct label {
 	size_t size;
 };
 
-#define LFMT "mode=%s path=%s op=%s backing=%s size=%zu"
-#define LARG(l) mode, (l)->path, (l)->op, (l)->bk, (l)->size
+/* "IOMMUPROF[ model] mode=... size=N", the start of each line */
+static void print_label(const char *kind, const struct label *l)
+{
+	printf("IOMMUPROF%s mode=%s path=%s op=%s backing=%s size=%zu", kind,
+	       mode, l->path, l->op, l->bk, l->size);
+}
 
 /*
  * lib's model of the case: the buffer's real pages, the kernel's model and
@@ -361,9 +365,9 @@ static int model_line(const struct label *l, const char *what,
 	else
 		snprintf(range, sizeof(range), "%llu..%llu",
 			 (unsigned long long)lo, (unsigned long long)hi);
-	printf("IOMMUPROF model " LFMT " what=%s counted=%llu predicted=%s result=%s\n",
-	       LARG(l), what, (unsigned long long)counted, range,
-	       ok ? "ok" : "FAIL");
+	print_label(" model", l);
+	printf(" what=%s counted=%llu predicted=%s result=%s\n", what,
+	       (unsigned long long)counted, range, ok ? "ok" : "FAIL");
 	return !ok;
 }
 
@@ -391,13 +395,13 @@ static int compare_model(const struct label *l,
 				   (w->req_min < 0 ? 0 : w->req_min));
 	if (!have_ptes) {
 		/* 7.3: the generic page table, no per-size map call */
-		printf("IOMMUPROF model " LFMT " what=ptes result=skip reason=no kprobe on intel_iommu_map_pages (pgsize, pgcount)\n",
-		       LARG(l));
+		print_label(" model", l);
+		printf(" what=ptes result=skip reason=no kprobe on intel_iommu_map_pages (pgsize, pgcount)\n");
 		return fail;
 	}
 	if (w->pmin.missed) {
-		printf("IOMMUPROF model " LFMT " what=ptes result=skip reason=the map_pages kprobe missed hits\n",
-		       LARG(l));
+		print_label(" model", l);
+		printf(" what=ptes result=skip reason=the map_pages kprobe missed hits\n");
 		return fail;
 	}
 	fail |= model_line(l, "ptes_4k", pred, cfg, HB_IOMMU_PTES_4K,
@@ -469,21 +473,26 @@ static void print_case(const struct label *l, const struct windows *win,
 {
 	size_t i;
 
-	printf("IOMMUPROF " LFMT " ios=%d requests_min=%ld data=%s wall_usec=%.1f misses=%ld\n",
-	       LARG(l), win->nwin, win->req_min, data, win->wall_usec,
-	       win->misses);
-	for (i = 0; i < NSYMS; i++)
-		if (counted[i])
-			printf("IOMMUPROF " LFMT " sym=%s hits=%lu min=%lu\n",
-			       LARG(l), syms[i], win->sum[i], win->min[i]);
-	if (have_ptes)
-		printf("IOMMUPROF " LFMT " ptes map_calls=%lu map_4k=%llu map_2m=%llu map_1g=%llu map_other=%llu missed=%d\n",
-		       LARG(l), win->pmin.map_calls,
-		       (unsigned long long)win->pmin.map[0],
-		       (unsigned long long)win->pmin.map[1],
-		       (unsigned long long)win->pmin.map[2],
-		       (unsigned long long)win->pmin.map[3],
-		       win->pmin.missed);
+	print_label("", l);
+	printf(" ios=%d requests_min=%ld data=%s wall_usec=%.1f misses=%ld\n",
+	       win->nwin, win->req_min, data, win->wall_usec, win->misses);
+	for (i = 0; i < NSYMS; i++) {
+		if (!counted[i])
+			continue;
+		print_label("", l);
+		printf(" sym=%s hits=%lu min=%lu\n", syms[i], win->sum[i],
+		       win->min[i]);
+	}
+	if (!have_ptes)
+		return;
+	print_label("", l);
+	printf(" ptes map_calls=%lu map_4k=%llu map_2m=%llu map_1g=%llu map_other=%llu missed=%d\n",
+	       win->pmin.map_calls,
+	       (unsigned long long)win->pmin.map[0],
+	       (unsigned long long)win->pmin.map[1],
+	       (unsigned long long)win->pmin.map[2],
+	       (unsigned long long)win->pmin.map[3],
+	       win->pmin.missed);
 }
 
 /*
@@ -519,17 +528,18 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 		 * aligned): not this program's subject, and which pages the
 		 * IOMMU maps is not known.  One counted skip, no I/O.
 		 */
-		printf("IOMMUPROF model " LFMT " result=skip reason=%s\n",
-		       LARG(&l), why);
+		print_label(" model", &l);
+		printf(" result=skip reason=%s\n", why);
 		return 0;
 	}
 	if (!have_pred && pred.error) {
 		/* the kernel must refuse it as the model says */
 		ret = one_io(ring, d, pt, w, buf, size, off);
-		printf("IOMMUPROF " LFMT " refused=%d\n", LARG(&l), ret);
-		printf("IOMMUPROF model " LFMT " what=refusal counted=%d predicted=%d result=%s\n",
-		       LARG(&l), ret, pred.error,
-		       ret == pred.error ? "ok" : "FAIL");
+		print_label("", &l);
+		printf(" refused=%d\n", ret);
+		print_label(" model", &l);
+		printf(" what=refusal counted=%d predicted=%d result=%s\n",
+		       ret, pred.error, ret == pred.error ? "ok" : "FAIL");
 		return ret != pred.error;
 	}
 	if (w)
@@ -537,7 +547,8 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 	/* one I/O outside the profile: TCG translates the path once */
 	ret = one_io(ring, d, pt, w, buf, size, off);
 	if (ret != (int)size) {
-		printf("IOMMUPROF " LFMT " error=io:%d\n", LARG(&l), ret);
+		print_label("", &l);
+		printf(" error=io:%d\n", ret);
 		return 1;
 	}
 	win.wall_usec = time_ios(ring, d, pt, w, buf, size, off);
@@ -548,8 +559,8 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 		ret = profile_one(ring, d, pt, w, buf, size, off, hits,
 				  &misses, &req);
 		if (ret != (int)size) {
-			printf("IOMMUPROF " LFMT " error=io:%d\n", LARG(&l),
-			       ret);
+			print_label("", &l);
+			printf(" error=io:%d\n", ret);
 			fail = 1;
 		}
 		window_add(&win, hits, misses, req);
@@ -558,8 +569,8 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 	for (it = 0; it < iters && have_kprobes && !fail; it++) {
 		ret = ptes_one(ring, d, pt, w, buf, size, off, &p);
 		if (ret != (int)size) {
-			printf("IOMMUPROF " LFMT " error=io:%d\n", LARG(&l),
-			       ret);
+			print_label("", &l);
+			printf(" error=io:%d\n", ret);
 			fail = 1;
 		}
 		ptes_min(&win.pmin, &p, it);
@@ -567,8 +578,8 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 	if (!w && !fail) {
 		bad = probe_pat_check(buf, size, seed_of(bk, size), off);
 		if (bad >= 0) {
-			printf("IOMMUPROF " LFMT " error=data:%ld\n", LARG(&l),
-			       bad);
+			print_label("", &l);
+			printf(" error=data:%ld\n", bad);
 			fail = 1;
 		}
 	}
@@ -577,8 +588,8 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 	if (fail)
 		return 1;
 	if (have_pred) {
-		printf("IOMMUPROF model " LFMT " result=skip reason=%s\n",
-		       LARG(&l), why);
+		print_label(" model", &l);
+		printf(" result=skip reason=%s\n", why);
 		return 0;
 	}
 	return compare_model(&l, &pred, cfg, &win, have_kprobes);

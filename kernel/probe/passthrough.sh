@@ -172,8 +172,8 @@ job() {
 
 # Command sizes within what the namespace takes (max_hw_sectors_kb): 512
 # KiB (qemu's MDTS) in the DMA-direct guests; 6.12 behind an IOMMU caps
-# it at 128 KiB (dma_opt_mapping_size(), kernel/README.md "Under an
-# IOMMU"), so there the jobs use that
+# it at 128 KiB (dma_opt_mapping_size(), docs/kernel-lab-notes.md
+# "Under an IOMMU"), so there the jobs use that
 hw=$(cat /sys/block/$blk/queue/max_hw_sectors_kb 2>/dev/null || echo 512)
 small=$((hw < 256 ? hw : 256))k
 cmd=$((hw < 512 ? hw : 512))k

@@ -630,6 +630,21 @@ static int reference_of(const struct zc_case *c, unsigned int n)
 	return -1;
 }
 
+/* the words of the SENDZC lines for a judgement and for a yes/no */
+static const char *result_word(int ok)
+{
+	if (ok)
+		return "ok";
+	return "FAIL";
+}
+
+static const char *yes_no(int yes)
+{
+	if (yes)
+		return "yes";
+	return "no";
+}
+
 /*
  * Each case of large folios against the 4 KiB case of its chunk size:
  * over-charged where lib's model says so and only there
@@ -649,9 +664,12 @@ static int judge_cases(unsigned int n)
 		printf("@@KTEST RUN sendzc:charge-%s\n", cases[i].name);
 		if (j < 0 || r->ratio < 0 || results[j].ratio < 0 ||
 		    r->overcharge < 0) {
+			const char *why = "no model of the buffer";
+
+			if (r->overcharge >= 0)
+				why = "the case or its 4 KiB reference was not measured";
 			printf("SENDZC charge case=%s skip=%s\n", cases[i].name,
-			       r->overcharge < 0 ? "no model of the buffer" :
-			       "the case or its 4 KiB reference was not measured");
+			       why);
 			printf("@@KTEST RESULT sendzc:charge-%s 77 0\n",
 			       cases[i].name);
 			continue;
@@ -660,8 +678,8 @@ static int judge_cases(unsigned int n)
 		ok = hb_sendzc_ratio_matches(r->overcharge, r->ratio,
 					     ref->ratio);
 		printf("SENDZC charge case=%s model=%s overcharge=%s ratio=%.4f ratio_4k=%.4f result=%s\n",
-		       cases[i].name, km.name, r->overcharge ? "yes" : "no",
-		       r->ratio, ref->ratio, ok ? "ok" : "FAIL");
+		       cases[i].name, km.name, yes_no(r->overcharge),
+		       r->ratio, ref->ratio, result_word(ok));
 		printf("@@KTEST RESULT sendzc:charge-%s %d 0\n", cases[i].name,
 		       !ok);
 		fail |= !ok;

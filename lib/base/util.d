@@ -1,6 +1,6 @@
-lib/base/util.o: lib/base/util.c /work/main/config-host.h lib/base/base.h \
- lib/include/hugebuf.h lib/include/hugebuf-model.h
-/work/main/config-host.h:
+lib/base/util.o: lib/base/util.c /var/tmp/wt-probetab/config-host.h \
+ lib/base/base.h lib/include/hugebuf.h lib/include/hugebuf-model.h
+/var/tmp/wt-probetab/config-host.h:
 lib/base/base.h:
 lib/include/hugebuf.h:
 lib/include/hugebuf-model.h:

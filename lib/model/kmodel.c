@@ -155,7 +155,7 @@ static void pt_rules(int major, int minor, int sub, struct hb_kmodel *km)
  * acct_pages, io_sqe_buffer_register()'s last_hpage, no hpage_acct).
  * That the early return came with it, not in 7.0, is read from the code
  * and measured: the NVMe-only guests of 7.0.13 and 7.1.13 charge root's
- * ring VmPin (kernel/README.md, "Debian's images").
+ * ring VmPin (docs/kernel-lab-notes.md, "Debian's images").
  */
 static bool has_hpage_acct(int major, int minor)
 {

@@ -1,7 +1,7 @@
-lib/model/predict.o: lib/model/predict.c /work/main/config-host.h \
- lib/model/model.h lib/base/base.h lib/include/hugebuf.h \
- lib/include/hugebuf-model.h
-/work/main/config-host.h:
+lib/model/predict.o: lib/model/predict.c \
+ /var/tmp/wt-probetab/config-host.h lib/model/model.h lib/base/base.h \
+ lib/include/hugebuf.h lib/include/hugebuf-model.h
+/var/tmp/wt-probetab/config-host.h:
 lib/model/model.h:
 lib/base/base.h:
 lib/include/hugebuf.h:

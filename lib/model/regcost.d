@@ -1,7 +1,7 @@
-lib/model/regcost.o: lib/model/regcost.c /work/main/config-host.h \
- lib/model/model.h lib/base/base.h lib/include/hugebuf.h \
- lib/include/hugebuf-model.h
-/work/main/config-host.h:
+lib/model/regcost.o: lib/model/regcost.c \
+ /var/tmp/wt-probetab/config-host.h lib/model/model.h lib/base/base.h \
+ lib/include/hugebuf.h lib/include/hugebuf-model.h
+/var/tmp/wt-probetab/config-host.h:
 lib/model/model.h:
 lib/base/base.h:
 lib/include/hugebuf.h:

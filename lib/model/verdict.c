@@ -129,10 +129,15 @@ void hb_coalesce_verdict(const struct hb_coalesce_evidence *e,
 		/* one 4 KiB page per folio: nothing to coalesce */
 		v->coalesced = 0;
 		v->decided_by = "model";
-	} else if ((v->coalesced = by_requests(&e->requests)) >= 0) {
-		v->decided_by = "block requests";
-	} else if ((v->coalesced = by_kmem(&e->kmem)) >= 0) {
-		v->decided_by = "kernel memory";
+	} else {
+		v->coalesced = by_requests(&e->requests);
+		if (v->coalesced >= 0) {
+			v->decided_by = "block requests";
+		} else {
+			v->coalesced = by_kmem(&e->kmem);
+			if (v->coalesced >= 0)
+				v->decided_by = "kernel memory";
+		}
 	}
 	v->matches_model = true;
 	if (e->requests.done && !count_is(&e->requests, e->requests.model))

@@ -109,11 +109,13 @@ static void vm_stat_refresh(void)
 {
 	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
 
+	ssize_t w;
+
 	if (fd < 0)
 		return;
-	if (write(fd, "1", 1) < 0) {
-		/* not root: the counters are read as they are */
-	}
+	/* not root: the counters are read as they are */
+	w = write(fd, "1", 1);
+	(void)w;
 	close(fd);
 }
 

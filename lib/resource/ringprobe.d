@@ -1,8 +1,9 @@
 lib/resource/ringprobe.o: lib/resource/ringprobe.c \
- /work/main/config-host.h lib/resource/resource.h lib/model/model.h \
- lib/base/base.h lib/include/hugebuf.h lib/include/hugebuf-model.h \
- lib/sysread/sysread.h lib/base/uring-compat.h
-/work/main/config-host.h:
+ /var/tmp/wt-probetab/config-host.h lib/resource/resource.h \
+ lib/model/model.h lib/base/base.h lib/include/hugebuf.h \
+ lib/include/hugebuf-model.h lib/sysread/sysread.h \
+ lib/base/uring-compat.h
+/var/tmp/wt-probetab/config-host.h:
 lib/resource/resource.h:
 lib/model/model.h:
 lib/base/base.h:

@@ -1,7 +1,7 @@
-lib/sysread/numa.o: lib/sysread/numa.c /work/main/config-host.h \
+lib/sysread/numa.o: lib/sysread/numa.c /var/tmp/wt-probetab/config-host.h \
  lib/sysread/sysread.h lib/base/base.h lib/include/hugebuf.h \
  lib/include/hugebuf-model.h
-/work/main/config-host.h:
+/var/tmp/wt-probetab/config-host.h:
 lib/sysread/sysread.h:
 lib/base/base.h:
 lib/include/hugebuf.h:

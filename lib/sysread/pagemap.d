@@ -1,7 +1,7 @@
-lib/sysread/pagemap.o: lib/sysread/pagemap.c /work/main/config-host.h \
- lib/sysread/sysread.h lib/base/base.h lib/include/hugebuf.h \
- lib/include/hugebuf-model.h
-/work/main/config-host.h:
+lib/sysread/pagemap.o: lib/sysread/pagemap.c \
+ /var/tmp/wt-probetab/config-host.h lib/sysread/sysread.h lib/base/base.h \
+ lib/include/hugebuf.h lib/include/hugebuf-model.h
+/var/tmp/wt-probetab/config-host.h:
 lib/sysread/sysread.h:
 lib/base/base.h:
 lib/include/hugebuf.h:

@@ -25,7 +25,8 @@ static size_t err_len;
 static void reset_getopt(void)
 {
 	static const struct option none[] = { { 0 } };
-	char *argv[] = { (char *)"x", NULL };
+	char arg0[] = "x";
+	char *argv[2] = { arg0, NULL };
 
 	/* optind = 0 makes glibc forget the previous argv (nextchar) */
 	optind = 0;

@@ -71,10 +71,17 @@ static int ref_size(const char *s, uint64_t *out)
 		if (d[1])
 			return -1;
 		break;
-	case 'k': shift = 10; goto unit;
-	case 'm': shift = 20; goto unit;
-	case 'g': shift = 30; goto unit;
-	case 't': shift = 40;
+	case 'k':
+		shift = 10;
+		goto unit;
+	case 'm':
+		shift = 20;
+		goto unit;
+	case 'g':
+		shift = 30;
+		goto unit;
+	case 't':
+		shift = 40;
 unit:
 		d++;
 		if (*d && strcmp(d, "B") && strcmp(d, "b") &&

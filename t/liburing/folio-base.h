@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The part every test of t/liburing/ shares: the scratch file and its
  * pattern, registration with the VmPin check, and the test's start and

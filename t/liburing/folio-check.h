@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Fixed reads and writes of a registered buffer checked byte by byte, the
  * bytes around them included, O_DIRECT where 4 KiB alignment allows:

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * 2 MiB hugetlb pages for a test's buffers: inlined by
  * tools/liburing-export.sh into the tests that use it.
