@@ -52,6 +52,8 @@
 #include "../t/helpers.h"
 
 #define RB_MAX_BUFS 1024
+/* one run's size: at most 1 GiB, a buffer every kernel registers */
+#define RB_MAX_SIZE	(1ULL << 30)
 #define RB_MAX_CASES 16
 #define RB_MAX_KEYS 64
 #define RB_TRACEFS "/sys/kernel/tracing"
@@ -728,7 +730,7 @@ int main(int argc, char **argv)
 		return usage(argv[0]);
 	r.backing = argv[optind];
 	if (hb_parse_size(argv[optind + 1], &r.size) || !r.size ||
-	    r.size > HB_MAX_BUF_LEN || r.size % (r.nr * HB_PAGE_SIZE))
+	    r.size > RB_MAX_SIZE || r.size % (r.nr * HB_PAGE_SIZE))
 		return say(r.backing, 0, "error",
 			   "SIZE: a multiple of NR "
 			   "pages, at most 1G",

@@ -543,6 +543,8 @@ static int check_args(struct check *c)
 		return EXIT_USAGE;
 	if (hb_kmodel_running(&c->km))
 		return usage_error("%s", hb_errmsg());
+	if (check_size_limit(&c->o, &c->km, c->o.offset))
+		return EXIT_USAGE;
 	if (c->o.moved && (c->o.backing.kind != HB_BACKING_THP ||
 			   c->o.offset || c->o.size % HB_PAGE_SIZE))
 		return usage_error("--moved needs --backing=thp, no --offset "

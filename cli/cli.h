@@ -51,6 +51,8 @@ struct opts {
 /* cli/opts.c: parses argv[1..] of command @cmd; returns an exit code */
 int parse_opts(const char *cmd, int argc, char **argv, struct opts *o);
 int check_offset(const struct opts *o);
+int check_size_limit(const struct opts *o, const struct hb_kmodel *km,
+		     uint64_t uaddr);
 
 int cmd_info(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

@@ -188,10 +188,6 @@ static int parse_opt(struct opts *o, int opt, const char *arg)
 		if (!o->size)
 			return usage_error("--size=%s: a buffer needs at least "
 					   "1 byte: use e.g. --size=8M", arg);
-		if (o->size > HB_MAX_BUF_LEN)
-			return usage_error("--size=%s: one registered buffer "
-					   "is at most 1G (io_buffer_validate):"
-					   " use --size=1G or less", arg);
 		o->have_size = true;
 		return 0;
 	case OPT_OFFSET:
@@ -248,6 +244,19 @@ int check_offset(const struct opts *o)
 	return usage_error("--offset=0x%llx: the head offset must lie inside "
 			   "the first %s of the buffer: use an offset below %s",
 			   (unsigned long long)o->offset, fs, fs);
+}
+
+/*
+ * --size against the kernel modelled (@km: --kernel, or the running
+ * one): its per-buffer limit at the buffer's address (@uaddr).
+ */
+int check_size_limit(const struct opts *o, const struct hb_kmodel *km,
+		     uint64_t uaddr)
+{
+	if (!hb_kmodel_check_buf_len(km, uaddr, o->size))
+		return 0;
+	return usage_error("--size=%llu: %s", (unsigned long long)o->size,
+			   hb_errmsg());
 }
 
 int parse_opts(const char *cmd, int argc, char **argv, struct opts *o)

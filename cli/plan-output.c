@@ -273,11 +273,39 @@ static void plan_cost_json(struct hb_json *j, const struct pred *p)
 	hb_json_end(j);
 }
 
+/*
+ * efde156d91ba's clone sequence on this kernel (hb_model_clone_seq()):
+ * the exit t/liburing/fixed-clone-acct.c should give, for a harness to
+ * judge it by, VmPin after each step, and the warning where there is one.
+ */
+static void plan_clone_json(struct hb_json *j, const struct pred *p)
+{
+	int64_t kb[HB_CLONE_STEPS] = { 0 };
+	char warn[512];
+	unsigned int i;
+	int rc;
+
+	rc = hb_model_clone_seq(&p->o.km, kb);
+	hb_json_obj(j, "clone_sequence");
+	hb_json_i64(j, "reproducer_exit", rc);
+	if (rc == 0 || rc == 1) {
+		hb_json_arr(j, "vmpin_kb");
+		for (i = 0; i < HB_CLONE_STEPS; i++)
+			hb_json_i64(j, NULL, kb[i]);
+		hb_json_end(j);
+	}
+	if (hb_clone_acct_warning(&p->o.km, p->o.backing.folio_size, false,
+				  warn, sizeof(warn)) <= 0)
+		warn[0] = '\0';
+	hb_json_str(j, "warning", warn);
+	hb_json_end(j);
+}
+
 void plan_text(const struct pred *p)
 {
 	const struct opts *o = &p->o;
 	const struct hb_imu *imu = &p->imu;
-	char bs[HB_BACKING_STR_MAX], sz[32];
+	char bs[HB_BACKING_STR_MAX], sz[32], warn[512];
 
 	hb_backing_str(&o->backing, bs, sizeof(bs));
 	hb_fmt_size(o->size, sz, sizeof(sz));
@@ -295,6 +323,9 @@ void plan_text(const struct pred *p)
 	       !imu->alloc_bytes && o->km.imu_cache_bvecs ?
 	       " (served from the ring's imu cache)" : "");
 	plan_cost_text(p);
+	if (hb_clone_acct_warning(&o->km, o->backing.folio_size, false, warn,
+				  sizeof(warn)) > 0)
+		printf("clones:      warning: %s\n", warn);
 	if (o->have_limits)
 		printf("requests:    %u per READ_FIXED of the whole buffer%s%s "
 		       "(max_sectors %llu B, max_segments %u, "
@@ -441,6 +472,7 @@ int plan_json(const struct pred *p)
 	hb_json_u64(&j, "imu_bytes", imu->imu_bytes);
 	hb_json_u64(&j, "alloc_bytes", imu->alloc_bytes);
 	plan_cost_json(&j, p);
+	plan_clone_json(&j, p);
 	if (o->have_limits) {
 		hb_json_u64(&j, "predicted_requests", p->reqs);
 		hb_json_u64(&j, "max_sectors_bytes", o->max_bytes);

@@ -354,6 +354,13 @@ int cmd_plan(int argc, char **argv)
 		return ret;
 	if (!p.o.have_kernel && hb_kmodel_running(&p.o.km))
 		return usage_error("%s", hb_errmsg());
+	ret = check_size_limit(&p.o, &p.o.km, PLAN_BASE + p.o.offset);
+	if (ret)
+		return ret;
+	if (p.o.size > PLAN_MAX_TOTAL)
+		return usage_error("--size=%llu: plan models at most 16G (its "
+				   "page map): use --size=16G or less",
+				   (unsigned long long)p.o.size);
 	ret = plan_build(&p);
 	if (ret)
 		return ret;

@@ -655,6 +655,7 @@ static int hbe_post_init(struct thread_data *td)
 	const struct hb_jobplan *p;
 	const struct hb_bufstats *st;
 	char bk[HB_BACKING_STR_MAX], msg[512];
+	struct hb_sysinfo si;
 	bool coalesces = false;
 	int ret;
 
@@ -713,6 +714,12 @@ static int hbe_post_init(struct thread_data *td)
 	/* a registration the hugepage accounting will make slow: say so */
 	if (o->fixedbufs &&
 	    hb_reg_cost_warning(&st->reg_cost, msg, sizeof(msg)) > 0)
+		hbe_note(HBE_LOG_PREFIX "warning: %s\n", msg);
+	/* 7.2 - 7.3: a cloned hugepage un-charged twice (efde156d91ba) */
+	if (p->clone != HB_JOB_CLONE_OFF &&
+	    hb_sysinfo_read(&si) == 0 &&
+	    hb_clone_acct_warning(&p->km, p->b.folio_size, si.cap_ipc_lock,
+				  msg, sizeof(msg)) > 0)
 		hbe_note(HBE_LOG_PREFIX "warning: %s\n", msg);
 
 	if (hbe_queue_init(td, hd, o))

@@ -182,6 +182,29 @@ liburing_refusal_confirmed() {	# $1 = console log, $2 = run name
 		grep -aq 'refused with EINVAL (VMAs of different files)'
 }
 
+# The exit lib's model expects of a run whose outcome is the kernel's
+# (a known bug's reproducer), or "" for every other run: the harness
+# judges those against the model, so a kernel with the bug stays green
+# and a kernel that changes either way fails.  t/liburing/fixed-clone-acct
+# exits 1 where a cloned hugepage's charge falls below zero (7.2, 7.3:
+# efde156d91ba), which 'hugebuf plan --json' gives as
+# clone_sequence.reproducer_exit for the guest's release.
+model_exit() {	# $1 = console log, $2 = run name
+	local rel cli
+	case $2 in
+	liburing:fixed-clone-acct) ;;
+	*) return 0 ;;
+	esac
+	rel=$(grep -a -o '@@KTEST BEGIN [0-9]*\.[0-9]*\(\.[0-9]*\)\?' "$1" |
+		head -n 1 | cut -d' ' -f3)
+	cli=$TOP/cli/hugebuf
+	[ -x "$cli" ] || cli=$KTEST_BINDIR/hugebuf
+	[ -n "$rel" ] && [ -x "$cli" ] || return 0
+	"$cli" plan --kernel="$rel" --backing=hugetlb:2M --size=2M --json \
+		2>/dev/null | python3 -c 'import json, sys
+print(json.load(sys.stdin)["clone_sequence"]["reproducer_exit"])' 2>/dev/null
+}
+
 # ---- boot and collect ------------------------------------------------------
 
 # A guest whose CPU has been stuck for 100 s or more (a soft lockup the

@@ -4,7 +4,8 @@
  * at head_offset + i * stride; the stride is the block size rounded up to
  * the folio (or a power of two below it, which divides the folio), so no
  * buffer straddles a folio it does not need; regions hold as many slots as
- * fit the kernel's 1 GiB per-buffer limit (io_buffer_validate).
+ * fit the kernel's per-buffer limit (1 GiB up to 7.1, 1 TiB less a page
+ * from 7.2: hb_kmodel_buf_len_max()).
  */
 #include <stdlib.h>
 
@@ -47,20 +48,48 @@ static int test_stride(void)
 	return T_EXIT_PASS;
 }
 
+/* The region's limit on 7.2+: 1 TiB less the page io_pin_pages() refuses */
+static int test_regions_72(void)
+{
+	uint64_t lim, big = 1ULL << 40;
+	struct hb_kmodel km;
+
+	hb_kmodel_parse("7.2", &km);
+	lim = hb_kmodel_buf_len_max(&km, 0);
+	if (lim != big - 4096)
+		return t_fail("7.2's region limit: %llu, expected 1T - 4K",
+			      (unsigned long long)lim);
+	if (hbi_slots_per_region(8 << 20, 1000, lim) != 1000)
+		return t_fail("7.2: 1000 slots of 8M not one region: %u",
+			      hbi_slots_per_region(8 << 20, 1000, lim));
+	/* 1 TiB of 1 GiB slots: the last one is a page too many */
+	if (hbi_slots_per_region(1ULL << 30, 2000, lim) != 1023)
+		return t_fail("7.2: 1G slots per region: %u, expected 1023",
+			      hbi_slots_per_region(1ULL << 30, 2000, lim));
+	return T_EXIT_PASS;
+}
+
 static int test_regions(void)
 {
 	struct iovec *iov;
 	unsigned int nr, k;
+	struct hb_kmodel km;
+	uint64_t lim;
 
-	if (hbi_slots_per_region(8 << 20, 1000) != 128)
+	hb_kmodel_parse("7.1", &km);
+	lim = hb_kmodel_buf_len_max(&km, 0x1000);
+	if (lim != 1ULL << 30)
+		return t_fail("7.1's region limit: %llu, expected 1G",
+			      (unsigned long long)lim);
+	if (hbi_slots_per_region(8 << 20, 1000, lim) != 128)
 		return t_fail("8M slots per 1G region: %u",
-			      hbi_slots_per_region(8 << 20, 1000));
-	if (hbi_slots_per_region(8 << 20, 16) != 16)
+			      hbi_slots_per_region(8 << 20, 1000, lim));
+	if (hbi_slots_per_region(8 << 20, 16, lim) != 16)
 		return t_fail("region capped at the slot count");
-	if (hbi_slots_per_region(2ULL << 30, 4) != 1)
+	if (hbi_slots_per_region(2ULL << 30, 4, lim) != 1)
 		return t_fail("a slot over 1G still gets a region of its own");
 	/* 300 slots of bs 7M every 8M, 128 per region: 128 + 128 + 44 */
-	k = hbi_slots_per_region(8 << 20, 300);
+	k = hbi_slots_per_region(8 << 20, 300, lim);
 	if (hb_slot_iovecs(0x1000, 300, 8 << 20, 7 << 20, k, &iov, &nr))
 		return t_fail("hb_slot_iovecs: %s", hb_errmsg());
 	if (nr != 3 || (uintptr_t)iov[1].iov_base != 0x1000 + (1ULL << 30) ||
@@ -119,5 +148,6 @@ int main(void)
 	int ret = t_sub(test_stride());
 
 	ret = t_worst(ret, t_sub(test_regions()));
+	ret = t_worst(ret, t_sub(test_regions_72()));
 	return t_done(t_worst(ret, t_sub(test_vec_split())));
 }

@@ -18,8 +18,11 @@ extern "C" {
 
 #define HB_PAGE_SHIFT		12
 #define HB_PAGE_SIZE		(1ULL << HB_PAGE_SHIFT)
-/* io_buffer_validate(): one registered buffer is at most SZ_1G */
-#define HB_MAX_BUF_LEN		(1ULL << 30)
+/*
+ * MAX_RW_COUNT (INT_MAX & PAGE_MASK): the most one read or write moves,
+ * on every kernel; the per-buffer limit is the model's (buf_len_max)
+ */
+#define HB_MAX_RW_COUNT		0x7ffff000ULL
 /* IORING_MAX_REG_BUFFERS */
 #define HB_MAX_REG_BUFFERS	(1U << 14)
 /* sizeof(struct bio_vec) on 64-bit kernels */
@@ -64,6 +67,10 @@ struct hb_kmodel {
 	bool plain_merge_test_first;	/* < 6.5 */
 	bool plain_bvec_per_run;	/* 7.x */
 	bool sendzc_charge_in_page;	/* 6.1+hugebuf */
+	uint64_t buf_len_max;		/* SZ_1G; SZ_1T from 7.2 */
+	int buf_len_errno;		/* EFAULT; EINVAL from 7.2 */
+	uint64_t pin_pages_max;		/* io_pin_pages(); 0: none */
+	bool acct_clone_fixed;		/* 7.4, efde156d91ba */
 	int kmajor, kminor, ksublevel;	/* ksublevel -1: not known */
 	char name[24];			/* "6.12", "6.1+hugebuf" */
 };
@@ -76,6 +83,10 @@ void hb_kmodel_backport(int sublevel, struct hb_kmodel *km);
 int hb_kmodel_parse(const char *s, struct hb_kmodel *km);
 unsigned int hb_kmodel_known(const char *const **names);
 const char *hb_kgen_name(enum hb_kgen gen);
+/* one buffer's longest length at @uaddr on @km, and its check (-errno) */
+uint64_t hb_kmodel_buf_len_max(const struct hb_kmodel *km, uint64_t uaddr);
+int hb_kmodel_check_buf_len(const struct hb_kmodel *km, uint64_t uaddr,
+			    uint64_t len);
 
 /* registration and import: hb_model_register(3) */
 
@@ -173,6 +184,13 @@ struct hb_acct_op {
 int hb_model_account_ops(const struct hb_kmodel *km,
 			 const struct hb_acct_op *ops, unsigned int nr_ops,
 			 int64_t *charged_bytes);
+/* efde156d91ba's clone sequence: VmPin per step, the reproducer's exit */
+#define HB_CLONE_STEPS		5
+int hb_model_clone_seq(const struct hb_kmodel *km,
+		       int64_t vmpin_kb[HB_CLONE_STEPS]);
+/* one line where a cloned hugepage table under-charges on @km, else 0 */
+int hb_clone_acct_warning(const struct hb_kmodel *km, uint64_t folio_size,
+			  bool cap_ipc_lock, char *buf, size_t len);
 bool hb_model_memlock_checked(bool cap_ipc_lock);
 bool hb_model_vmpin_charged(const struct hb_kmodel *km, bool cap_ipc_lock);
 

@@ -18,6 +18,9 @@
 
 #include "job/job.h"
 
+/* a size option past this came from a negative fio value (1 TiB) */
+#define JOB_SIZE_SANE		(1ULL << 40)
+
 /* ------------------------------------------------------------------ */
 /* files and passthrough                                               */
 /* ------------------------------------------------------------------ */
@@ -348,15 +351,33 @@ static unsigned int job_dio_align(const struct hb_jobplan *p)
 	return align;
 }
 
-/* io_buffer_validate(): one registered buffer is at most SZ_1G */
+/*
+ * A registered buffer holds at least one I/O: bs up to the kernel's
+ * per-buffer limit (SZ_1G up to 7.1, SZ_1T from 7.2: p->km, lib/model/
+ * kmodel.c) and up to what one read or write moves (MAX_RW_COUNT).
+ */
 static int check_bs(const struct hb_jobplan *p)
 {
-	if (!p->fixedbufs || p->max_bs <= HB_MAX_BUF_LEN)
+	uint64_t lim = hb_kmodel_buf_len_max(&p->km, p->head);
+	char sz[16];
+
+	if (!p->fixedbufs)
 		return 0;
-	return hb_seterr(EINVAL, "bs=%llu is over the kernel's 1 GiB limit "
-			 "for one registered buffer (io_buffer_validate): use "
-			 "bs<=1G or fixedbufs=0",
-			 (unsigned long long)p->max_bs);
+	if (p->max_bs > lim) {
+		hb_fmt_size(lim, sz, sizeof(sz));
+		return hb_seterr(EINVAL, "bs=%llu is over kernel %s's %s limit "
+				 "for one registered buffer: use bs<=%s, "
+				 "fixedbufs=0%s",
+				 (unsigned long long)p->max_bs, p->km.name, sz,
+				 sz, p->km.buf_len_max < HB_MAX_RW_COUNT ?
+				 ", or a 7.2+ kernel (b4e41050b212)" : "");
+	}
+	if (p->max_bs > HB_MAX_RW_COUNT)
+		return hb_seterr(EINVAL, "bs=%llu is over the %llu bytes one "
+				 "read or write moves (MAX_RW_COUNT): use "
+				 "bs<=%llu", (unsigned long long)p->max_bs,
+				 HB_MAX_RW_COUNT, HB_MAX_RW_COUNT);
+	return 0;
 }
 
 /*
@@ -369,7 +390,7 @@ static int check_head(const struct hb_jobplan *p)
 {
 	uint64_t align = hb_backing_align(&p->b);
 
-	if (p->head > HB_MAX_BUF_LEN * 1024ULL)
+	if (p->head > JOB_SIZE_SANE)
 		return hb_seterr(EINVAL, "head_offset=%lld is negative or too "
 				 "large: use a value below %llu for this "
 				 "backing", (long long)p->head,
@@ -423,7 +444,7 @@ static int check_chunk(struct hb_jobplan *p)
 	int ret;
 
 	p->max_pieces = 1;
-	if (p->chunk_size > HB_MAX_BUF_LEN * 1024ULL)
+	if (p->chunk_size > JOB_SIZE_SANE)
 		return hb_seterr(EINVAL, "chunk_size=%lld is negative or too "
 				 "large: use a positive size such as 1M, or 0 "
 				 "for off", (long long)p->chunk_size);
@@ -453,6 +474,7 @@ static int check_chunk(struct hb_jobplan *p)
  */
 static int plan_layout(struct hb_jobplan *p)
 {
+	uint64_t max_len;
 	int ret;
 
 	p->dio_align = job_dio_align(p);
@@ -462,8 +484,11 @@ static int plan_layout(struct hb_jobplan *p)
 		ret = check_head(p);
 	if (ret)
 		return ret;
+	/* a region is one buffer: at most the kernel's limit (kmodel.c) */
+	max_len = hb_kmodel_buf_len_max(&p->km, p->head);
 	p->slots_per_region = p->layout == HB_JOB_PER_IO ? 1 :
-			      hbi_slots_per_region(p->stride, p->depth);
+			      hbi_slots_per_region(p->stride, p->depth,
+						  max_len);
 	p->nr_iovecs = (p->depth + p->slots_per_region - 1) /
 		       p->slots_per_region;
 	ret = check_nr_buffers(p);

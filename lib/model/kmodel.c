@@ -162,6 +162,47 @@ static bool has_hpage_acct(int major, int minor)
 	return !version_before(major, minor, 7, 2);
 }
 
+/*
+ * One buffer's length.  Up to 7.1 io_buffer_validate() (later
+ * io_validate_user_buf_range()) refuses more than SZ_1G with -EFAULT.
+ * b4e41050b212 ("io_uring/rsrc: raise the 1 GB per-buffer limit", 7.2)
+ * caps it at SZ_1T with -EINVAL, and io_pin_pages() (io_uring/memmap.c)
+ * refuses more than INT_MAX / sizeof(struct page *) pages with
+ * -EOVERFLOW, so a page-aligned SZ_1T is one page too many.  Read in
+ * sid's linux-source-7.2 (7.2.13) and trixie-backports' linux-source-7.3
+ * (7.3.4), both the same; the BTF of 7.1.13 still has the unsigned int
+ * imu->len that held at most 1 GiB.
+ */
+#define SZ_1G_LEN		(1ULL << 30)
+#define SZ_1T_LEN		(1ULL << 40)
+#define PIN_PAGES_MAX		(0x7fffffffULL / 8)
+
+static void buf_limits(int major, int minor, struct hb_kmodel *km)
+{
+	if (version_before(major, minor, 7, 2)) {
+		km->buf_len_max = SZ_1G_LEN;
+		km->buf_len_errno = EFAULT;
+		km->pin_pages_max = 0;
+		return;
+	}
+	km->buf_len_max = SZ_1T_LEN;
+	km->buf_len_errno = EINVAL;
+	km->pin_pages_max = PIN_PAGES_MAX;
+}
+
+/*
+ * efde156d91ba ("io_uring/rsrc: fix accounting for cloned buffers with
+ * huge pages", for-7.4, 2026-09-23): 7.2's per-ring count un-charges a
+ * hugepage in a ring that took it by a clone and never paid for it
+ * (lib/model/account.c).  Its diff is not served by any Debian suite
+ * yet; the rule the model gives 7.4 is the balance its title promises
+ * (docs/kernel-rules.md §6.5).
+ */
+static bool has_clone_acct_fix(int major, int minor)
+{
+	return !version_before(major, minor, 7, 4);
+}
+
 static enum hb_kgen gen_of(int major, int minor, int sub)
 {
 	if (version_before(major, minor, 6, 3))
@@ -224,6 +265,8 @@ void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 	km->acct_per_ring = has_hpage_acct(major, minor);
 	km->vec_fixed = !version_before(major, minor, 6, 15);
 	km->vmpin_needs_user = has_hpage_acct(major, minor);
+	km->acct_clone_fixed = has_clone_acct_fix(major, minor);
+	buf_limits(major, minor, km);
 	/* ed9832bc08db (6.12); bvec_try_merge_page() behind vcnt > 0: 6.5 */
 	km->plain_folio_runs = !version_before(major, minor, 6, 12);
 	km->plain_merge_test_first = version_before(major, minor, 6, 5);
@@ -291,6 +334,7 @@ void hb_kmodel_backport(int sub, struct hb_kmodel *km)
 	km->plain_merge_test_first = true;
 	/* the Debian 6.1 blk-map.c underneath */
 	pt_rules(6, 1, sub, km);
+	buf_limits(6, 1, km);
 	km->kmajor = 6;
 	km->kminor = 1;
 	km->ksublevel = sub < 0 ? -1 : sub;
@@ -382,7 +426,8 @@ static const char *const known_kernels[] = {
 	"6.16", /* first offset from the folio page index (3a3c6d61577d) */
 	"6.18", /* the newest release before the per-ring accounting */
 	"7.2", /* per-ring hugepage accounting, 48-byte imu header */
-	"7.3", /* the newest release modelled (7.2's rules) */
+	"7.3", /* 7.2's rules, the clone under-charge with them */
+	"7.4", /* a cloned hugepage's charge balanced (efde156d91ba) */
 	"6.1+hugebuf",
 };
 
@@ -390,6 +435,65 @@ unsigned int hb_kmodel_known(const char *const **names)
 {
 	*names = known_kernels;
 	return sizeof(known_kernels) / sizeof(known_kernels[0]);
+}
+
+uint64_t hb_kmodel_buf_len_max(const struct hb_kmodel *km, uint64_t uaddr)
+{
+	uint64_t by_pages;
+
+	if (!km->pin_pages_max)
+		return km->buf_len_max;
+	/* nr_pages = PAGE_ALIGN(end) >> PAGE_SHIFT - uaddr >> PAGE_SHIFT */
+	by_pages = km->pin_pages_max * HB_PAGE_SIZE -
+		   (uaddr & (HB_PAGE_SIZE - 1));
+	return by_pages < km->buf_len_max ? by_pages : km->buf_len_max;
+}
+
+/*
+ * io_validate_user_buf_range() (io_buffer_validate() before it) and
+ * io_pin_pages()'s page bound, in that order: the length limits of
+ * buf_limits().  The address rules (NULL base, a wrapping end) are
+ * lib/model/model.c's.
+ */
+/* io_pin_pages(): PAGE_ALIGN(end) >> PAGE_SHIFT - uaddr >> PAGE_SHIFT */
+static uint64_t pinned_pages(uint64_t uaddr, uint64_t len)
+{
+	/* an end that wraps is -EOVERFLOW either way */
+	if (len > UINT64_MAX - HB_PAGE_SIZE - uaddr)
+		return UINT64_MAX;
+	return ((uaddr + len + HB_PAGE_SIZE - 1) >> HB_PAGE_SHIFT) -
+	       (uaddr >> HB_PAGE_SHIFT);
+}
+
+int hb_kmodel_check_buf_len(const struct hb_kmodel *km, uint64_t uaddr,
+			    uint64_t len)
+{
+	char lim[16];
+
+	if (!len)
+		return hb_seterr(EFAULT, "buffer length is 0: the kernel "
+				 "rejects empty buffers (EFAULT)");
+	hb_fmt_size(km->buf_len_max, lim, sizeof(lim));
+	if (len > km->buf_len_max)
+		return hb_seterr(km->buf_len_errno, "a buffer of %llu bytes "
+				 "is over kernel %s's %s limit per registered "
+				 "buffer (%s): %s",
+				 (unsigned long long)len, km->name, lim,
+				 km->buf_len_errno == EFAULT ? "EFAULT" :
+							       "EINVAL",
+				 km->buf_len_max < SZ_1T_LEN ?
+				 "split it, or use a 7.2+ kernel (1 TiB, "
+				 "b4e41050b212)" : "split it");
+	if (km->pin_pages_max && pinned_pages(uaddr, len) > km->pin_pages_max)
+		return hb_seterr(EOVERFLOW, "a buffer of %llu bytes at 0x%llx "
+				 "pins %llu pages, over kernel %s's %llu "
+				 "(io_pin_pages(), EOVERFLOW): split it",
+				 (unsigned long long)len,
+				 (unsigned long long)uaddr,
+				 (unsigned long long)pinned_pages(uaddr, len),
+				 km->name,
+				 (unsigned long long)km->pin_pages_max);
+	return 0;
 }
 
 const char *hb_kgen_name(enum hb_kgen gen)

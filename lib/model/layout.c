@@ -21,10 +21,11 @@ uint64_t hbi_slot_stride(const struct hb_backing *b, uint64_t max_bs)
 	return stride;
 }
 
-/* io_buffer_validate(): one registered buffer is at most 1 GiB */
-unsigned int hbi_slots_per_region(uint64_t stride, unsigned int nr_slots)
+/* A region is one registered buffer: at most @max_len bytes */
+unsigned int hbi_slots_per_region(uint64_t stride, unsigned int nr_slots,
+				 uint64_t max_len)
 {
-	uint64_t k = stride ? HB_MAX_BUF_LEN / stride : 1;
+	uint64_t k = stride ? max_len / stride : 1;
 
 	if (!k)
 		k = 1;

@@ -26,31 +26,29 @@ uint64_t hb_nr_pages(uint64_t uaddr, uint64_t len)
 
 /*
  * io_buffer_validate() (6.1) / io_validate_user_buf_range() (mainline):
- * a NULL base with a length, a zero length or more than SZ_1G is -EFAULT;
- * an end that wraps (including PAGE_ALIGN of the end) is -EOVERFLOW.
+ * a NULL base with a length is -EFAULT; the length limits are @km's
+ * (hb_kmodel_check_buf_len(): 0 is -EFAULT, over SZ_1G -EFAULT up to 7.1,
+ * over SZ_1T -EINVAL from 7.2); an end that wraps (including PAGE_ALIGN
+ * of the end) is -EOVERFLOW.
  */
-static int validate_user_range(uint64_t uaddr, uint64_t len)
+static int validate_user_range(const struct hb_kmodel *km, uint64_t uaddr,
+			       uint64_t len)
 {
 	uint64_t end;
 
 	if (!uaddr)
 		return hb_seterr(EFAULT, "buffer address is NULL: the kernel "
 				 "rejects a NULL base with a length (EFAULT)");
-	if (!len)
-		return hb_seterr(EFAULT, "buffer length is 0: the kernel "
-				 "rejects empty buffers (EFAULT)");
-	if (len > HB_MAX_BUF_LEN)
-		return hb_seterr(EFAULT, "buffer length %llu is over 1 GiB, "
-				 "the kernel's limit per registered buffer "
-				 "(EFAULT): split it into several buffers",
-				 (unsigned long long)len);
+	if (!len || len > km->buf_len_max)
+		return hb_kmodel_check_buf_len(km, uaddr, len);
 	if (__builtin_add_overflow(uaddr, len, &end) ||
 	    end > UINT64_MAX - PAGE_MASK_LOW)
 		return hb_seterr(EOVERFLOW, "buffer 0x%llx + %llu wraps the "
 				 "address space (EOVERFLOW)",
 				 (unsigned long long)uaddr,
 				 (unsigned long long)len);
-	return 0;
+	/* io_pin_pages(): the page bound after the range checks */
+	return hb_kmodel_check_buf_len(km, uaddr, len);
 }
 
 static uint64_t folio_pages(const struct hb_page *p)
@@ -301,7 +299,7 @@ int hb_model_register(const struct hb_kmodel *km, const struct hb_page *pages,
 	int ret;
 
 	memset(imu, 0, sizeof(*imu));
-	ret = validate_user_range(uaddr, len);
+	ret = validate_user_range(km, uaddr, len);
 	if (ret)
 		return ret;
 	nr = hb_nr_pages(uaddr, len);

@@ -73,8 +73,9 @@ void hbi_reg_walk_free(struct hb_reg_walk *w);
  * the folio, so no buffer straddles a folio it does not need.
  */
 uint64_t hbi_slot_stride(const struct hb_backing *b, uint64_t max_bs);
-/* Slots per registered region: as many as fit 1 GiB, at most @nr_slots */
-unsigned int hbi_slots_per_region(uint64_t stride, unsigned int nr_slots);
+/* slots per registered region: as many as fit @max_len, at most @nr_slots */
+unsigned int hbi_slots_per_region(uint64_t stride, unsigned int nr_slots,
+				  uint64_t max_len);
 
 
 #endif /* HB_MODEL_H */

@@ -28,14 +28,15 @@ const char *hbi_register_strerror(int err)
 		return "pinning the buffers exceeds RLIMIT_MEMLOCK: raise it "
 		       "with ulimit -l or run with CAP_IPC_LOCK";
 	case EFAULT:
-		return "a buffer is over 1 GiB, has zero length, or is not "
-		       "anonymous/shmem/hugetlbfs memory (file-backed "
-		       "mappings cannot be pinned long-term)";
+		return "a buffer is over 1 GiB (up to 7.1), has zero length, "
+		       "or is not anonymous/shmem/hugetlbfs memory "
+		       "(file-backed mappings cannot be pinned long-term)";
 	case EOVERFLOW:
 		return "a buffer's address range wraps around the end of the "
 		       "address space";
 	case EINVAL:
-		return "too many buffers (more than 16384) or bad arguments";
+		return "too many buffers (more than 16384), a buffer over "
+		       "1 TiB (7.2+) or bad arguments";
 	case EBUSY:
 		return "buffers are already registered on this ring: "
 		       "unregister them first";
@@ -97,9 +98,11 @@ static int efault_message(const struct iovec *iov, unsigned int nr)
 		if (!iov[i].iov_len)
 			return hb_seterr(EFAULT, "buffer %u has zero length: "
 					 "give every buffer a length", i);
-		if (iov[i].iov_len > HB_MAX_BUF_LEN)
+		/* io_buffer_validate(): SZ_1G up to 7.1 (7.2: -EINVAL) */
+		if (iov[i].iov_len > (1ULL << 30))
 			return hb_seterr(EFAULT, "buffer %u is %zu bytes, over "
-					 "the 1 GiB per-buffer limit: split it "
+					 "this kernel's 1 GiB per-buffer limit "
+					 "(7.2 raised it to 1 TiB): split it "
 					 "with hb_region_iovecs()", i,
 					 iov[i].iov_len);
 		if (!iov[i].iov_base)
