@@ -30,6 +30,7 @@ leave_out() {
 t/kernel-mails.sh	the 6.1 series' mails (kernel/patches/), for the series' maintainers
 t/install.sh	make install and make uninstall into a scratch root
 t/lib-layers.sh	lib/'s one-way layers, a property of the source
+t/style.sh	kernel coding style (checkpatch.pl), a property of the source
 t/docs-match.sh	the man pages against the code's options and fields
 t/iommu-plot.sh	the qemu harness's IOMMU plot
 t/run-main-safety.sh	examples/run-main.sh's refusal of paths it did not write
