@@ -76,6 +76,14 @@ mismatch:
 	return false;
 }
 
+long t_pattern_mismatch(const void *buf, size_t len, uint64_t seed,
+			uint64_t off)
+{
+	size_t bad;
+
+	return t_pattern_ok(buf, len, seed, off, &bad) ? -1 : (long)bad;
+}
+
 /* Describe the 8 bytes found at a bad position: whose pattern word are they? */
 static void describe_word(char *out, size_t len, const uint8_t *p, size_t avail,
 			  uint64_t seed)
