@@ -43,16 +43,22 @@ $(error VERSION holds no MAJOR.MINOR.PATCH line)
 endif
 
 HB_WARN := -Wall -Wextra -Werror
-HB_CPPFLAGS := -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib \
+HB_CPPFLAGS := -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib/include -Ilib \
 	-include $(CURDIR)/config-host.h $(LIBURING_CFLAGS)
 HB_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) $(HB_CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 HB_LDLIBS := $(LIBURING_LIBS) -ldl -pthread $(EXTRA_LDLIBS)
 
-LIB_SRCS := $(sort $(wildcard lib/*.c))
-LIB_HDRS := $(wildcard lib/*.h)
+# lib/ is one folder per layer, each calling and including only the ones
+# before it (t/lib-layers.sh checks both): base, sysread (the /proc and
+# /sys readers), model (the pure model), resource (what a job takes from
+# the system), job (the top).  Each has one private header named for it;
+# lib/include/ holds the public API.
+LIB_LAYERS := base sysread model resource job
+LIB_SRCS := $(sort $(foreach d,$(LIB_LAYERS),$(wildcard lib/$(d)/*.c)))
+LIB_HDRS := $(wildcard lib/include/*.h lib/*/*.h)
 # the installed headers: the public API (hugebuf.h includes the model's);
 # every other header of lib/ is private
-PUBLIC_HDRS := lib/hugebuf.h lib/hugebuf-model.h
+PUBLIC_HDRS := lib/include/hugebuf.h lib/include/hugebuf-model.h
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 LIB_A := lib/libhugebuf.a
 LIB_SONAME := libhugebuf.so.$(HB_MAJOR)
@@ -90,7 +96,7 @@ STATIC_PROGS := $(patsubst t/%.c,t/static/%,$(filter-out $(HOST_UNITS),\
 
 ENGINE := engines/hugebuf.so
 ENGINE_ABITEST := t/hugebuf-abitest.so
-ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib \
+ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib/include -Ilib \
 	-include $(FIO_SOURCE)/config-host.h -isystem $(FIO_SOURCE) \
 	-include $(CURDIR)/config-host.h $(LIBURING_CFLAGS) $(CFLAGS) \
 	$(EXTRA_CFLAGS)
@@ -116,8 +122,12 @@ cli: $(CLI)
 tests: $(T_PROGS) $(CLI) $(ENGINE_ABITEST)
 bench-progs: $(REGBENCH)
 
-lib/%.o: lib/%.c $(LIB_HDRS) config-host.h
-	$(CC) $(HB_CFLAGS) -c -o $@ $<
+# each object's headers from the compiler (-MMD): a change to one
+# layer's header rebuilds only the files that include it
+lib/%.o: lib/%.c config-host.h
+	$(CC) $(HB_CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(LIB_OBJS:.o=.d)
 
 $(LIB_A): $(LIB_OBJS)
 	rm -f $@
@@ -189,7 +199,7 @@ $(ENGINE_ABITEST): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) \
 # deps).  Unconfigured, so without the libhugetlbfs backing.
 UNIT_DIR := build-unit
 UNIT_CFLAGS := -std=gnu11 $(HB_WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
-	-Ilib $(LIBURING_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+	-Ilib/include -Ilib $(LIBURING_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 UNIT_LDLIBS := $(if $(LIBURING_LIBS),$(LIBURING_LIBS),-luring) -ldl -pthread \
 	$(EXTRA_LDLIBS)
 UNIT_PROGS := $(patsubst t/%.c,$(UNIT_DIR)/t/%.t,$(sort $(wildcard t/unit-*.c)))
@@ -346,11 +356,11 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 format:
-	clang-format -i lib/*.c lib/*.h engines/*.c cli/*.c t/*.c t/*.h \
+	clang-format -i lib/*/*.c lib/*/*.h engines/*.c cli/*.c t/*.c t/*.h \
 		t/helpers/*.c t/helpers/*.h
 
 clean:
-	rm -f lib/*.o $(LIB_A) lib/libhugebuf.so.* $(LIB_MAP) t/*.o \
+	rm -f lib/*/*.o lib/*/*.d $(LIB_A) lib/libhugebuf.so.* $(LIB_MAP) t/*.o \
 		t/helpers/*.o $(T_HELPERS) t/*.t \
 		$(CLI) $(ENGINE) $(ENGINE_ABITEST) $(REGBENCH)
 	rm -rf t/static kernel/static $(UNIT_DIR)

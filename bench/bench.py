@@ -60,9 +60,10 @@ import sys
 import tempfile
 import time
 
-KIB = 1 << 10
-MIB = 1 << 20
-GIB = 1 << 30
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402
+from units import GIB, KIB, MIB, parse_size, size_str  # noqa: E402,F401
+
 SAMPLE = 0.05
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -70,21 +71,6 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def env(name, default):
     v = os.environ.get(name)
     return v if v else default
-
-
-def parse_size(s):
-    s = s.strip().upper().rstrip("B").rstrip("I")
-    mult = {"K": KIB, "M": MIB, "G": GIB}
-    if s and s[-1] in mult:
-        return int(float(s[:-1]) * mult[s[-1]])
-    return int(s)
-
-
-def size_str(n):
-    for unit, m in (("G", GIB), ("M", MIB), ("K", KIB)):
-        if n >= m and n % m == 0:
-            return "%d%s" % (n // m, unit)
-    return str(n)
 
 
 # ------------------------------------------------------------------ #
@@ -232,7 +218,7 @@ def pool_settle(limit=5.0):
     is torn down later (io_ring_exit_work) and its pages come back after
     the process is gone; meanwhile resv_hugepages reads as a wrapped
     negative number (2^64 - N, seen on 6.18).  lib's pool check ignores
-    such a resv (lib/preflight.c), but the pages are not free yet either:
+    such a resv (lib/resource/preflight.c), but the pages are not free yet either:
     wait while `hugebuf info --json` shows the default pool that way."""
     t_end = time.monotonic() + limit
     while time.monotonic() < t_end:
@@ -805,8 +791,6 @@ def main():
         if not ctx["strace"]:
             log("strace not found (make deps): no kernel entries per I/O")
         execute(plan, ctx, results)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import report
     report.main(results, outdir)
 
 

@@ -48,7 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "job/job.h"
 #include "../t/helpers.h"
 
 #define RB_MAX_BUFS 1024

@@ -12,9 +12,9 @@ import statistics
 import subprocess
 import sys
 
-# one reading of sizes for both scripts: bench.py's
+# one reading of sizes for every bench script (units.py)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import GIB, KIB, MIB, parse_size, size_str  # noqa: E402
+from units import GIB, KIB, MIB, parse_size, size_str  # noqa: E402,F401
 
 METRICS = ("mibs", "cpu_gib", "cpu_run_gib", "p50", "p99", "req_io")
 # the engine's defaults: what the key rows compare

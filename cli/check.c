@@ -19,7 +19,7 @@
 
 #include "cli.h"
 /* hb_seterr(): the check's own failures go to lib's message too */
-#include "internal.h"
+#include "job/job.h"
 
 /* Reads per request count: other I/O only adds, so take the minimum. */
 #define READ_TRIES	10
@@ -254,7 +254,7 @@ static int measure_kmem(struct check *c)
 }
 
 /*
- * The one verdict (lib/verdict.c) over what was measured, beside the
+ * The one verdict (lib/model/verdict.c) over what was measured, beside the
  * running kernel's model and two hypotheses over the same probed pages:
  * no coalescing (< 6.3) and multi-folio coalescing.
  */

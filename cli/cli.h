@@ -12,9 +12,7 @@
 #include <stdio.h>
 
 #include "hugebuf.h"
-#include "preflight.h"
-#include "ring.h"
-#include "sysread.h"
+#include "job/job.h"
 #include "output.h"
 
 

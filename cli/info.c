@@ -18,7 +18,7 @@ static void fmt_limit(uint64_t v, char *buf, size_t len)
 }
 
 /*
- * The kernel's generation by version and by behaviour (lib/kdetect.c);
+ * The kernel's generation by version and by behaviour (lib/job/kdetect.c);
  * behaviour wins where they disagree, and the warning says so.
  */
 static void info_detect_text(const struct hb_kdetect *d)

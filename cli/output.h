@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "hugebuf.h"
-#include "json.h"
+#include "job/job.h"
 
 #define CLI_NAME	"hugebuf"
 

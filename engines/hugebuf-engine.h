@@ -27,10 +27,7 @@
 #pragma GCC visibility push(hidden)
 
 #include "hugebuf.h"
-#include "jobplan.h"
-#include "json.h"
-#include "ring.h"
-#include "sysread.h"
+#include "job/job.h"
 
 #define HBE_LOG_PREFIX	"hugebuf: "
 

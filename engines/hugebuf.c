@@ -8,7 +8,7 @@
  *
  * The engine owns the I/O buffers: it allocates them with lib/ (hb_alloc,
  * folio aligned), lays io_u i out at base + head_offset + i * stride
- * (lib/layout.c hb_slot_stride(): max_bs rounded up to the folio size
+ * (lib/model/layout.c hb_slot_stride(): max_bs rounded up to the folio size
  * when it is at least one folio, else to a power of two), registers them
  * (one iovec per io_u, or a few <= 1 GiB regions), and reports what the
  * running kernel makes of them (lib/'s model over the probed page map).
@@ -34,7 +34,7 @@
 #include <liburing.h>
 
 #include "hugebuf-engine.h"
-#include "uring-compat.h"
+#include "base/uring-compat.h"
 
 #include "verify.h"
 

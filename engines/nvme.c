@@ -30,7 +30,7 @@
 #include <linux/nvme_ioctl.h>
 
 #include "hugebuf-engine.h"
-#include "uring-compat.h"
+#include "base/uring-compat.h"
 
 /* admin: Identify, CNS 0 = the namespace's data structure */
 #define HBE_NVME_IDENTIFY	0x06

@@ -2,8 +2,8 @@
 /*
  * The engine's report: the init-time notes, the vectored model's bvecs
  * once the ring exists, and the job-end report through lib's one writer
- * (lib/report.c).  fio glue only; the buffer plan is engines/options.c's
- * translation of the job and lib/jobplan.c's rules.
+ * (lib/job/report.c).  fio glue only; the buffer plan is engines/options.c's
+ * translation of the job and lib/job/jobplan.c's rules.
  */
 #include <errno.h>
 #include <stdlib.h>

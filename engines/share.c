@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "hugebuf-engine.h"
-#include "uring-compat.h"
+#include "base/uring-compat.h"
 
 /* how long a clone waits for the source's mapping or table */
 #define HBE_SHARE_WAIT_SEC	120

@@ -14,7 +14,7 @@
 # (KTEST_IOMMU_KERNELS, set by kbuild.sh's resolve_kernels()).  7.x's
 # nvme-pci maps a request through the IOVA-based DMA API
 # (blk_rq_dma_map_iter_start(), dma_iova_try_alloc(), dma_iova_link()):
-# lib/iommu.c's HB_IOMMU_GEN_IOVA, compared like every other model line.
+# lib/model/iommu.c's HB_IOMMU_GEN_IOVA, compared like every other model line.
 # Needs from ktest.sh: WORK, KTEST_IOMMU_KERNELS, count, log; kbuild.sh's
 # kernel_field.
 

@@ -261,11 +261,11 @@ else
 	fi
 fi
 # no NVMe namespace to run a passthrough job on: the pt_* keys the writer
-# has (lib/report.c) against the page's passthrough keys
-if [ -f "$T_TOP/lib/report.c" ]; then
-	grep -oE '"pt_[a-z_]+\\?"' "$T_TOP/lib/report.c" | tr -d '\\"' |
+# has (lib/job/report.c) against the page's passthrough keys
+if [ -f "$T_TOP/lib/job/report.c" ]; then
+	grep -oE '"pt_[a-z_]+\\?"' "$T_TOP/lib/job/report.c" | tr -d '\\"' |
 		sort -u >"$D/pt.code"
-	same "passthrough pt_* keys (lib/report.c vs hugebuf-ioengine.7)" \
+	same "passthrough pt_* keys (lib/job/report.c vs hugebuf-ioengine.7)" \
 		"$D/pt.code" "$D/pt.doc"
 fi
 

@@ -41,11 +41,7 @@
 
 /* the tests reach every layer of lib/: its private headers too */
 #include "hugebuf.h"
-#include "jobplan.h"
-#include "json.h"
-#include "preflight.h"
-#include "ring.h"
-#include "sysread.h"
+#include "job/job.h"
 
 enum {
 	T_EXIT_PASS = 0,

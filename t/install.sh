@@ -3,7 +3,7 @@
 #
 # make install and make uninstall of the built tree into a scratch DESTDIR
 # with PREFIX=/usr: exactly the files of the layout below, the public
-# headers (lib/hugebuf.h and lib/hugebuf-model.h, the Makefile's
+# headers (lib/include/hugebuf.h and lib/include/hugebuf-model.h, the Makefile's
 # PUBLIC_HDRS) and no private one, the shared library's soname from
 # VERSION, a private function not exported, hugebuf.pc good enough for a
 # program (pkg-config, shared and static) that runs, hugebuf --version, a bash completion that parses and knows every
@@ -95,7 +95,7 @@ for h in $pub; do
 	# the quoted includes of an installed header: public headers only
 	for inc in $(sed -n 's/^#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$H"); do
 		case " $pub " in
-		*" lib/$inc "*) t_ok "$n includes $inc, a public header" ;;
+		*" lib/include/$inc "*) t_ok "$n includes $inc, a public header" ;;
 		*) fail "$n includes \"$inc\", which is not installed" ;;
 		esac
 	done
@@ -204,7 +204,7 @@ else
 	fail "linking with \`pkg-config --cflags --libs hugebuf\` failed:"
 	sed 's/^/  | /' "$T_DIR/cc.log" | head -n 10
 fi
-# a private function (lib/internal.h's) is not in the shared library: the
+# a private function (of a layer header) is not in the shared library: the
 # version script (lib/libhugebuf.map) exports only the public headers'
 cat >"$T_DIR/private.c" <<'EOF'
 #include <stddef.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * backing=libhugetlbfs from several threads of one process at once, as
- * fio's thread=1 jobs allocate their buffers.  lib/alloc.c loads
+ * fio's thread=1 jobs allocate their buffers.  lib/resource/alloc.c loads
  * libhugetlbfs on first use under pthread_once: no thread may find its
  * function pointers half set (a second job used to call a NULL
  * gethugepagesize), and every thread gets a buffer of the library's pages

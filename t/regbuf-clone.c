@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "uring-compat.h"
+#include "base/uring-compat.h"
 
 #define NR_BUFS		4
 #define BUF_LEN		(2ULL << 20)

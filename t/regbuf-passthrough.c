@@ -43,7 +43,7 @@
 #include <linux/nvme_ioctl.h>
 
 #include "helpers.h"
-#include "uring-compat.h"
+#include "base/uring-compat.h"
 
 #define BUF_LEN		(4ULL << 20)	/* two 2 MiB folios */
 #define MAX_BIG_FOLIOS	512		/* 1 GiB: the guest's whole pool */

@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 
 #include "helpers.h"
-#include "uring-compat.h"
+#include "base/uring-compat.h"
 
 #define BUF_LEN		(8ULL << 20)
 #define FILE_LEN	(16ULL << 20)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit test of lib/filelimits.c: RWF_ATOMIC's rules (c34fc6f26ab8, 6.11):
+ * Unit test of lib/sysread/filelimits.c: RWF_ATOMIC's rules (c34fc6f26ab8, 6.11):
  * a power-of-two length within the file's unit limits, at an offset
  * aligned to the length, in no more segments than allowed; and statx of
  * a real file answers (direct I/O alignment where the kernel has

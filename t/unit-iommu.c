@@ -4,7 +4,7 @@
  * registered-buffer I/O on NVMe behind an Intel IOMMU (dma-iommu,
  * intel-iommu; docs/kernel-rules.md "Under an IOMMU").  Synthetic PFN
  * layouts; every expected figure is worked out by hand next to its case
- * from the kernel rules lib/iommu.c cites, not from the model.  Each case
+ * from the kernel rules lib/model/iommu.c cites, not from the model.  Each case
  * runs strict (iommu.strict=1) and lazy: lazy has the same figures but no
  * IOTLB sync and one flush-queue entry per unmap.
  */
@@ -927,7 +927,7 @@ static int run_vcase(const struct vcase *v)
 
 /*
  * The generation is the kernel's: nvme-pci on blk_rq_dma_map_iter_*()
- * from 6.17 (lib/iommu.c), the backport is 6.1 underneath.
+ * from 6.17 (lib/model/iommu.c), the backport is 6.1 underneath.
  */
 static int check_gen(void)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit test of lib/jobplan.c's rule for fio 3.41's NVMe command variants
+ * Unit test of lib/job/jobplan.c's rule for fio 3.41's NVMe command variants
  * (check_nvme_extras()): the engine sends data Read and Write only, so
  * readfua, writefua, write_mode other than write, verify_mode=compare,
  * deac and md_per_io_size are each refused in one line that names the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit test of lib/layout.c: where the engine puts its io_us.  Slot i sits
+ * Unit test of lib/model/layout.c: where the engine puts its io_us.  Slot i sits
  * at head_offset + i * stride; the stride is the block size rounded up to
  * the folio (or a power of two below it, which divides the folio), so no
  * buffer straddles a folio it does not need; regions hold as many slots as

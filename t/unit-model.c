@@ -3,7 +3,7 @@
  * The coalescing model (hb_model_register) against the tests' reference
  * model, t/helpers/refmodel.c, written from the rules of
  * docs/kernel-rules.md §2 and §3 on runs of consecutive pages of one folio,
- * independently of lib/model.c (t/fuzz/fuzz-model.c uses the same
+ * independently of lib/model/model.c (t/fuzz/fuzz-model.c uses the same
  * reference).  Exhaustive over every page array of up to 4 pages drawn
  * from a small universe of folios (orders 0, 2, 3, with repeats and
  * gaps) at three head offsets, whole and ending mid-page, for each kernel

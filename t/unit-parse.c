@@ -14,7 +14,7 @@
 
 #include "helpers.h"
 /* hb_seterr(), lib's own */
-#include "internal.h"
+#include "job/job.h"
 
 struct size_case {
 	const char *s;
@@ -299,7 +299,7 @@ static int test_kmodel_env(void)
 
 	/*
 	 * unset (and empty): the release decides, confirmed by behaviour
-	 * (lib/kdetect.c).  The version's model (uname, Debian's
+	 * (lib/job/kdetect.c).  The version's model (uname, Debian's
 	 * /proc/version, our -hugebuf suffix) and the behaviour must agree
 	 * on the kernels we test, and the running model is that one.
 	 */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit test of lib/preflight.c: the one set of rules that decides whether
+ * Unit test of lib/resource/preflight.c: the one set of rules that decides whether
  * a buffer plan can have its pages, its THP/mTHP folios and its memlock
  * charge.  System state comes in as a struct hb_sysinfo built here, so
  * every rule is checked without touching the machine:

@@ -379,7 +379,7 @@ static int check_edges(void)
 }
 
 /*
- * Which releases have which rules (lib/kmodel.c): 2ff949441802 in 6.12,
+ * Which releases have which rules (lib/model/kmodel.c): 2ff949441802 in 6.12,
  * 6.11.7, 6.6.60, 6.1.116, never in 6.2 - 6.5 or 6.7 - 6.10;
  * be0e822bb3f5 in 6.12 and 6.11.8 only.  A bare X.Y is the series today.
  */

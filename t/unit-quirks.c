@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the historical io_import_fixed() / registration quirks and
- * of the stable sublevel thresholds (lib/kmodel.c), each naming its commit:
+ * of the stable sublevel thresholds (lib/model/kmodel.c), each naming its commit:
  *  - d6fef34ee4d1 (6.7): "offset <= bv_len" kept an I/O starting exactly
  *    at bvec[0]'s end in bvec[0] with an empty first segment (6.3 - 6.6);
  *  - a23800f08a60 (6.10-rc5; 6.9.7, 6.6.36): nr_segs = bvec[0].bv_len;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit test of lib/report.c, the one writer of the engine's and the CLI's
+ * Unit test of lib/job/report.c, the one writer of the engine's and the CLI's
  * reports: JSON strings are escaped by RFC 8259 §7 (quote, backslash and
  * controls; UTF-8 kept; invalid bytes become U+FFFD), so a report_json
  * line parses whatever the job is called; the text report has one line

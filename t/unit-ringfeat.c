@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of the one decision over io_uring features
- * (lib/ringfeat.c, hb_uf_decide()): for what a job wants and what a kernel
+ * (lib/model/ringfeat.c, hb_uf_decide()): for what a job wants and what a kernel
  * has, each feature is used, falls back with one line saying what the
  * engine does instead (the job did not ask for it), or is refused with
  * one line naming the option, the feature, the release and the fix (the
  * job asked for it).  The kernels are feature masks (hb_uf_upto() of a
  * release), so 5.10 and 6.1 are decided on any host.  Last, the probe of
- * the running kernel (lib/ringprobe.c) must find at least what upstream
+ * the running kernel (lib/resource/ringprobe.c) must find at least what upstream
  * had at its release: a feature may be carried back, never taken away.
  */
 #include <stdio.h>

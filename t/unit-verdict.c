@@ -2,12 +2,12 @@
 /*
  * Unit test of hb_coalesce_verdict(), the one verdict on whether the
  * kernel coalesced a registered buffer and whether it matched the model
- * (lib/verdict.c).  Every figure is worked out by hand from the rule:
+ * (lib/model/verdict.c).  Every figure is worked out by hand from the rule:
  * block requests are exact (the prediction or not: 8 MiB from 2 MiB bvecs
  * is 2 requests on virtio-blk, from 4 KiB bvecs 9, docs/kernel-rules.md
  * §9.1), kernel memory is within max(prediction / 4, 256 kB), the nearer
  * hypothesis wins where both are within it, and block requests decide
- * before kernel memory.  The kernel-memory figures of lib/kdetect.c's
+ * before kernel memory.  The kernel-memory figures of lib/job/kdetect.c's
  * experiment: 32 registrations of 512 pages cost 32 x 16 KiB = 512 kB
  * uncoalesced (kmalloc_large of 32 + 512 x 16 bytes), 0-2 kB coalesced
  * (57bebf807e2a, a8edbb424b13).  Then hb_coalesce_advice(), below.
@@ -219,7 +219,7 @@ static int check_plain_requests_exact(void)
 }
 
 /*
- * SEND_ZC's charge (lib/model.c, lib/verdict.c): 8 MiB of 2 MiB folios
+ * SEND_ZC's charge (lib/model/model.c, lib/model/verdict.c): 8 MiB of 2 MiB folios
  * coalesces to 4 bvecs on 6.12 and on 6.1+hugebuf, stays 2048 on 6.1;
  * only 6.12 over-charges (6.1+hugebuf has io_uring 3/5), and never a
  * buffer of 4 KiB pages.  The verdict on the figures measured in the

@@ -28,7 +28,7 @@
  * Each I/O is profiled in a window of its own.  A count is exact, and
  * other block I/O in a window (the guest is idle, but ext4 on vda may
  * write) can only add to it, so the figure compared is the minimum over
- * the windows, the rule lib/verdict.c applies to request counts
+ * the windows, the rule lib/model/verdict.c applies to request counts
  * (hb_plain_count_matches()).  Time is, under TCG, a ratio only.
  *
  * Then the data and leak checks of the plain path, with no counter:

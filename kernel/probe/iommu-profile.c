@@ -52,7 +52,7 @@
 #include <unistd.h>
 
 #include "../../t/helpers.h"
-#include "uring-compat.h"
+#include "base/uring-compat.h"
 
 #define KiB		1024UL
 #define MiB		(1024UL * KiB)
@@ -596,7 +596,7 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
  * Every case of backing @bk: block then passthrough, write then read.  The
  * 8 MiB buffer is registered whole; a 128 KiB I/O takes its last 128 KiB,
  * so that 6.1's passthrough, which counts every bvec from the I/O's first
- * one to the end of the buffer against max_segments (lib/ptmap.c), can map
+ * one to the end of the buffer against max_segments (lib/model/ptmap.c), can map
  * it from 4 KiB bvecs too.
  */
 static int run_backing(struct io_uring *ring, const struct nvdev *d,

@@ -77,7 +77,7 @@ hits() {	# event name
 }
 
 # the engine refused cmd_type=nvme because the kernel has no URING_CMD
-# (5.19): its one line, from lib/ringfeat.c, names the feature
+# (5.19): its one line, from lib/model/ringfeat.c, names the feature
 nocmd() { grep -q 'needs IORING_OP_URING_CMD' "$1"; }
 
 # a JSON number or string field of the report line (flat keys only)

@@ -158,7 +158,7 @@ static long measure_kmem(struct io_uring *ring, int k)
 		res = delta / k;
 		printf("PROBE kmem_total_kb=%ld k=%d\n", delta, k);
 	} else if (ret == -ENOTSUP) {
-		/* the debug guest's KASAN: lib/measure.c says why */
+		/* the debug guest's KASAN: lib/resource/measure.c says why */
 		printf("PROBE kmem_skip=%s\n", hb_errmsg());
 		res = -2;
 	}

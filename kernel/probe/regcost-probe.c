@@ -47,7 +47,7 @@
 #include <unistd.h>
 
 #include "../../t/helpers.h"
-#include "internal.h"
+#include "job/job.h"
 
 #define MiB	(1ULL << 20)
 

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: hb_model_register() (io_sqe_buffer_register()) against
  * the tests' reference model, t/helpers/refmodel.c, which is written from
- * the kernel's rules on runs of pages, not from lib/model.c (its header
+ * the kernel's rules on runs of pages, not from lib/model/model.c (its header
  * states the rules per kernel generation, with the upstream commits).  The
  * reference also checks that every table except the 6.12 - 6.15 one maps
  * each byte of the buffer to the (folio, offset) the page array says it

@@ -13,11 +13,7 @@
 #include <string.h>
 
 #include "hugebuf.h"
-#include "jobplan.h"
-#include "json.h"
-#include "preflight.h"
-#include "ring.h"
-#include "sysread.h"
+#include "job/job.h"
 
 #define FZ_PG		4096ULL
 /* page arrays up to two 2M folios and a bit: enough for order 9 runs */

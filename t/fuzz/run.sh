@@ -49,14 +49,14 @@ fi
 mkdir -p "$out/obj" || exit 1
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror \
-	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib -It/fuzz \
+	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib/include -Ilib -It/fuzz \
 	-include $top/config-host.h $san"
 libs="-luring -ldl"
 
 # lib/ with coverage feedback (fuzzer-no-link), then each target
 build() {
 	local objs= src o
-	for src in lib/*.c; do
+	for src in lib/*/*.c; do
 		o=$out/obj/$(basename "$src" .c).o
 		$cc $cflags -fsanitize=fuzzer-no-link -c -o "$o" "$src" ||
 			return 1

@@ -2,10 +2,10 @@
 /*
  * The reference coalescing model of the tests: what io_sqe_buffer_register()
  * builds for a page array, written from the kernel's rules on runs of
- * consecutive pages, independently of lib/model.c.  t/unit-model.c and the
+ * consecutive pages, independently of lib/model/model.c.  t/unit-model.c and the
  * fuzz target t/fuzz/fuzz-model.c both hold lib's model against it.
  *
- * Pure: depends on lib/hugebuf.h's types only (no helpers, no liburing), so
+ * Pure: depends on lib/include/hugebuf.h's types only (no helpers, no liburing), so
  * a fuzz target can link it alone.
  */
 #ifndef HUGEBUF_T_REFMODEL_H

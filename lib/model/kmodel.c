@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Which registered-buffer behaviour a kernel release has.
+ *
+ * The generations follow io_uring/rsrc.c upstream:
+ *   < 6.3        one bvec per pinned page
+ *   6.3 - 6.11   57bebf807e2a: a buffer inside one folio becomes one bvec
+ *   6.12 - 6.15  a8edbb424b13: one bvec per folio, first offset taken from
+ *                the user address (uaddr & (folio_size - 1))
+ *   6.16+        3a3c6d61577d: first offset from the first page's index
+ *                inside its folio.
+ * The accounting moved on its own: batch de-duplication up to 6.12, the
+ * 6.13 table rework, 7.2's per-ring hugepage references (has_hpage_acct(),
+ * lib/model/account.c).  7.3 changed nothing the model covers (io_uring/rsrc.c,
+ * memmap.c, the block paths of lib/model/predict.c, plain.c and ptmap.c read
+ * against 7.2.13; see docs/kernel-rules.md §1).
+ *
+ * Before 6.3 the registration is the same one-bvec-per-page walk back to
+ * 5.10; what differs there is where the bvecs live (imu_bvecs_apart,
+ * 41edf1a5ec96, 5.13).  5.10.y replaced its io_uring with 5.15's in
+ * 5.10.162 (788d0824269b "io_uring: import 5.15-stable io_uring", in
+ * io_uring/io_uring.c from then on): Debian's 5.10.262 registers, imports
+ * and charges exactly as 6.1 does (io_sqe_buffer_register(),
+ * io_buffer_account_pin() with headpage_already_acct() over the table
+ * filled in the loop, __io_import_fixed() with "offset < bv_len",
+ * IORING_MAX_REG_BUFFERS 16384, io_buffer_validate()'s SZ_1G, pinned_vm
+ * charged to every ring through ctx->mm_account and RLIMIT_MEMLOCK only
+ * without CAP_IPC_LOCK), except that it allocates the imu before it pins,
+ * so no failure there leaves a pin behind.
+ *
+ * Stable series that took a fix behave like mainline from the sublevel
+ * that carried it.  Which release carried which fix, and where that was
+ * found, is docs/kernel-rules.md §1.1; the functions below encode that
+ * list, each naming its commit.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+
+/* sizeof(struct io_mapped_ubuf) before the ublk fields (6.1 - 6.14) */
+#define IMU_HEADER_OLD		32
+/* 6.15 - 7.1: + release, priv, flags/is_kbuf, dir */
+#define IMU_HEADER_NEW		56
+/*
+ * 7.2: acct_pages gone, len a size_t (7.2.13's io_uring/rsrc.h; the BTF
+ * of Debian's 7.1.13 image still has acct_pages and an unsigned int len)
+ */
+#define IMU_HEADER_72		48
+/* 6.1 with kernel/patches/io_uring/0005: the old header without acct_pages */
+#define IMU_HEADER_BACKPORT	24
+#define IMU_CACHE_BVECS		32
+
+static bool version_before(int major, int minor, int vmaj, int vmin)
+{
+	return major < vmaj || (major == vmaj && minor < vmin);
+}
+
+/*
+ * A fix merged in mainline @fix_major.@fix_minor and taken by the stable
+ * series @fix_major.@stable_minor at @stable_sub: does @major.@minor.@sub
+ * have it?  An unknown sublevel (< 0) is the .0 release.
+ */
+static bool has_fix(int major, int minor, int sub, int fix_major,
+		    int fix_minor, int stable_minor, int stable_sub)
+{
+	if (!version_before(major, minor, fix_major, fix_minor))
+		return true;
+	return major == fix_major && minor == stable_minor &&
+	       sub >= stable_sub;
+}
+
+/*
+ * The import quirks below are modelled only for an exact release: a bare
+ * "6.3" (HUGEBUF_KERNEL, --kernel) names the 6.3 generation as its stable
+ * series ships it today, without the bugs its early point releases had.
+ */
+static bool quirk(int sub, bool present)
+{
+	return sub >= 0 && present;
+}
+
+/* 3a3c6d61577d "don't rely on user vaddr alignment": 6.16, 6.15.5, 6.12.36 */
+static bool has_vaddr_fix(int major, int minor, int sub)
+{
+	return has_fix(major, minor, sub, 6, 16, 15, 5) ||
+	       has_fix(major, minor, sub, 6, 16, 12, 36);
+}
+
+/*
+ * A fix a stable series took at @fix_sub (< 0: never): the series at @sub
+ * has it; an unknown sublevel is the series as it ships today.
+ */
+static bool series_has_fix(int sub, int fix_sub)
+{
+	if (fix_sub < 0)
+		return false;
+	return sub < 0 || sub >= fix_sub;
+}
+
+/* The stable sublevel that took 2ff949441802, -1 for none. */
+static int pt_sanity_fix_sub(int major, int minor)
+{
+	if (major != 6)
+		return -1;
+	switch (minor) {
+	case 1:
+		return 116;
+	case 6:
+		return 60;
+	case 11:
+		return 7;
+	}
+	return -1;
+}
+
+/*
+ * The bvec array allocated apart from the imu, whose header is an entry of
+ * ctx->user_bufs[] (5.10's io_sqe_buffer_register(): kvmalloc_array() of
+ * nr_pages bio_vecs into imu->bvec): until 41edf1a5ec96 put header and
+ * bvecs in one kvmalloc() (5.13), and in 5.10.y until 5.10.162 imported
+ * that code with 5.15's io_uring (788d0824269b).  An unknown 5.10
+ * sublevel is the series as it ships today.
+ */
+static bool bvecs_apart(int major, int minor, int sub)
+{
+	if (major == 5 && minor == 10)
+		return !series_has_fix(sub, 162);
+	return version_before(major, minor, 5, 13);
+}
+
+/* The passthrough mapping rules (see the comment at the top). */
+static void pt_rules(int major, int minor, int sub, struct hb_kmodel *km)
+{
+	bool mainline_fixed = !version_before(major, minor, 6, 12);
+
+	km->pt_split_check = mainline_fixed ||
+			     (major == 6 && minor == 11 &&
+			      series_has_fix(sub, 8));
+	km->pt_old_bvec_checks =
+		!version_before(major, minor, 6, 1) && !mainline_fixed &&
+		!series_has_fix(sub, pt_sanity_fix_sub(major, minor));
+}
+
+/*
+ * 7.2's per-ring hugepage accounting (lib/model/account.c): ctx->hpage_acct,
+ * hpage_acct_ref()/hpage_acct_unref(), and io_buffer_account_pin()
+ * returning before any charge without ctx->user (vmpin_needs_user), one
+ * scheme: its un-charge, io_buffer_unaccount_pages(), also gives 0
+ * without ctx->user.  In 7.2.13's source and in the BTF of Debian's
+ * 7.2.12 image (struct io_ring_ctx.hpage_acct, FUNC hpage_acct_ref);
+ * the BTF of 7.0.13 and 7.1.13 still shows the old scheme (imu->
+ * acct_pages, io_sqe_buffer_register()'s last_hpage, no hpage_acct).
+ * That the early return came with it, not in 7.0, is read from the code
+ * and measured: the NVMe-only guests of 7.0.13 and 7.1.13 charge root's
+ * ring VmPin (kernel/README.md, "Debian's images").
+ */
+static bool has_hpage_acct(int major, int minor)
+{
+	return !version_before(major, minor, 7, 2);
+}
+
+static enum hb_kgen gen_of(int major, int minor, int sub)
+{
+	if (version_before(major, minor, 6, 3))
+		return HB_KGEN_NONE;
+	if (version_before(major, minor, 6, 12))
+		return HB_KGEN_SINGLE;
+	if (!has_vaddr_fix(major, minor, sub))
+		return HB_KGEN_MULTI;
+	return HB_KGEN_MULTI_FIXED;
+}
+
+/* The hand-coded advance of b000ae0ec2d7 (6.3) and its stable fixes. */
+static void import_quirks(int major, int minor, int sub, struct hb_kmodel *km)
+{
+	bool advance_6_3 = !version_before(major, minor, 6, 3);
+
+	/* d6fef34ee4d1: 6.7; the 6.6.y release is not known (see above) */
+	km->import_offset_le_bvlen =
+		quirk(sub, advance_6_3 && version_before(major, minor, 6, 7));
+	/* a23800f08a60: 6.10, 6.9.7, 6.6.36 */
+	km->import_nr_segs_bvlen =
+		quirk(sub, advance_6_3 &&
+			   !has_fix(major, minor, sub, 6, 10, 9, 7) &&
+			   !has_fix(major, minor, sub, 6, 10, 6, 36));
+	/* 776617db78c6: 6.4, 6.3.2 */
+	km->coalesce_nonconsecutive =
+		quirk(sub, advance_6_3 &&
+			   !has_fix(major, minor, sub, 6, 4, 3, 2));
+}
+
+/*
+ * The vectored import's offset rule follows the generation: e1d7727b73a1
+ * (bvec[0]'s bv_offset) went to 6.15.5 and 6.16 together with
+ * 3a3c6d61577d, the first offset from the page index.
+ */
+void hb_kmodel_set_gen(struct hb_kmodel *km, enum hb_kgen gen)
+{
+	km->gen = gen;
+	km->vec_offset_from_bvec = km->vec_fixed &&
+				   gen == HB_KGEN_MULTI_FIXED;
+}
+
+void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
+{
+	memset(km, 0, sizeof(*km));
+	km->kmajor = major;
+	km->kminor = minor;
+	km->ksublevel = sub < 0 ? -1 : sub;
+	import_quirks(major, minor, sub, km);
+	pt_rules(major, minor, sub, km);
+	/*
+	 * km->pin_checks_vmas: io_pin_pages() walks the buffer's VMAs itself
+	 * (before 6.5): a buffer over VMAs of different files, such as a
+	 * hugetlb page next to anonymous memory, is -EINVAL (edd478269640, also
+	 * in 6.1.y), and a hole after pinned pages can come back as -EINVAL
+	 * too.
+	 */
+	km->pin_checks_vmas = version_before(major, minor, 6, 5);
+	km->acct_batch_dedup = version_before(major, minor, 6, 13);
+	km->acct_per_ring = has_hpage_acct(major, minor);
+	km->vec_fixed = !version_before(major, minor, 6, 15);
+	km->vmpin_needs_user = has_hpage_acct(major, minor);
+	/* ed9832bc08db (6.12); bvec_try_merge_page() behind vcnt > 0: 6.5 */
+	km->plain_folio_runs = !version_before(major, minor, 6, 12);
+	km->plain_merge_test_first = version_before(major, minor, 6, 5);
+	/*
+	 * iov_iter_extract_bvecs(): seen in 7.2, not in 6.18 (which merges,
+	 * t/fio-plain.sh); the BTF of Debian's 7.0.13 image has the
+	 * function, the 6.18 host's has not, so 7.0 (the 7.0 guest confirms
+	 * it by the bio profile)
+	 */
+	km->plain_bvec_per_run = !version_before(major, minor, 7, 0);
+	hb_kmodel_set_gen(km, gen_of(major, minor, sub));
+	km->imu_bvecs_apart = bvecs_apart(major, minor, sub);
+	/* c42bca92be92 (5.12); 5.10.262 still has __bio_iov_bvec_add_pages() */
+	km->fixed_bio_add_page = version_before(major, minor, 5, 12);
+	if (km->imu_bvecs_apart) {
+		/* the header is in the table, not in the buffer's allocation */
+		km->imu_header = 0;
+	} else if (version_before(major, minor, 6, 15)) {
+		km->imu_header = IMU_HEADER_OLD;
+	} else {
+		km->imu_header = has_hpage_acct(major, minor) ? IMU_HEADER_72 :
+								IMU_HEADER_NEW;
+		km->exact_nr_segs = true;
+		km->imu_cache_bvecs = IMU_CACHE_BVECS;
+	}
+	if (sub >= 0)
+		snprintf(km->name, sizeof(km->name), "%d.%d.%d", major, minor,
+			 sub);
+	else
+		snprintf(km->name, sizeof(km->name), "%d.%d", major, minor);
+}
+
+void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
+{
+	hb_kmodel_for_release(major, minor, -1, km);
+}
+
+/*
+ * Debian 6.1 with kernel/patches: the 6.16 coalescing rules, the 6.1
+ * header (folio_shift sits in the padding after nr_bvecs), bvec[0] on
+ * the page pinned for the first byte (6.1 has no unpin_user_folio(); see
+ * kernel/patches/io_uring/0004), and an exact nr_segs counted from bvec[0]'s
+ * bv_len (io_uring 2/5; 6.1's over-estimate, every bvec to the table's end,
+ * made a passthrough command from the start of a buffer of more folios
+ * than max_segments -EINVAL).  io_uring 5/5 charges each compound head once
+ * per ring by reference count (ctx->hpage_acct, as 7.2), but keeps 6.1's
+ * VmPin charge for a ring with CAP_IPC_LOCK, and drops imu->acct_pages.
+ * io_uring 3/5 charges a zero-copy send's frag for the pages it spans
+ * (hb_model_sendzc_overcharge()).
+ */
+void hb_kmodel_backport(int sub, struct hb_kmodel *km)
+{
+	memset(km, 0, sizeof(*km));
+	km->gen = HB_KGEN_MULTI_FIXED;
+	km->imu_header = IMU_HEADER_BACKPORT;
+	km->pin_checks_vmas = true;
+	km->first_bvec_pinned_page = true;
+	km->exact_nr_segs = true;
+	km->nr_segs_from_head = true;
+	km->acct_per_ring = true;
+	/* io_uring 3/5: a SEND_ZC frag charged for the pages it spans */
+	km->sendzc_charge_in_page = true;
+	/* the block patch: folio runs, through 6.1's __bio_try_merge_page() */
+	km->plain_folio_runs = true;
+	km->plain_merge_test_first = true;
+	/* the Debian 6.1 blk-map.c underneath */
+	pt_rules(6, 1, sub, km);
+	km->kmajor = 6;
+	km->kminor = 1;
+	km->ksublevel = sub < 0 ? -1 : sub;
+	snprintf(km->name, sizeof(km->name), "6.1+hugebuf");
+}
+
+static int parse_version(const char *s, int *major, int *minor, int *sub)
+{
+	char *end;
+	long a, b, c;
+
+	/* strtol() would take blanks and a sign: a version starts "N." */
+	if (*s < '0' || *s > '9')
+		return -1;
+	a = strtol(s, &end, 10);
+	if (end == s || *end != '.' || a < 2 || a > 99)
+		return -1;
+	s = end + 1;
+	if (*s < '0' || *s > '9')
+		return -1;
+	b = strtol(s, &end, 10);
+	if (end == s || b < 0 || b > 999)
+		return -1;
+	/*
+	 * "6.1.192", "6.18.44-fc-v657", "6.8.0+" (a dirty build): the rest is
+	 * ignored; any other "+suffix" is a typo of "6.1+hugebuf".
+	 */
+	if (*end == '+' && end[1])
+		return -1;
+	if (*end && *end != '.' && *end != '-' && *end != '+')
+		return -1;
+	*major = (int)a;
+	*minor = (int)b;
+	/* the sublevel, when digits follow the second dot */
+	*sub = -1;
+	if (*end == '.' && end[1] >= '0' && end[1] <= '9') {
+		c = strtol(end + 1, NULL, 10);
+		if (c >= 0 && c < 100000)
+			*sub = (int)c;
+	}
+	return 0;
+}
+
+/* "6.1+hugebuf", or with the sublevel: "6.1.192+hugebuf" */
+static bool is_backport(const char *s)
+{
+	const char *plus = strchr(s, '+');
+	size_t n;
+
+	if (!plus || strcmp(plus, "+hugebuf"))
+		return false;
+	n = (size_t)(plus - s);
+	if (n == 3)
+		return !strncmp(s, "6.1", 3);
+	return n > 4 && !strncmp(s, "6.1.", 4) &&
+	       strspn(s + 4, "0123456789") == n - 4;
+}
+
+int hb_kmodel_parse(const char *s, struct hb_kmodel *km)
+{
+	int major, minor, sub;
+
+	if (s && is_backport(s)) {
+		/* "6.1.192+hugebuf": the digits after "6.1." */
+		hb_kmodel_backport(s[3] == '.' ? atoi(s + 4) : -1, km);
+		return 0;
+	}
+	if (!s || parse_version(s, &major, &minor, &sub))
+		return hb_seterr(EINVAL, "unknown kernel '%s': use a version "
+				 "such as 6.1, 6.3, 6.12, 6.12.36, 6.16, or "
+				 "6.1+hugebuf", s ? s : "");
+	hb_kmodel_for_release(major, minor, sub, km);
+	return 0;
+}
+
+/*
+ * The releases the tests hold the model to, oldest first, then our
+ * series: one of each generation, 6.13 and 6.15 where the accounting and
+ * the import changed, and the newest release modelled.  The sublevel
+ * quirks (6.3.1, 6.9.6, ...) are tested by name (t/unit-quirks.c).
+ */
+static const char *const known_kernels[] = {
+	"5.10", /* 6.1's rules: 5.15's io_uring since 5.10.162 */
+	"6.1", /* one bvec per page, io_pin_pages() checks the VMAs */
+	"6.3", /* one bvec for a buffer inside one folio */
+	"6.12", /* one bvec per folio, vaddr offset; table filled in the loop */
+	"6.13", /* table rework: only last_hpage deduplicated (3597f2786b68) */
+	"6.15", /* exact nr_segs, 56-byte imu header, READV_FIXED */
+	"6.16", /* first offset from the folio page index (3a3c6d61577d) */
+	"6.18", /* the newest release before the per-ring accounting */
+	"7.2", /* per-ring hugepage accounting, 48-byte imu header */
+	"7.3", /* the newest release modelled (7.2's rules) */
+	"6.1+hugebuf",
+};
+
+unsigned int hb_kmodel_known(const char *const **names)
+{
+	*names = known_kernels;
+	return sizeof(known_kernels) / sizeof(known_kernels[0]);
+}
+
+const char *hb_kgen_name(enum hb_kgen gen)
+{
+	switch (gen) {
+	case HB_KGEN_NONE:
+		return "none (one bvec per page, < 6.3)";
+	case HB_KGEN_SINGLE:
+		return "single-folio (6.3 - 6.11)";
+	case HB_KGEN_MULTI:
+		return "multi-folio, vaddr offset (6.12 - 6.15)";
+	case HB_KGEN_MULTI_FIXED:
+		return "multi-folio (6.16+)";
+	}
+	return "unknown";
+}

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Backings: what "hugetlb:2M", "thp", "hugetlbfs:PATH"... mean, how they
+ * print, and where a buffer of each must start.  Below the allocator and
+ * the preflight, which both describe a plan with them; it reads only the
+ * system facts of lib/sysread/sysinfo.c (the PMD and default hugepage sizes) and a
+ * hugetlbfs mount's page size.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/vfs.h>
+
+#include "resource/resource.h"
+
+/* statfs f_type of hugetlbfs (include/uapi/linux/magic.h) */
+#define HB_HUGETLBFS_MAGIC	0x958458f6
+
+/* "hugetlb:2M" -> kind hugetlb, size 2M; "hugetlb" -> default 2M */
+static int parse_backing_size(const char *s, const char *what,
+			      uint64_t deflt, uint64_t *size)
+{
+	int ret;
+
+	if (!s) {
+		*size = deflt;
+		return 0;
+	}
+	ret = hb_parse_size(s, size);
+	if (ret)
+		return hb_seterr(EINVAL, "invalid %s size '%s': use e.g. "
+				 "%s:2M", what, s, what);
+	if (!HB_IS_POW2(*size) || *size <= HB_PAGE_SIZE)
+		return hb_seterr(EINVAL, "invalid %s size '%s': must be a "
+				 "power of two larger than 4K (e.g. %s:2M)",
+				 what, s, what);
+	return 0;
+}
+
+/*
+ * The page size of the hugetlbfs mount @path is on: statfs() reports
+ * HUGETLBFS_MAGIC and the mount's page size as f_bsize
+ * (fs/hugetlbfs/inode.c hugetlbfs_statfs).  A file that does not exist
+ * yet is judged by its directory.
+ */
+int hb_hugetlbfs_page_size(const char *path, uint64_t *size)
+{
+	char dir[HB_BACKING_PATH_MAX];
+	struct statfs sf;
+	char *slash;
+
+	if (statfs(path, &sf)) {
+		if (errno != ENOENT)
+			return hb_seterr(errno, "backing hugetlbfs:%s: %s",
+					 path, strerror(errno));
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (!slash)
+			snprintf(dir, sizeof(dir), ".");
+		else if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+		if (statfs(dir, &sf))
+			return hb_seterr(errno, "backing hugetlbfs:%s: %s",
+					 path, strerror(errno));
+	}
+	if ((uint32_t)sf.f_type != HB_HUGETLBFS_MAGIC)
+		return hb_seterr(EINVAL, "backing hugetlbfs:%s: %s is not on "
+				 "hugetlbfs: mount one (mount -t hugetlbfs "
+				 "none /dev/hugepages) and give a path there",
+				 path, path);
+	if (!HB_IS_POW2((uint64_t)sf.f_bsize) ||
+	    (uint64_t)sf.f_bsize <= HB_PAGE_SIZE)
+		return hb_seterr(EINVAL, "%s: hugetlbfs reports a page size "
+				 "of %ld bytes", path, (long)sf.f_bsize);
+	*size = sf.f_bsize;
+	return 0;
+}
+
+static int parse_hugetlbfs(const char *path, struct hb_backing *b)
+{
+	size_t n = strlen(path);
+
+	if (n >= sizeof(b->path))
+		return hb_seterr(ENAMETOOLONG, "hugetlbfs path is %zu bytes, "
+				 "at most %zu are allowed: use a shorter one",
+				 n, sizeof(b->path) - 1);
+	b->kind = HB_BACKING_HUGETLBFS;
+	memcpy(b->path, path, n + 1);
+	return hb_hugetlbfs_page_size(path, &b->folio_size);
+}
+
+bool hb_backing_is_hugetlb(const struct hb_backing *b)
+{
+	return b->kind == HB_BACKING_HUGETLB || b->kind == HB_BACKING_MEMFD ||
+	       b->kind == HB_BACKING_LIBHUGETLBFS ||
+	       b->kind == HB_BACKING_HUGETLBFS ||
+	       (b->kind == HB_BACKING_SHM && b->folio_size > HB_PAGE_SIZE);
+}
+
+const char *hb_backing_spellings(void)
+{
+	return "4k, thp, mthp:64K, hugetlb[:2M|:1G], memfd[:2M|:1G], "
+	       "shm[:2M|:1G], hugetlbfs:PATH or libhugetlbfs";
+}
+
+int hb_backing_parse(const char *s, struct hb_backing *b)
+{
+	char name[32];
+	const char *colon, *arg;
+	size_t n;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	if (!s || !*s)
+		return hb_seterr(EINVAL, "empty backing: use %s",
+				 hb_backing_spellings());
+	colon = strchr(s, ':');
+	n = colon ? (size_t)(colon - s) : strlen(s);
+	if (n >= sizeof(name))
+		goto unknown;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	arg = colon ? colon + 1 : NULL;
+	if (arg && !*arg)
+		return hb_seterr(EINVAL, "backing '%s' has an empty size after "
+				 "':': use e.g. %s:2M", s, name);
+
+	if (!strcasecmp(name, "4k") || !strcasecmp(name, "4K")) {
+		if (arg)
+			goto no_size;
+		b->kind = HB_BACKING_4K;
+		b->folio_size = HB_PAGE_SIZE;
+		return 0;
+	}
+	if (!strcasecmp(name, "thp")) {
+		if (arg)
+			goto no_size;
+		b->kind = HB_BACKING_THP;
+		b->folio_size = hb_sys_pmd_size();
+		return 0;
+	}
+	if (!strcasecmp(name, "mthp")) {
+		if (!arg)
+			return hb_seterr(EINVAL, "backing 'mthp' needs a size: "
+					 "use e.g. mthp:64K");
+		b->kind = HB_BACKING_MTHP;
+		return parse_backing_size(arg, "mthp", 0, &b->folio_size);
+	}
+	if (!strcasecmp(name, "hugetlb")) {
+		b->kind = HB_BACKING_HUGETLB;
+		return parse_backing_size(arg, "hugetlb", 2ULL << 20,
+					  &b->folio_size);
+	}
+	if (!strcasecmp(name, "memfd")) {
+		b->kind = HB_BACKING_MEMFD;
+		return parse_backing_size(arg, "memfd", 2ULL << 20,
+					  &b->folio_size);
+	}
+	if (!strcasecmp(name, "shm")) {
+		uint64_t sz;
+
+		/* plain shm is 4 KiB pages (fio's mem=shm) */
+		b->kind = HB_BACKING_SHM;
+		b->folio_size = HB_PAGE_SIZE;
+		if (!arg || (!hb_parse_size(arg, &sz) && sz == HB_PAGE_SIZE))
+			return 0;
+		return parse_backing_size(arg, "shm", 0, &b->folio_size);
+	}
+	if (!strcasecmp(name, "hugetlbfs")) {
+		if (!arg)
+			return hb_seterr(EINVAL, "backing 'hugetlbfs' needs a "
+					 "path: use hugetlbfs:/dev/hugepages "
+					 "or hugetlbfs:/mnt/huge/file");
+		return parse_hugetlbfs(arg, b);
+	}
+	if (!strcasecmp(name, "libhugetlbfs")) {
+		if (arg)
+			goto no_size;
+		b->kind = HB_BACKING_LIBHUGETLBFS;
+		/* get_huge_pages() takes the default size; none: 2M's pool */
+		b->folio_size = hb_sys_default_hugepage() ?: 2ULL << 20;
+		return 0;
+	}
+unknown:
+	ret = hb_seterr(EINVAL, "unknown backing '%s': use %s", s,
+			hb_backing_spellings());
+	return ret;
+no_size:
+	return hb_seterr(EINVAL, "backing '%s' takes no size: use '%s'", s,
+			 name);
+}
+
+char *hb_backing_str(const struct hb_backing *b, char *buf, size_t len)
+{
+	char sz[32];
+
+	hb_fmt_size(b->folio_size, sz, sizeof(sz));
+	switch (b->kind) {
+	case HB_BACKING_4K:
+		snprintf(buf, len, "4k");
+		break;
+	case HB_BACKING_THP:
+		snprintf(buf, len, "thp");
+		break;
+	case HB_BACKING_MTHP:
+		snprintf(buf, len, "mthp:%s", sz);
+		break;
+	case HB_BACKING_HUGETLB:
+		snprintf(buf, len, "hugetlb:%s", sz);
+		break;
+	case HB_BACKING_MEMFD:
+		snprintf(buf, len, "memfd:%s", sz);
+		break;
+	case HB_BACKING_LIBHUGETLBFS:
+		snprintf(buf, len, "libhugetlbfs");
+		break;
+	case HB_BACKING_SHM:
+		if (b->folio_size > HB_PAGE_SIZE)
+			snprintf(buf, len, "shm:%s", sz);
+		else
+			snprintf(buf, len, "shm");
+		break;
+	case HB_BACKING_HUGETLBFS:
+		snprintf(buf, len, "hugetlbfs:%s", b->path);
+		break;
+	default:
+		snprintf(buf, len, "unknown");
+	}
+	return buf;
+}
+
+uint64_t hb_backing_align(const struct hb_backing *b)
+{
+	const uint64_t pmd = 2ULL << 20;
+
+	if ((b->kind == HB_BACKING_4K || b->kind == HB_BACKING_SHM) &&
+	    b->folio_size < pmd)
+		return pmd;
+	return b->folio_size;
+}

@@ -1,0 +1,12 @@
+lib/resource/ringprobe.o: lib/resource/ringprobe.c \
+ /work/main/config-host.h lib/resource/resource.h lib/model/model.h \
+ lib/base/base.h lib/include/hugebuf.h lib/include/hugebuf-model.h \
+ lib/sysread/sysread.h lib/base/uring-compat.h
+/work/main/config-host.h:
+lib/resource/resource.h:
+lib/model/model.h:
+lib/base/base.h:
+lib/include/hugebuf.h:
+lib/include/hugebuf-model.h:
+lib/sysread/sysread.h:
+lib/base/uring-compat.h:
