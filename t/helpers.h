@@ -607,7 +607,7 @@ long t_pins_held(void);
  * 7.3), and a ring's buffers are unpinned by its exit work: a count that
  * comes back was only late, a leak never comes back.
  */
-long t_settle(long (*probe)(void *), void *arg, long want, int ms);
+long t_settle_within(long (*probe)(void *), void *arg, long want, int ms);
 /*
  * Wait up to @ms milliseconds for the pins held and the free 2 MiB
  * hugepages to stand still for 300 ms: the program before this one may
@@ -616,7 +616,7 @@ long t_settle(long (*probe)(void *), void *arg, long want, int ms);
  * did.
  */
 bool t_quiet(int ms);
-/* t_pins_held() and hb_hugepages_free(2 MiB) for t_settle() */
+/* t_pins_held() and hb_hugepages_free(2 MiB) for t_settle_within() */
 long t_pins_of(void *arg);
 long t_free_2m_of(void *arg);
 /*

@@ -65,8 +65,8 @@
 #define MAX_IO		(8 * MiB)
 /*
  * How long a check waits for its pins and hugepages to come back
- * (t_settle()): a guest beside another under TCG runs its work items
- * late, and a leak never comes back, so waiting long hides none.
+ * (t_settle_within()): a guest beside another under TCG runs its work
+ * items late, and a leak never comes back, so waiting long hides none.
  */
 #define SETTLE_MS	3000
 
@@ -482,8 +482,8 @@ static int check_case(int fd, off_t base, const char *backing, size_t head,
 	if (bad >= 0)
 		fail = 1;
 	hb_free(&hb);
-	pins1 = t_settle(t_pins_of, NULL, pins0, SETTLE_MS);
-	free1 = t_settle(t_free_2m_of, NULL, free0, SETTLE_MS);
+	pins1 = t_settle_within(t_pins_of, NULL, pins0, SETTLE_MS);
+	free1 = t_settle_within(t_free_2m_of, NULL, free0, SETTLE_MS);
 	if (pins1 != pins0 || free1 != free0)
 		fail = 1;
 	printf("BIOPROF check backing=%s head=%zu len=%zu split=%zu io=%zd first_bad=%ld pins_left=%ld free_2m_delta=%ld result=%s\n",
@@ -555,7 +555,7 @@ static int check_mremap(int fd, off_t base)
 	}
 	hb_free(&dst);
 	hb_free_moved(&src, MiB, 3 * MiB);
-	pins1 = t_settle(t_pins_of, NULL, pins0, SETTLE_MS);
+	pins1 = t_settle_within(t_pins_of, NULL, pins0, SETTLE_MS);
 	if (pins1 != pins0) {
 		fail = 1;
 		res = "FAIL";
@@ -641,7 +641,7 @@ static int check_zap_inflight(int fd, off_t base, unsigned int delay_us)
 	}
 	hb_free(&b);
 	io_uring_queue_exit(&ring);
-	pins1 = t_settle(t_pins_of, NULL, pins0, SETTLE_MS);
+	pins1 = t_settle_within(t_pins_of, NULL, pins0, SETTLE_MS);
 	if (pins1 != pins0)
 		fail = 1;
 	printf("BIOPROF check case=thp-zap-inflight delay_us=%u inflight=%s zap=%s io=%d first_bad=%ld zapped_zero_pages=%u zapped_data_pages=%u zapped_bad_page=%ld pins_left=%ld result=%s\n",

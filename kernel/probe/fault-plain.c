@@ -206,7 +206,7 @@ static long pages_held(int kpf, const uint64_t *pfn, unsigned int nr)
 /* @probe's value once it is back at @want, or after SETTLE_MS */
 static long settle(long (*probe)(void *), void *arg, long want)
 {
-	return t_settle(probe, arg, want, SETTLE_MS);
+	return t_settle_within(probe, arg, want, SETTLE_MS);
 }
 
 struct held_arg {

@@ -61,7 +61,7 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-long t_settle(long (*probe)(void *), void *arg, long want, int ms)
+long t_settle_within(long (*probe)(void *), void *arg, long want, int ms)
 {
 	long v = probe(arg);
 	int t;
