@@ -310,12 +310,13 @@ int t_expect_pinned(const void *addr, bool want, const char *what)
 
 int t_knob_write(const char *path, const char *val, int flags)
 {
-	ssize_t len = (ssize_t)strlen(val);
+	ssize_t len = (ssize_t)strlen(val), n;
 	int fd = open(path, O_WRONLY | O_CLOEXEC | flags), ret;
 
 	if (fd < 0)
 		return -errno;
-	ret = write(fd, val, len) == len ? 0 : -errno;
+	n = write(fd, val, len);
+	ret = n == len ? 0 : n < 0 ? -errno : -EIO;
 	close(fd);
 	return ret;
 }
