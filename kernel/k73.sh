@@ -5,7 +5,7 @@
 # kernel/patches/mainline/ is written against, and an opt-in build of it
 # with that one patch.
 #
-# Usage: kernel/k73.sh --source | --build
+# Usage: kernel/k73.sh --source | --build | --run
 #
 #   --source   fetch linux-source-7.3 when it is not unpacked yet and print
 #              the tree's path (kmails.sh runs checkpatch.pl there).  The
@@ -19,9 +19,16 @@
 #              $KTEST_CACHE/images/bzImage-sendzc-7.3-KEY (printed).  Long
 #              (a whole kernel on this machine's cores): run it under the
 #              machine's lock for heavy jobs.
+#   --run      boot that image and Debian's own 7.3.4 cloud image
+#              (linux-binary-7.3.4*-cloud-amd64, fetched the same way) in
+#              qemu (TCG), each with an initramfs of static busybox and
+#              kernel/static/sendzc-probe ('make static'), which sends over
+#              loopback TCP and needs no disk, and print each guest's
+#              SENDZC lines (ratio: bytes in flight per byte charged; data:
+#              every byte compared).  Heavy too: two guests under TCG.
 #
-# Not done here yet: booting that image beside Debian's own 7.3.4 image
-# and comparing sendzc-probe's ratios (kernel/patches/README.md).
+# The guests are not kernel/ktest.sh's: no kernels.tab line builds this
+# kernel yet (kernel/patches/README.md).
 #
 # Environment: KTEST_CACHE [/var/tmp/hugebuf-kernel], KTEST_JOBS [nproc].
 
@@ -46,13 +53,12 @@ log() {
 	echo "k73: $*" >&2
 }
 
-fetch_source() {
-	local codename deb
-	[ -f "$SRC73/Makefile" ] && [ -f "$TOP73/.unpacked" ] && return 0
-	[ "$(id -u)" = 0 ] || die "fetching linux-source-7.3 needs root (apt-get update of a private state)"
+# the private apt state of trixie-backports, its index updated
+apt_prepare() {
+	local codename
+	[ "$(id -u)" = 0 ] || die "fetching from trixie-backports needs root (apt-get update of a private state)"
 	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 	[ -n "$codename" ] || die "no VERSION_CODENAME in /etc/os-release"
-	rm -rf "$TOP73"
 	mkdir -p "$TOP73"
 	# shellcheck source=tools/apt-sources.sh
 	. "$TOP/tools/apt-sources.sh"
@@ -60,6 +66,13 @@ fetch_source() {
 		die "no enabled apt source of $codename to derive trixie-backports from"
 	apt_state_run "$APT73" update >"$TOP73/apt.log" 2>&1 ||
 		die "apt-get update of trixie-backports failed, see $TOP73/apt.log"
+}
+
+fetch_source() {
+	local deb
+	[ -f "$SRC73/Makefile" ] && [ -f "$TOP73/.unpacked" ] && return 0
+	rm -rf "$TOP73"
+	apt_prepare
 	(cd "$TOP73" && apt_state_run "$APT73" download linux-source-7.3) \
 		>>"$TOP73/apt.log" 2>&1 ||
 		die "apt-get download linux-source-7.3 failed, see $TOP73/apt.log"
@@ -76,8 +89,10 @@ fetch_source() {
 
 # the mainline patches, in order (not the cover letter)
 mainline_patches() {
-	ls "$MAINLINE"/0[0-9][0-9][0-9]-*.patch |
-		grep -v '/0000-cover-letter\.patch$'
+	local p
+	for p in "$MAINLINE"/0[0-9][0-9][0-9]-*.patch; do
+		case $p in */0000-cover-letter.patch) ;; *) echo "$p" ;; esac
+	done
 }
 
 build_image() {
@@ -118,7 +133,86 @@ build_image() {
 	echo "$img"
 }
 
+# Debian's own 7.3.4 cloud image's vmlinuz, fetched like the source: the
+# newest linux-binary-7.3.4*-cloud-amd64 of the index
+debian_image() {
+	local d=$TOP73/deb pkg f
+	if [ -f "$d/vmlinuz" ]; then
+		echo "$d/vmlinuz"
+		return 0
+	fi
+	apt_prepare
+	for f in "$APT73"/lists/*_dists_trixie-backports_main_binary-amd64_Packages*; do
+		[ -f "$f" ] || continue
+		pkg=$(/usr/lib/apt/apt-helper cat-file "$f" |
+			sed -n 's/^Package: \(linux-binary-7\.3\.4[^ ]*-cloud-amd64\)$/\1/p' |
+			sort -V | tail -n 1)
+	done
+	[ -n "${pkg:-}" ] || die "trixie-backports serves no linux-binary-7.3.4*-cloud-amd64"
+	rm -rf "$d"
+	mkdir -p "$d"
+	(cd "$d" && apt_state_run "$APT73" download "$pkg") >>"$TOP73/apt.log" 2>&1 ||
+		die "apt-get download $pkg failed, see $TOP73/apt.log"
+	dpkg-deb -x "$d"/*.deb "$d/root"
+	mv "$d"/root/usr/lib/modules/*/vmlinuz "$d/vmlinuz" ||
+		die "$pkg holds no vmlinuz"
+	rm -rf "$d/root" "$d"/*.deb
+	echo "$d/vmlinuz"
+}
+
+# an initramfs of static busybox and sendzc-probe; /init brings up the
+# loopback, reserves 2 MiB hugepages, runs the probe and powers off
+make_initramfs() {	# $1 = output
+	local r
+	r=$(mktemp -d "$KTEST_CACHE/k73-initramfs.XXXXXX")
+	mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp"
+	cp /bin/busybox "$r/bin/busybox"
+	cp "$TOP/kernel/static/sendzc-probe" "$r/bin/sendzc-probe"
+	cat >"$r/init" <<-'EOF'
+	#!/bin/busybox sh
+	/bin/busybox --install -s /bin
+	mount -t proc proc /proc
+	mount -t sysfs sys /sys
+	mount -t devtmpfs dev /dev 2>/dev/null
+	mount -t tmpfs tmp /tmp
+	ip link set lo up
+	echo 64 >/proc/sys/vm/nr_hugepages
+	echo always >/sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
+	echo "@@K73 release $(uname -r)"
+	/bin/sendzc-probe </dev/null 2>&1
+	echo "@@K73 exit $?"
+	poweroff -f
+	EOF
+	chmod +x "$r/init"
+	(cd "$r" && find . | cpio -o -H newc --quiet) >"$1"
+	rm -rf "$r"
+}
+
+boot_one() {	# $1 = label, $2 = kernel image, $3 = initramfs
+	local log=$KTEST_CACHE/k73-console-$1.log
+	timeout 1800 qemu-system-x86_64 -m 2048 -smp 2 -nographic -no-reboot \
+		-kernel "$2" -initrd "$3" \
+		-append "console=ttyS0 quiet panic=-1" >"$log" 2>&1 ||
+		log "$1: qemu ended with $? (console: $log)"
+	grep -a '^@@K73 \|^SENDZC ' "$log" | sed "s/^/$1: /"
+}
+
+run_guests() {
+	local img deb cpio=$KTEST_CACHE/k73-initramfs.cpio
+	[ -x "$TOP/kernel/static/sendzc-probe" ] ||
+		die "no kernel/static/sendzc-probe: run 'make static' first"
+	command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64: apt-get install qemu-system-x86"
+	img=$(build_image)
+	deb=$(debian_image)
+	make_initramfs "$cpio"
+	boot_one debian-7.3.4 "$deb" "$cpio"
+	boot_one sendzc-fix-7.3.4 "$img" "$cpio"
+}
+
 case ${1:-} in
+--run)
+	fetch_source
+	run_guests ;;
 --source)
 	fetch_source
 	echo "$SRC73" ;;
@@ -126,7 +220,7 @@ case ${1:-} in
 	fetch_source
 	build_image ;;
 -h | --help)
-	sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//' ;;
+	sed -n '3,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//' ;;
 *)
-	die "usage: kernel/k73.sh --source | --build (see --help)" ;;
+	die "usage: kernel/k73.sh --source | --build | --run (see --help)" ;;
 esac

@@ -89,14 +89,14 @@ tree_61() {
 		die "no $TARBALL: apt-get install linux-source-6.1 (or run 'make deps')"
 	id=$(src_id)
 	files=$(for p in $(series_patches); do patch_files "$PATCHES/$p"; done |
-		sort -u)
-	if [ "$(cat "$stamp" 2>/dev/null)" = "$id $(echo $files)" ]; then
+		sort -u | xargs)
+	if [ "$(cat "$stamp" 2>/dev/null)" = "$id $files" ]; then
 		return 0
 	fi
 	log "unpacking scripts/ and the series' files of $TARBALL ($id)"
 	rm -rf "$T61"
 	mkdir -p "$(dirname "$T61")"
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2046
 	tar -C "$(dirname "$T61")" -xf "$TARBALL" --wildcards \
 		'linux-source-6.1/scripts/*' \
 		linux-source-6.1/{COPYING,CREDITS,Kbuild,MAINTAINERS,Makefile,README} \
@@ -105,7 +105,7 @@ tree_61() {
 	# checkpatch.pl's top_of_kernel_tree() looks for these directories
 	(cd "$T61" && mkdir -p Documentation arch include drivers fs init \
 		ipc kernel lib)
-	echo "$id $(echo $files)" >"$stamp"
+	echo "$id $files" >"$stamp"
 }
 
 # quilt push -a with no fuzz on a copy of the pristine files, and each
@@ -285,8 +285,9 @@ main() {
 	local name email
 	name=$(git config user.name || true)
 	email=$(git config user.email || true)
-	[ -n "$name" ] && [ -n "$email" ] ||
+	if [ -z "$name" ] || [ -z "$email" ]; then
 		die "no git identity: set git config user.name and user.email (the mails and patches go out from you)"
+	fi
 	SENDER="$name <$email>"
 	[ -z "${BUG_DEBIAN:-}" ] || [[ $BUG_DEBIAN =~ ^[0-9]+$ ]] ||
 		die "BUG_DEBIAN=$BUG_DEBIAN: want a Debian bug number"

@@ -28,7 +28,7 @@ present=$(cd "$P" && ls bugfix/*.patch features/*.patch 2>/dev/null)
 if [ "$(echo "$listed" | sort)" = "$(echo "$present" | sort)" ]; then
 	t_ok "series lists the $(echo "$listed" | wc -l) patches of bugfix/ and features/, each once"
 else
-	fail "series and bugfix/ + features/ differ: listed '$(echo $listed)', present '$(echo $present)'"
+	fail "series and bugfix/ + features/ differ: listed '$(echo "$listed" | xargs)', present '$(echo "$present" | xargs)'"
 fi
 order=$(echo "$listed" | sed 's|/.*||' | uniq | xargs)
 [ "$order" = "bugfix features" ] ||
