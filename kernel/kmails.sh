@@ -244,28 +244,29 @@ write_debian_series() {	# $1 = output root
 	} >"$1/debian/patches/series-hugebuf"
 }
 
+# checkpatch.pl of tree $1 on file $2 (shown relative to $3); 1 on a
+# finding, printed
+checkpatch_one() {	# $1 = tree, $2 = file, $3 = output dir, $4 = label
+	local out
+	if out=$(checkpatch_mail "$1" "$2" \
+		 "$([ "$SIGNOFF" = 1 ] && echo signoff)"); then
+		log "checkpatch --strict ($4): clean: ${2#"$3"/}"
+		return 0
+	fi
+	echo "$out" >&2
+	return 1
+}
+
 check_checkpatch() {	# $1 = output dir
-	local f rc=0 out t73
+	local f rc=0 t73
 	for f in "$1"/debian-6.1/debian/patches/*/*.patch "$1"/stable-6.1/*.patch; do
-		if out=$(checkpatch_mail "$T61" "$f" \
-			 "$([ "$SIGNOFF" = 1 ] && echo signoff)"); then
-			log "checkpatch --strict (6.1): clean: ${f#"$1"/}"
-		else
-			echo "$out" >&2
-			rc=1
-		fi
+		checkpatch_one "$T61" "$f" "$1" 6.1 || rc=1
 	done
 	t73=$("$KDIR/k73.sh" --source) ||
 		die "no 7.3 tree for the mainline patch's checkpatch (kernel/k73.sh --source)"
 	for f in "$1"/mainline/0[0-9][0-9][0-9]-*.patch; do
 		case $f in */0000-cover-letter.patch) continue ;; esac
-		if out=$(checkpatch_mail "$t73" "$f" \
-			 "$([ "$SIGNOFF" = 1 ] && echo signoff)"); then
-			log "checkpatch --strict (7.3): clean: ${f#"$1"/}"
-		else
-			echo "$out" >&2
-			rc=1
-		fi
+		checkpatch_one "$t73" "$f" "$1" 7.3 || rc=1
 	done
 	return $rc
 }
