@@ -190,7 +190,7 @@ make_initramfs() {	# $1 = output
 
 boot_one() {	# $1 = label, $2 = kernel image, $3 = initramfs
 	local log=$KTEST_CACHE/k73-console-$1.log
-	timeout 1800 qemu-system-x86_64 -m 2048 -smp 2 -nographic -no-reboot \
+	timeout 900 qemu-system-x86_64 -m 2048 -smp 2 -nographic -no-reboot \
 		-kernel "$2" -initrd "$3" \
 		-append "console=ttyS0 quiet panic=-1 hugepages=64" >"$log" 2>&1 ||
 		log "$1: qemu ended with $? (console: $log)"
