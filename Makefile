@@ -13,7 +13,8 @@
 #                   fio source matching the installed fio
 #   make deb        the Debian packages (tools/deb-build.sh), in out/deb/
 #   make kernel-series [MAILS=DIR] [SIGNOFF=1]
-#                   kernel/patches/ as mails for git send-email, in mails/
+#                   kernel/patches/ by route, in mails/: mainline and
+#                   stable mails, Debian's debian/patches/
 #   make install    the library (header, libhugebuf.a, libhugebuf.so.*,
 #                   hugebuf.pc), the engine to $(LIBDIR)/fio, the CLI to
 #                   $(BINDIR), its bash completion; DESTDIR= and PREFIX=
@@ -324,8 +325,9 @@ deb:
 kernel-test: all static
 	kernel/ktest.sh
 
-# the series of kernel/patches/ as mails for git send-email, in $(MAILS)/
-# (kernel/README.md, "Sending the series"); SIGNOFF=1 adds your sign-off
+# kernel/patches/ by route, in $(MAILS)/: mainline/ and stable-6.1/ mails
+# for git send-email, debian-6.1/debian/patches/ for Debian's kernel team
+# (kernel/patches/README.md); SIGNOFF=1 adds your sign-off
 MAILS ?= mails
 kernel-series:
 	kernel/kmails.sh $(if $(filter 1,$(SIGNOFF)),--signoff) "$(MAILS)"

@@ -6,7 +6,7 @@
  *
  * 6.1's io_sqe_buffer_register() pins the pages, then allocates the imu;
  * when that kvmalloc() fails it returns -ENOMEM without unpinning (fixed
- * upstream by e1c75831f682, the stable patch of kernel/patches/). Nothing makes
+ * upstream by e1c75831f682, kernel/patches/bugfix/'s pin leak). Nothing makes
  * that allocation fail on its own, so this program uses the kernel's
  * fault injection: writing N to /proc/thread-self/fail-nth makes the N-th
  * slab or page allocation of this task fail (should_fail_ex()), for the

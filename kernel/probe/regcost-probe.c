@@ -188,7 +188,7 @@ static const char *acct_fn(const struct hb_kmodel *km)
 {
 	if (!km->acct_per_ring)
 		return "headpage_already_acct";
-	/* "6.1+hugebuf": kernel/patches/io_uring/0005's io_hpage_acct_get() */
+	/* "6.1+hugebuf": io_hpage_acct_get() of io_uring 5/5 (bugfix/) */
 	return km->kmajor == 6 && km->kminor == 1 ? "io_hpage_acct_get" :
 						      "hpage_acct_ref";
 }
