@@ -18,7 +18,8 @@
 #                   fio source matching the installed fio
 #   make deb        the Debian packages (tools/deb-build.sh), in out/deb/
 #   make kernel-series [MAILS=DIR] [SIGNOFF=1]
-#                   kernel/patches/ as mails for git send-email, in mails/
+#                   kernel/patches/ by route, in mails/: mainline and
+#                   stable mails, Debian's debian/patches/
 #   make install    the library (header, libhugebuf.a, libhugebuf.so.*,
 #                   hugebuf.pc), the engine to $(LIBDIR)/fio, the CLI to
 #                   $(BINDIR), its bash completion; DESTDIR= and PREFIX=
@@ -70,10 +71,14 @@ LIB_SONAME := libhugebuf.so.$(HB_MAJOR)
 LIB_SO := lib/libhugebuf.so.$(HB_VERSION)
 LIB_PTHREAD := -lpthread
 
-# t/: every t/*.c is one test program; t/helpers/*.c are the helpers they
-# share (t/helpers.h), one object each, linked into every test program
+# t/: every t/*.c is one test program.  t/helpers/*.c is the one helper
+# library (t/helpers.h) of every program that exercises the kernel: the
+# tests, the guest probes (kernel/probe/) and bench/regbench.  Built once,
+# as t/libthelpers.a (-fPIC objects, fit for the static links too), and
+# linked into each of them.
 T_HELPER_SRCS := $(sort $(wildcard t/helpers/*.c))
-T_HELPERS := $(T_HELPER_SRCS:.c=.o)
+T_HELPER_OBJS := $(T_HELPER_SRCS:.c=.o)
+T_HELPERS := t/libthelpers.a
 T_HELPER_HDRS := t/helpers.h $(wildcard t/helpers/*.h)
 T_SRCS := $(sort $(wildcard t/*.c))
 T_PROGS := $(T_SRCS:.c=.t)
@@ -150,6 +155,10 @@ $(LIB_SO): $(LIB_OBJS) $(LIB_MAP) VERSION
 t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) $(LIB_HDRS) config-host.h
 	$(CC) $(HB_CFLAGS) -c -o $@ $<
 
+$(T_HELPERS): $(T_HELPER_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
 t/%.t: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) $(LIB_HDRS)
 	$(CC) $(HB_CFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
@@ -196,7 +205,7 @@ $(ENGINE_ABITEST): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) \
 		$(ENGINE_LDFLAGS) -o $@ $(ENGINE_SRCS) $(LIB_A) $(HB_LDLIBS)
 
 # make unit: lib/ and its unit tests (t/unit-*.c, with the t/helpers/
-# objects) built in build-unit/ and run, needing only gcc and liburing-dev:
+# library) built in build-unit/ and run, needing only gcc and liburing-dev:
 # no ./configure, no fio source tree (a newcomer can run it before make
 # deps).  Unconfigured, so without the libhugetlbfs backing.
 UNIT_DIR := build-unit
@@ -206,8 +215,9 @@ UNIT_LDLIBS := $(if $(LIBURING_LIBS),$(LIBURING_LIBS),-luring) -ldl -pthread \
 	$(EXTRA_LDLIBS)
 UNIT_PROGS := $(patsubst t/%.c,$(UNIT_DIR)/t/%.t,$(sort $(wildcard t/unit-*.c)))
 UNIT_LIB_OBJS := $(patsubst %.c,$(UNIT_DIR)/%.o,$(LIB_SRCS))
-UNIT_HELPERS := $(patsubst %.c,$(UNIT_DIR)/%.o,$(T_HELPER_SRCS))
-.SECONDARY: $(UNIT_LIB_OBJS) $(UNIT_HELPERS)
+UNIT_HELPER_OBJS := $(patsubst %.c,$(UNIT_DIR)/%.o,$(T_HELPER_SRCS))
+UNIT_HELPERS := $(UNIT_DIR)/$(T_HELPERS)
+.SECONDARY: $(UNIT_LIB_OBJS) $(UNIT_HELPER_OBJS)
 
 unit: $(UNIT_PROGS)
 	@p=0; f=0; s=0; for t in $(UNIT_PROGS); do \
@@ -229,6 +239,10 @@ $(UNIT_DIR)/t/helpers/%.o: t/helpers/%.c $(T_HELPER_HDRS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -c -o $@ $<
 
+$(UNIT_HELPERS): $(UNIT_HELPER_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
 $(UNIT_DIR)/t/%.t: t/%.c $(UNIT_HELPERS) $(UNIT_LIB_OBJS) $(T_HELPER_HDRS) \
 		$(LIB_HDRS)
 	@mkdir -p $(@D)
@@ -237,25 +251,23 @@ $(UNIT_DIR)/t/%.t: t/%.c $(UNIT_HELPERS) $(UNIT_LIB_OBJS) $(T_HELPER_HDRS) \
 
 # Static programs for a minimal initramfs on another kernel (kernel/ktest.sh):
 # the tests and the CLI in t/static/, and the harness's own guest programs
-# (kernel/probe/*.c, each linked with lib/ and the one helper file
-# kernel/probe/probe-util.c) in kernel/static/
-KPROBE_UTIL := kernel/probe/probe-util
+# (kernel/probe/*.c, each linked with the helper library and lib/) in
+# kernel/static/
 KPROBE_PROGS := $(patsubst kernel/probe/%.c,kernel/static/%,\
-	$(filter-out $(KPROBE_UTIL).c,$(sort $(wildcard kernel/probe/*.c))))
+	$(sort $(wildcard kernel/probe/*.c)))
 
 static: need-config $(STATIC_PROGS) $(KPROBE_PROGS)
 
 
 KPROBE_OBJS := $(patsubst kernel/static/%,kernel/probe/%.o,$(KPROBE_PROGS))
-.SECONDARY: $(KPROBE_OBJS) $(KPROBE_UTIL).o
+.SECONDARY: $(KPROBE_OBJS)
 
 kernel/probe/%.o: kernel/probe/%.c config-host.h
 	$(CC) $(HB_CFLAGS) -MMD -MP -c -o $@ $<
 
-kernel/static/%: kernel/probe/%.o $(KPROBE_UTIL).o $(LIB_A)
+kernel/static/%: kernel/probe/%.o $(T_HELPERS) $(LIB_A)
 	@mkdir -p kernel/static
-	$(CC) $(HB_CFLAGS) -static -o $@ $< $(KPROBE_UTIL).o $(LIB_A) \
-		$(HB_LDLIBS)
+	$(CC) $(HB_CFLAGS) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(HB_LDLIBS)
 
 t/static/%: t/%.c $(T_HELPERS) $(LIB_A) $(T_HELPER_HDRS) $(LIB_HDRS)
 	@mkdir -p t/static
@@ -323,8 +335,9 @@ deb:
 kernel-test: all static
 	kernel/ktest.sh
 
-# the series of kernel/patches/ as mails for git send-email, in $(MAILS)/
-# (kernel/README.md, "Sending the series"); SIGNOFF=1 adds your sign-off
+# kernel/patches/ by route, in $(MAILS)/: mainline/ and stable-6.1/ mails
+# for git send-email, debian-6.1/debian/patches/ for Debian's kernel team
+# (kernel/patches/README.md); SIGNOFF=1 adds your sign-off
 MAILS ?= mails
 kernel-series:
 	kernel/kmails.sh $(if $(filter 1,$(SIGNOFF)),--signoff) "$(MAILS)"
@@ -374,7 +387,7 @@ uninstall:
 
 clean:
 	rm -f lib/*/*.o lib/*/*.d $(LIB_A) lib/libhugebuf.so.* t/*.o \
-		t/helpers/*.o t/*.t \
+		t/helpers/*.o $(T_HELPERS) t/*.t \
 		$(CLI) $(ENGINE) $(ENGINE_ABITEST) $(REGBENCH)
 	rm -f cli/*.[od] engines/*.[od] bench/*.[od] kernel/probe/*.[od]
 	rm -rf t/static kernel/static $(UNIT_DIR)

@@ -109,14 +109,6 @@ static int say(const char *backing, uint64_t size, const char *key,
 	return ret;
 }
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
 /* ------------------------------------------------------------------ */
 /* trace counts: a tracefs instance of this run, this task's events    */
 /* ------------------------------------------------------------------ */
@@ -138,29 +130,13 @@ struct rb_counts {
 	bool lost;
 };
 
-static int trace_put(const char *file, const char *val, bool append)
-{
-	char path[256];
-	int fd, ret = 0;
-	size_t n = strlen(val);
-
-	snprintf(path, sizeof(path), "%s/%s", trace_dir, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, n) != (ssize_t)n)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 static void trace_close(void)
 {
 	if (!trace_dir[0])
 		return;
-	trace_put("tracing_on", "0", false);
-	trace_put("current_tracer", "nop", false);
-	trace_put("events/enable", "0", false);
+	t_trace_write(trace_dir, "tracing_on", "0", false);
+	t_trace_write(trace_dir, "current_tracer", "nop", false);
+	t_trace_write(trace_dir, "events/enable", "0", false);
 	rmdir(trace_dir);
 	trace_dir[0] = '\0';
 }
@@ -189,7 +165,7 @@ static int trace_enable_events(char *events, char *why, size_t len)
 		}
 		*colon = '/';
 		snprintf(file, sizeof(file), "events/%s/enable", tok);
-		ret = trace_put(file, "1", false);
+		ret = t_trace_write(trace_dir, file, "1", false);
 		if (ret) {
 			snprintf(why, len, "%s: %s", file, strerror(-ret));
 			return ret;
@@ -204,15 +180,15 @@ static int trace_enable_funcs(char *funcs, char *why, size_t len)
 	char *tok, *save = NULL;
 	int ret;
 
-	ret = trace_put("set_ftrace_filter", "", false);
+	ret = t_trace_write(trace_dir, "set_ftrace_filter", "", false);
 	for (tok = strtok_r(funcs, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save))
-		ret = trace_put("set_ftrace_filter", tok, true);
+		ret = t_trace_write(trace_dir, "set_ftrace_filter", tok, true);
 	if (ret) {
 		snprintf(why, len, "set_ftrace_filter: %s", strerror(-ret));
 		return ret;
 	}
-	ret = trace_put("current_tracer", "function", false);
+	ret = t_trace_write(trace_dir, "current_tracer", "function", false);
 	if (ret)
 		snprintf(why, len, "current_tracer function: %s",
 			 strerror(-ret));
@@ -235,13 +211,13 @@ static int trace_open(char *events, char *funcs, char *why, size_t len)
 	signal(SIGTERM, trace_close_and_die);
 	atexit(trace_close);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	ret = trace_put("tracing_on", "0", false);
+	ret = t_trace_write(trace_dir, "tracing_on", "0", false);
 	if (!ret)
-		ret = trace_put("buffer_size_kb", "65536", false);
+		ret = t_trace_write(trace_dir, "buffer_size_kb", "65536", false);
 	if (!ret)
-		ret = trace_put("set_event_pid", pid, false);
+		ret = t_trace_write(trace_dir, "set_event_pid", pid, false);
 	if (!ret && funcs)
-		ret = trace_put("set_ftrace_pid", pid, false);
+		ret = t_trace_write(trace_dir, "set_ftrace_pid", pid, false);
 	if (ret) {
 		snprintf(why, len, "%s: %s", trace_dir, strerror(-ret));
 		return ret;
@@ -362,13 +338,13 @@ static void trace_collect(struct rb_counts *c)
 		count_line(c, line);
 	}
 	fclose(fp);
-	trace_put("trace", "", false);
+	t_trace_write(trace_dir, "trace", "", false);
 }
 
 static void trace_on(bool on)
 {
 	if (trace_dir[0])
-		trace_put("tracing_on", on ? "1" : "0", false);
+		t_trace_write(trace_dir, "tracing_on", on ? "1" : "0", false);
 }
 
 static void json_counts(struct hb_json *j, const char *key,
@@ -491,26 +467,26 @@ static int measure_case(const struct rb_run *r, enum rb_case c,
 			 io_uring_queue_init(4, &ring, 0))
 		return -EIO;
 	if (c == RB_EACH) {
-		t0 = now_us();
+		t0 = t_now_usec();
 		ret = hb_register_sparse(&ring, nr);
-		m->sparse_us = now_us() - t0;
+		m->sparse_us = t_now_usec() - t0;
 	}
 	v0 = hb_vmpin_kb();
 	trace_on(true);
-	t0 = now_us();
+	t0 = t_now_usec();
 	for (k = 0; !ret && c == RB_EACH && k < nr; k++)
 		ret = hb_register_update(&ring, k, &iov[k], 1);
 	if (!ret && c != RB_EACH)
 		ret = hb_register_buffers(&ring, iov, nr);
-	t1 = now_us();
+	t1 = t_now_usec();
 	trace_on(false);
 	if (trace_dir[0])
 		trace_collect(&m->reg);
 	v1 = hb_vmpin_kb();
 	trace_on(true);
-	t2 = now_us();
+	t2 = t_now_usec();
 	io_uring_unregister_buffers(&ring);
-	m->unregister_us = now_us() - t2;
+	m->unregister_us = t_now_usec() - t2;
 	trace_on(false);
 	if (trace_dir[0])
 		trace_collect(&m->unreg);
@@ -668,16 +644,16 @@ static int setup(struct rb_run *r, bool touch, char *why, size_t len)
 			snprintf(why, len, "%s", hb_errmsg());
 		return 77;
 	}
-	t0 = now_us();
+	t0 = t_now_usec();
 	if (hb_alloc(&b, r->size, 0, &r->buf)) {
 		snprintf(why, len, "alloc: %s", hb_errmsg());
 		return 77;
 	}
-	r->alloc_us = now_us() - t0;
+	r->alloc_us = t_now_usec() - t0;
 	if (touch) {
-		t0 = now_us();
+		t0 = t_now_usec();
 		memset(r->buf.addr, 0x5a, r->size);
-		r->memset_us = now_us() - t0;
+		r->memset_us = t_now_usec() - t0;
 	}
 	if (hb_probe(r->buf.addr, r->size, &b, &r->pr)) {
 		snprintf(why, len, "probe: %s", hb_errmsg());

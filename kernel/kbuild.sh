@@ -157,14 +157,15 @@ src_version() {	# $1 = package, $2 = tarball
 	echo "$v"
 }
 
-# the mails of kernel/patches/series in the order they apply
-# (DIR/NNNN-name.patch lines; the cover letters are not listed)
+# the patches of kernel/patches/series (a quilt series: bugfix/ then
+# features/) in the order they apply
 series_patches() {
-	sed -n 's|^\([a-z_]*/[0-9][0-9][0-9][0-9]-.*\.patch\)$|\1|p' "$PATCHES/series"
+	sed -n 's|^\([a-z_]*/[^ #]*\.patch\)$|\1|p' "$PATCHES/series"
 }
 
-# a mail's diff alone, from its first 'diff --git' to the signature: the
-# image's key, so that editing a changelog does not rebuild the kernel
+# a patch's diff alone, from its first 'diff --git' to a mail's signature
+# or the end: the image's key, so that editing a changelog does not
+# rebuild the kernel
 patch_diff() {
 	awk '/^diff --git / { on = 1 } on && /^-- $/ { exit } on' "$1"
 }

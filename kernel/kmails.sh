@@ -1,37 +1,42 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# kernel/kmails.sh: the series of kernel/patches/ as mails for
-# git send-email, each from git format-patch on Debian's linux-source-6.1
-# imported into git.  kernel/patches/series lists the mails in the order
-# they apply; its directories are the series:
+# kernel/kmails.sh: kernel/patches/ through the three doors that take it
+# (kernel/patches/README.md says which goes where and why):
 #
-#   stable/    one [PATCH 6.1.y] for stable@ (the pin leak, from upstream)
-#   io_uring/  [PATCH debian-6.1 n/N] for io-uring@, with a cover letter;
-#              it needs the stable patch first (prerequisite-patch-id)
-#   block/     [PATCH debian-6.1 n/N] for linux-block@, with a cover letter
+#   OUTDIR/mainline/    mails for io-uring@ and netdev@: mainline/'s cover
+#                       letter and patch, against 7.3.4
+#   OUTDIR/stable-6.1/  the pin-leak fix as a [PATCH 6.1.y] mail for
+#                       stable@ (a backport of an upstream commit)
+#   OUTDIR/debian-6.1/  debian/patches/{bugfix,features}/ and the series
+#                       lines to append to debian/patches/series of
+#                       Debian's linux source package, tag debian/6.1.192-3
 #
-# Usage: kernel/kmails.sh [--signoff] [--update] [OUTDIR]
+# Usage: kernel/kmails.sh [--signoff] [OUTDIR]
 #
-#   OUTDIR      where the mails go, one directory per series [./mails]
-#   --signoff   add your Signed-off-by (git format-patch -s).  The mails
-#               in kernel/patches/ carry none: the sign-off is the
-#               sender's statement (Documentation/process/
+#   OUTDIR      where they go [./mails]
+#   --signoff   add your Signed-off-by to every mail and patch.  The files
+#               in kernel/patches/ carry neither an author nor a sign-off:
+#               both are the sender's (Documentation/process/
 #               submitting-patches.rst, "Developer's Certificate of
-#               Origin"), so only whoever sends them can add it.
-#   --update    rewrite kernel/patches/ itself (numbering, diffstat,
-#               base-commit, series) after one of its mails was edited;
-#               the author stays as it is there
+#               Origin"), so only whoever sends them can add them.
 #
-# Without --update every mail is authored by you (git config user.name and
-# user.email), as git send-email expects of the sender.  The cover
-# letters' text is taken from kernel/patches/<series>/0000-cover-letter.patch.
-# base-commit is the commit of the import, which is reproducible: the
-# tarball's tree committed with a fixed identity and date (import_base).
-# Every mail but the cover letters passes scripts/checkpatch.pl --strict
-# (kernel/checkpatch.sh: what it leaves out and why) or the script fails.
+# The author (From:) of every mail and Debian patch is you (git config
+# user.name and user.email).  BUG_DEBIAN=N adds "Bug-Debian:" with
+# Debian bug N to the bugfix/ patches.
 #
-# Environment: KTEST_CACHE, the import's home [/var/tmp/hugebuf-kernel].
+# Before writing anything it checks, and fails on a finding:
+#  - the Debian series applies with quilt (no fuzz) to the files it
+#    touches, taken from /usr/src/linux-source-6.1.tar.xz, and each
+#    bugfix/ patch applies alone (the mirror serves Debian's linux 6.1
+#    source package index but not its files, so its unpacked form
+#    linux-source-6.1, which is that package's tree with debian/patches
+#    applied, stands in for it);
+#  - checkpatch.pl --strict of that tree passes every 6.1 patch, and that
+#    of Debian's linux-source-7.3 (kernel/k73.sh fetches it) the mainline
+#    patch (kernel/checkpatch.sh: what is left out and why).
+#
+# Environment: KTEST_CACHE, the trees' home [/var/tmp/hugebuf-kernel].
 
 set -euo pipefail
 
@@ -39,8 +44,8 @@ KDIR=$(cd "$(dirname "$0")" && pwd)
 PATCHES=$KDIR/patches
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 KTEST_CACHE=${KTEST_CACHE:-/var/tmp/hugebuf-kernel}
-REPO=$KTEST_CACHE/mails/linux-source-6.1
-SERIES_ORDER="stable io_uring block"
+T61=$KTEST_CACHE/mails/linux-source-6.1
+DEBIAN_TAG=debian/6.1.192-3
 # shellcheck source=kernel/checkpatch.sh
 . "$KDIR/checkpatch.sh"
 
@@ -53,261 +58,252 @@ log() {
 	echo "kmails: $*" >&2
 }
 
-# per series: subject prefix, To, Cc (get_maintainer.pl's lists for the
-# files each touches, and the upstream authors the changelogs credit)
-series_prefix() {
-	case $1 in
-	stable) echo "PATCH 6.1.y" ;;
-	*) echo "PATCH debian-6.1" ;;
-	esac
+# ---- reading kernel/patches ------------------------------------------------
+
+series_patches() {	# the quilt series, bugfix/ then features/
+	sed -n 's|^\([a-z_]*/[^ #]*\.patch\)$|\1|p' "$PATCHES/series"
 }
 
-series_to() {
-	case $1 in
-	stable) echo "stable@vger.kernel.org" ;;
-	io_uring) echo "io-uring@vger.kernel.org" ;;
-	block) echo "linux-block@vger.kernel.org" ;;
-	esac
+mainline_mails() {	# mainline/'s files, cover letter first
+	(cd "$PATCHES" && ls mainline/0[0-9][0-9][0-9]-*.patch)
 }
 
-series_cc() {
-	case $1 in
-	stable)
-		echo "io-uring@vger.kernel.org"
-		echo "Jens Axboe <axboe@kernel.dk>"
-		echo "Penglei Jiang <superman.xpt@gmail.com>" ;;
-	io_uring)
-		echo "Jens Axboe <axboe@kernel.dk>"
-		echo "Pavel Begunkov <asml.silence@gmail.com>"
-		echo "netdev@vger.kernel.org"
-		echo "debian-kernel@lists.debian.org" ;;
-	block)
-		echo "Jens Axboe <axboe@kernel.dk>"
-		echo "debian-kernel@lists.debian.org" ;;
-	esac
+# the files a patch touches
+patch_files() {
+	sed -n -e 's|^--- a/||p' -e 's|^+++ b/||p' "$1" | sort -u
 }
 
-# the series' predecessor: io_uring applies on top of the stable fix
-series_base() {
-	case $1 in
-	io_uring) echo stable ;;
-	*) echo base ;;
-	esac
-}
-
-# ---- the import ------------------------------------------------------------
+# ---- the 6.1 tree: scripts/ and the files the series touches --------------
 
 src_id() {
 	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
 		stat -c '%s-%Y' "$TARBALL"
 }
 
-# Debian's source as one commit whose id depends only on the tarball: the
-# tree (git add -f, since Debian's .gitignore ignores everything) under a
-# fixed identity, date and message
-import_base() {
-	local id stamp=$REPO/../.imported
-	id=$(src_id)
-	if [ -d "$REPO/.git" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$id" ]; then
-		return 0
-	fi
+# What checkpatch.pl and the quilt check need of Debian's 6.1 tree: its
+# scripts/, the files checkpatch looks for at a tree's top, and the
+# pristine files the series touches; unpacked once per package version
+tree_61() {
+	local id files p stamp=$T61/.kmails
 	[ -f "$TARBALL" ] ||
 		die "no $TARBALL: apt-get install linux-source-6.1 (or run 'make deps')"
-	log "importing $TARBALL ($id) into git at $REPO (about 3 minutes)"
-	rm -rf "$(dirname "$REPO")"
-	mkdir -p "$(dirname "$REPO")"
-	tar -C "$(dirname "$REPO")" -xf "$TARBALL"
-	(
-		cd "$REPO"
-		git init -q
-		git add -A -f
-		GIT_AUTHOR_NAME=Debian GIT_AUTHOR_EMAIL=debian-kernel@lists.debian.org \
-		GIT_COMMITTER_NAME=Debian \
-		GIT_COMMITTER_EMAIL=debian-kernel@lists.debian.org \
-		GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' \
-		GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
-			git commit -q -m "Debian linux-source-6.1 $id"
-		git tag -f base >/dev/null
-		git config notes.rewriteRef refs/notes/commits
-	)
-	echo "$id" >"$stamp"
+	id=$(src_id)
+	files=$(for p in $(series_patches); do patch_files "$PATCHES/$p"; done |
+		sort -u | xargs)
+	if [ "$(cat "$stamp" 2>/dev/null)" = "$id $files" ]; then
+		return 0
+	fi
+	log "unpacking scripts/ and the series' files of $TARBALL ($id)"
+	rm -rf "$T61"
+	mkdir -p "$(dirname "$T61")"
+	# shellcheck disable=SC2046
+	tar -C "$(dirname "$T61")" -xf "$TARBALL" --wildcards \
+		'linux-source-6.1/scripts/*' \
+		linux-source-6.1/{COPYING,CREDITS,Kbuild,MAINTAINERS,Makefile,README} \
+		$(for p in $files; do echo "linux-source-6.1/$p"; done) ||
+		die "unpacking $TARBALL failed"
+	# checkpatch.pl's top_of_kernel_tree() looks for these directories
+	(cd "$T61" && mkdir -p Documentation arch include drivers fs init \
+		ipc kernel lib)
+	echo "$id $files" >"$stamp"
 }
 
-# ---- reading the stored mails ------------------------------------------------
-
-# the mails of series $1, in the order of kernel/patches/series
-series_mails() {
-	sed -n "s|^\($1/[0-9][0-9][0-9][0-9]-.*\.patch\)\$|\1|p" "$PATCHES/series"
+# quilt push -a with no fuzz on a copy of the pristine files, and each
+# bugfix/ patch alone; $1 = the directory holding debian/patches/
+check_quilt() {
+	local d p out ok=1
+	command -v quilt >/dev/null || die "no quilt: apt-get install quilt"
+	d=$(mktemp -d "$KTEST_CACHE/mails/quilt.XXXXXX")
+	cp -a "$T61/." "$d/"
+	cp -a "$1/debian" "$d/"
+	cat "$d/debian/patches/series-hugebuf" >"$d/debian/patches/series"
+	if ! out=$(cd "$d" && QUILT_PATCHES=debian/patches \
+		   quilt push -a --fuzz=0 -q 2>&1); then
+		echo "$out" >&2
+		ok=0
+	fi
+	rm -rf "$d"
+	[ $ok = 1 ] || die "the Debian series does not apply with quilt (above)"
+	log "quilt: the Debian series applies to $DEBIAN_TAG's tree, no fuzz"
+	for p in $(series_patches | grep '^bugfix/'); do
+		out=$(cd "$T61" && patch -p1 --dry-run -F0 -s \
+			<"$1/debian/patches/$p" 2>&1) ||
+			die "$p does not apply alone: $out"
+	done
+	log "each bugfix/ patch applies alone to $DEBIAN_TAG's tree"
 }
 
-# the note of a mail: what git format-patch --notes put below '---'
-mail_notes() {
-	awk '
-	/^---$/ && !cut { cut = 1; next }
-	cut == 1 && /^Notes:$/ { in_n = 1; next }
-	in_n && /^    / { sub(/^    /, ""); print; next }
-	in_n && /^$/ { blank++; next }
-	in_n { exit }
-	' "$1"
+# ---- writing -------------------------------------------------------------
+
+# the body of patch $1 (what follows its header), with the sender's
+# Signed-off-by after the changelog's last tag when --signoff asks for it
+signoff_body() {	# $1 = file
+	awk -v sob="$([ "$SIGNOFF" = 1 ] && echo "Signed-off-by: $SENDER")" '
+	!hdr { if (/^$/) hdr = 1; next }
+	!done && /^---$/ {
+		if (sob != "") print sob
+		done = 1
+	}
+	{ print }' "$1"
 }
 
-# the cover letter's subject (without the [PATCH ...] tag) and blurb
-cover_subject() {
-	awk '
-	/^Subject: / { s = $0; sub(/^Subject: (\[[^]]*\] )?/, "", s); on = 1; next }
+# the header of patch $1: its DEP-3 lines
+dep3_header() {	# $1 = file
+	awk '/^$/ { exit } { print }' "$1"
+}
+
+subject_of() {	# $1 = file: the subject, folded lines joined
+	awk '/^Subject: / { s = $0; sub(/^Subject: /, "", s); on = 1; next }
 	on && /^[ \t]/ { sub(/^[ \t]+/, " "); s = s $0; next }
 	on { print s; exit }' "$1"
 }
 
-cover_blurb() {
-	awk '
-	!body && /^$/ { body = 1; next }
-	!body { next }
-	/^[^ ].* \([0-9]+\):$/ { exit }
-	{ print }' "$1" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+# one Debian patch: From: and the DEP-3 header, Bug-Debian for a fix,
+# then the changelog, the sender's sign-off and the diff
+write_debian() {	# $1 = series line, $2 = output root
+	local p=$1 f=$PATCHES/$1 out=$2/debian/patches/$1 kind=other
+	case $p in bugfix/*) kind=bugfix ;; esac
+	mkdir -p "$(dirname "$out")"
+	{
+		echo "From: $SENDER"
+		dep3_header "$f"
+		[ "$kind" = bugfix ] && [ -n "${BUG_DEBIAN:-}" ] &&
+			echo "Bug-Debian: https://bugs.debian.org/$BUG_DEBIAN"
+		echo
+		signoff_body "$f"
+	} >"$out"
 }
 
-# ---- the branches ------------------------------------------------------------
+# a mail: From:, Date:, To:, Cc:, the stored Subject (or $4), the body
+write_mail() {	# $1 = file, $2 = out, $3 = To, $4 = Cc (one per line), $5 = subject
+	local cc
+	cc=$(echo "$4" | sed '/^$/d' | paste -sd ',' | sed 's/,/,\n    /g')
+	{
+		echo "From: $SENDER"
+		echo "Date: $(date -R)"
+		echo "Subject: $5"
+		echo "To: $3"
+		[ -z "$cc" ] || echo "Cc: $cc"
+		echo
+		signoff_body "$1"
+	} >"$2"
+}
 
-# branch $1 from its base, the stored mails applied, their notes kept
-build_branch() {
-	local s=$1 m n
-	git -C "$REPO" checkout -q -f -B "$s" "$(series_base "$s")"
-	for m in $(series_mails "$s"); do
-		git -C "$REPO" -c user.name=kmails -c user.email=kmails@localhost \
-			am -q --committer-date-is-author-date "$PATCHES/$m" ||
-			{ git -C "$REPO" am --abort; die "$m does not apply to $(series_base "$s")"; }
-		n=$(mail_notes "$PATCHES/$m")
-		[ -z "$n" ] || printf '%s\n' "$n" | git -C "$REPO" notes add -f -F - HEAD 2>/dev/null
+MAINLINE_TO="io-uring@vger.kernel.org"
+MAINLINE_CC="Jens Axboe <axboe@kernel.dk>
+Pavel Begunkov <asml.silence@gmail.com>
+netdev@vger.kernel.org"
+STABLE_TO="stable@vger.kernel.org"
+STABLE_CC="io-uring@vger.kernel.org
+Jens Axboe <axboe@kernel.dk>
+Pavel Begunkov <asml.silence@gmail.com>
+Penglei Jiang <superman.xpt@gmail.com>"
+STABLE_PATCH=bugfix/io_uring-fix-potential-page-leak-in-io_sqe_buffer_register.patch
+
+write_mainline() {	# $1 = output dir
+	local f s
+	mkdir -p "$1"
+	for f in $(mainline_mails); do
+		s=$(subject_of "$PATCHES/$f")
+		if [ "$(basename "$f")" = 0000-cover-letter.patch ]; then
+			# a cover letter has no diff to sign
+			SIGNOFF=0 write_mail "$PATCHES/$f" "$1/$(basename "$f")" \
+				"$MAINLINE_TO" "$MAINLINE_CC" "$s"
+		else
+			write_mail "$PATCHES/$f" "$1/$(basename "$f")" \
+				"$MAINLINE_TO" "$MAINLINE_CC" "$s"
+		fi
 	done
 }
 
-# make the sender the author of every commit of series $1
-reset_author() {
-	git -C "$REPO" -c "user.name=$SENDER_NAME" -c "user.email=$SENDER_EMAIL" \
-		rebase -q --committer-date-is-author-date \
-		--exec 'git commit -q --amend --no-edit --reset-author' \
-		"$(series_base "$1")" "$1" >/dev/null
+# the stable rules' option 3: "commit <sha> upstream." first, the
+# changelog after it, the 6.1 differences already said in it
+write_stable() {	# $1 = output dir
+	local f=$PATCHES/$STABLE_PATCH sha out
+	sha=$(sed -n 's/^Origin: backport, commit:\([0-9a-f]\{40\}\)$/\1/p' "$f")
+	[ -n "$sha" ] || die "$STABLE_PATCH: no 'Origin: backport, commit:<40 hex>'"
+	mkdir -p "$1"
+	out=$1/0001-$(basename "$STABLE_PATCH")
+	write_mail "$f" "$out.tmp" "$STABLE_TO" "$STABLE_CC" \
+		"[PATCH 6.1.y] $(subject_of "$f")"
+	awk -v sha="$sha" '
+	!hdr { print; if (/^$/) { hdr = 1; print "commit " sha " upstream."; print "" } next }
+	{ print }' "$out.tmp" >"$out"
+	rm -f "$out.tmp"
 }
 
-# ---- the mails -------------------------------------------------------------
-
-fill_cover() {	# $1 = generated cover, $2 = stored cover
-	local subj blurb d=
-	[ -f "$2" ] || die "no cover letter $2: write one (subject and text; the rest is generated)"
-	subj=$(cover_subject "$2")
-	blurb=$(cover_blurb "$2")
-	[ -n "$subj" ] && [ -n "$blurb" ] || die "$2: no subject or no text"
-	# --update keeps the stored letter's date: only an edit changes it
-	[ "$UPDATE" = 0 ] || d=$(sed -n 's/^Date: //p' "$2" | head -n 1)
-	SUBJ=$subj BLURB=$blurb DATE=$d python3 - "$1" <<-'EOF'
-	import os, re, sys
-	p = sys.argv[1]
-	s = open(p).read()
-	if os.environ["DATE"]:
-	    s = re.sub(r"(?m)^Date: .*$", lambda m: "Date: " + os.environ["DATE"], s, 1)
-	s = s.replace("*** SUBJECT HERE ***", os.environ["SUBJ"], 1)
-	s = s.replace("*** BLURB HERE ***", os.environ["BLURB"], 1)
-	open(p, "w").write(s)
-	EOF
+write_debian_series() {	# $1 = output root
+	local p
+	rm -rf "$1/debian"
+	for p in $(series_patches); do write_debian "$p" "$1"; done
+	{
+		echo "# kernel/patches of hugebuf, for $DEBIAN_TAG: append to"
+		echo "# debian/patches/series (bugfix/ first; each of them also"
+		echo "# applies alone, the features/ need them)"
+		series_patches
+	} >"$1/debian/patches/series-hugebuf"
 }
 
-format_series() {	# $1 = series, $2 = output dir
-	local s=$1 out=$2/$1 n args=() a
-	n=$(series_mails "$s" | wc -l)
-	rm -rf "$out.new"
-	mkdir -p "$out.new"
-	args=(-q --notes --base=base -o "$out.new"
-	      "--subject-prefix=$(series_prefix "$s")"
-	      "--to=$(series_to "$s")")
-	while read -r a; do args+=("--cc=$a"); done < <(series_cc "$s")
-	[ "$s" = stable ] || args+=(--cover-letter -n)
-	[ "$SIGNOFF" = 0 ] || args+=(-s)
-	git -C "$REPO" -c "user.name=$SENDER_NAME" -c "user.email=$SENDER_EMAIL" \
-		format-patch "${args[@]}" "$(series_base "$s")..$s"
-	[ "$s" = stable ] ||
-		fill_cover "$out.new/0000-cover-letter.patch" \
-			"$PATCHES/$s/0000-cover-letter.patch"
-	[ "$s" = stable ] || n=$((n + 1))
-	[ "$(ls "$out.new" | wc -l)" -eq "$n" ] ||
-		die "$s: format-patch wrote $(ls "$out.new" | wc -l) files, expected $n"
-	rm -rf "$out"
-	mv "$out.new" "$out"
+# checkpatch.pl of tree $1 on file $2 (shown relative to $3); 1 on a
+# finding, printed
+checkpatch_one() {	# $1 = tree, $2 = file, $3 = output dir, $4 = label
+	local out
+	if out=$(checkpatch_mail "$1" "$2" \
+		 "$([ "$SIGNOFF" = 1 ] && echo signoff)"); then
+		log "checkpatch --strict ($4): clean: ${2#"$3"/}"
+		return 0
+	fi
+	echo "$out" >&2
+	return 1
 }
 
-check_mails() {	# $1 = output dir
-	local f out rc=0
-	for f in "$1"/*/0[0-9][0-9][0-9]-*.patch; do
+check_checkpatch() {	# $1 = output dir
+	local f rc=0 t73
+	for f in "$1"/debian-6.1/debian/patches/*/*.patch "$1"/stable-6.1/*.patch; do
+		checkpatch_one "$T61" "$f" "$1" 6.1 || rc=1
+	done
+	t73=$("$KDIR/k73.sh" --source) ||
+		die "no 7.3 tree for the mainline patch's checkpatch (kernel/k73.sh --source)"
+	for f in "$1"/mainline/0[0-9][0-9][0-9]-*.patch; do
 		case $f in */0000-cover-letter.patch) continue ;; esac
-		if out=$(checkpatch_mail "$REPO" "$f" \
-			 "$([ "$SIGNOFF" = 1 ] && echo signoff)"); then
-			log "checkpatch --strict: clean: ${f#"$1"/}"
-		else
-			echo "$out" >&2
-			rc=1
-		fi
+		checkpatch_one "$t73" "$f" "$1" 7.3 || rc=1
 	done
 	return $rc
 }
 
-write_series_file() {	# $1 = output dir
-	local s f
-	{
-		sed -n '/^#/p' "$PATCHES/series"
-		for s in $SERIES_ORDER; do
-			for f in "$1/$s"/0[0-9][0-9][0-9]-*.patch; do
-				case $f in */0000-cover-letter.patch) continue ;; esac
-				echo "$s/$(basename "$f")"
-			done
-		done
-	} >"$1/series.new"
-	mv "$1/series.new" "$1/series"
-}
-
 main() {
-	local out=mails s
-	SIGNOFF=0 UPDATE=0
+	local out=mails
+	SIGNOFF=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--signoff) SIGNOFF=1 ;;
-		--update) UPDATE=1 ;;
-		-h | --help) sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		-h | --help) sed -n '3,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 		-*) die "unknown option $1 (see --help)" ;;
 		*) out=$1 ;;
 		esac
 		shift
 	done
-	command -v git >/dev/null || die "no git: apt-get install git"
-	if [ "$UPDATE" = 1 ]; then
-		[ "$SIGNOFF" = 0 ] || die "--update writes kernel/patches/, which carries no sign-off: drop --signoff"
-		out=$PATCHES
+	local name email
+	name=$(git config user.name || true)
+	email=$(git config user.email || true)
+	if [ -z "$name" ] || [ -z "$email" ]; then
+		die "no git identity: set git config user.name and user.email (the mails and patches go out from you)"
 	fi
-	SENDER_NAME=$(git config user.name || true)
-	SENDER_EMAIL=$(git config user.email || true)
-	if [ "$UPDATE" = 0 ] && { [ -z "$SENDER_NAME" ] || [ -z "$SENDER_EMAIL" ]; }; then
-		die "no git identity: set git config user.name and user.email (the mails go out from you)"
-	fi
-	if [ "$UPDATE" = 1 ]; then
-		# kernel/patches/ keeps its authors, the cover letters too
-		SENDER_NAME=$(sed -n 's/^From: \(.*\) <.*>$/\1/p;T;q' "$PATCHES/$(series_mails stable | head -1)")
-		SENDER_EMAIL=$(sed -n 's/^From: .* <\(.*\)>$/\1/p;T;q' "$PATCHES/$(series_mails stable | head -1)")
-	fi
-	import_base
-	for s in $SERIES_ORDER; do
-		[ -n "$(series_mails "$s")" ] || die "kernel/patches/series lists no $s/ mail"
-		build_branch "$s"
-		[ "$UPDATE" = 1 ] || reset_author "$s"
-	done
+	SENDER="$name <$email>"
+	[ -z "${BUG_DEBIAN:-}" ] || [[ $BUG_DEBIAN =~ ^[0-9]+$ ]] ||
+		die "BUG_DEBIAN=$BUG_DEBIAN: want a Debian bug number"
+	[ -n "$(series_patches)" ] || die "kernel/patches/series lists no patch"
+	[ -n "$(mainline_mails)" ] || die "kernel/patches/mainline/ has no mail"
+	tree_61
 	mkdir -p "$out"
 	out=$(cd "$out" && pwd)
-	for s in $SERIES_ORDER; do
-		format_series "$s" "$out"
-	done
-	[ "$UPDATE" = 0 ] || write_series_file "$out"
-	check_mails "$out" || die "checkpatch has findings (above)"
-	log "mails in $out: $(cd "$out" && ls -d */ | tr -d / | tr '\n' ' ')"
-	[ "$UPDATE" = 1 ] ||
-		log "send each series with: git send-email $out/SERIES/*.patch (kernel/README.md, 'Sending the series')"
+	rm -rf "$out/mainline" "$out/stable-6.1" "$out/debian-6.1"
+	write_mainline "$out/mainline"
+	write_stable "$out/stable-6.1"
+	write_debian_series "$out/debian-6.1"
+	check_quilt "$out/debian-6.1"
+	check_checkpatch "$out" || die "checkpatch has findings (above)"
+	log "written in $out: mainline/ (git send-email), stable-6.1/ (git send-email), debian-6.1/debian/patches/ (a merge request to Debian's kernel team); kernel/patches/README.md says which goes where"
 }
 
 main "$@"

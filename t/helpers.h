@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Small helpers shared by the hugebuf test programs (every t/NAME.c).
+ * The one helper library of every program that exercises the kernel: the
+ * tests (every t/NAME.c), the guest probes (kernel/probe/, static) and
+ * bench/regbench, built once as t/libthelpers.a.
  *
- * Conventions:
+ * Conventions (the probes print result lines of their own, which
+ * kernel/ktest.sh reads: they use the helpers of the last section, which
+ * print no FAIL/SKIP line, and t_alloc_errno()):
  *  - A test exits T_EXIT_PASS (0), T_EXIT_FAIL (1) or T_EXIT_SKIP (77).
  *  - Helpers that can fail or skip print exactly one line ("FAIL: ..." or
  *    "SKIP: ...") and return the exit code to use (T_EXIT_FAIL/T_EXIT_SKIP);
@@ -119,6 +123,9 @@ bool t_pattern_ok(const void *buf, size_t len, uint64_t seed, uint64_t off,
  */
 int t_pattern_verify(const char *what, const void *buf, size_t len,
 		     uint64_t seed, uint64_t off);
+/* Index of the first byte that differs from the pattern, or -1. */
+long t_pattern_mismatch(const void *buf, size_t len, uint64_t seed,
+			uint64_t off);
 
 /* ------------------------------------------------------------------ */
 /* scratch files                                                        */
@@ -282,6 +289,17 @@ int t_alloc(const char *backing, size_t len, size_t head_offset,
  */
 int t_alloc_thp(size_t len, size_t head_offset, struct hb_buf *buf,
 		const char *what);
+/*
+ * As t_alloc(), for a program outside the tally (kernel/probe/): on
+ * failure one line "<backing>: <lib's message>" on stderr, and -errno.
+ */
+int t_alloc_errno(const char *backing, size_t len, size_t head_offset,
+		  struct hb_buf *buf);
+/*
+ * Whether lib's exact probe (pagemap PFNs + /proc/kpageflags) sees every
+ * page of [@addr, @addr + @len) in a folio of at least 2 MiB.
+ */
+bool t_thp_backed(const void *addr, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* hand-made layouts                                                    */
@@ -508,5 +526,114 @@ int t_main_begin(int argc, struct t_baseline *base, struct t_file *f,
  */
 int t_main_end(int ret, const struct t_baseline *base, struct t_file *f,
 	       const char *name);
+
+/* ------------------------------------------------------------------ */
+/* the kernel's knobs, counters and fault injection (the guest probes)  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Write @val to a sysfs/procfs/debugfs/tracefs file, opened with
+ * O_WRONLY | @flags: 0 or -errno.  tracefs's set_ftrace_filter and
+ * kprobe_events drop what they hold when opened with O_TRUNC
+ * (ftrace_regex_open(), probes_open()) and add to it otherwise.
+ */
+int t_knob_write(const char *path, const char *val, int flags);
+/*
+ * Call counts of kernel functions, exact, on any config with
+ * KPROBE_EVENTS (Debian's have no FUNCTION_PROFILER):
+ * t_kcount_open() makes a kprobe event "hbprof/NAME" on each
+ * /proc/kallsyms entry of @syms[0..@n) and of its compiler clones
+ * ("sym.isra.0", "sym.constprop.0"); a function that kprobe events refuse
+ * as notrace (no KPROBE_EVENTS_ON_NOTRACE: all of the kernel's lib/, e.g.
+ * sg_next()) gets a hardware execute breakpoint on every CPU instead
+ * (perf_event_open(), PERF_TYPE_BREAKPOINT), said in a line
+ * "@tag counter=SYM how=breakpoint".  @counted[i]: the number of counters
+ * of @syms[i], 0 when it has none, each of those with a line
+ * "@tag untraceable=SYM why=not-in-kallsyms|ERRNO" (inlined, renamed, or
+ * refused).  Returns the number of symbols counted, -1 without
+ * kprobe_events; when it is not > 0, after one line "@tag skip=REASON".
+ * t_kcount_enable(): arm or disarm them all (0 or -errno).
+ * t_kcount_begin() / t_kcount_end(): one window; end puts each
+ * symbol's calls since begin in @hits[0..@n) (kprobe_profile's hits plus
+ * misses: a hit that nests in another kprobe's handler skips the handler
+ * but is counted as missed on its own probe) and returns the misses
+ * among them, -1 when the counters cannot be read.
+ * t_kcount_close(): disarm and remove every counter.
+ */
+int t_kcount_open(const char *tracefs, const char *const *syms, size_t n,
+		  int *counted, const char *tag);
+int t_kcount_enable(bool on);
+void t_kcount_begin(void);
+long t_kcount_end(unsigned long *hits);
+void t_kcount_close(void);
+/*
+ * The requests an I/O made, counted where the kernel makes them: the NVMe
+ * driver sets up each request's command once (nvme_setup_cmd(), from
+ * nvme_prep_rq(), through nvme_queue_rq() and nvme_queue_rqs(), 6.1 to
+ * 7.x; again only for a requeued request, which can only add).  The disk's
+ * statistics (/sys/block/<disk>/stat) are not an exact count of one I/O:
+ * blk_mq_end_request() ends the request's bios (blk_update_request()),
+ * which completes the I/O and wakes its reader, before it counts the
+ * request (__blk_mq_end_request_acct(), blk_account_io_done(); 6.1 and
+ * 6.12 block/blk-mq.c, and blk_mq_end_request_batch() likewise), so a
+ * reader that reads the counter at once may miss the I/O's last request.
+ */
+#define T_NVME_REQ_SYM "nvme_setup_cmd"
+/* CLOCK_MONOTONIC in microseconds: the user-space wall time of an I/O */
+double t_now_usec(void);
+/*
+ * tracefs (at @tracefs):
+ * t_trace_write(): @s into @file, added to what it holds (@append) or
+ * replacing it (O_TRUNC); 0 or -errno.
+ * t_kprobe_profile(): kprobe_profile's hits and misses of @event
+ * (a miss: a hit while another kprobe ran, dropped); -1 when absent.
+ */
+int t_trace_write(const char *tracefs, const char *file, const char *s,
+		  bool append);
+int t_kprobe_profile(const char *tracefs, const char *event,
+		     unsigned long *hits, unsigned long *misses);
+/* Completed reads or writes of block device @disk; -1 when unreadable. */
+long t_disk_ios(const char *disk, bool write);
+/*
+ * FOLL_PIN pins held system-wide: nr_foll_pin_acquired -
+ * nr_foll_pin_released of /proc/vmstat (mm/gup.c, 5.10+), after
+ * vm.stat_refresh has folded the per-CPU deltas in.
+ */
+long t_pins_held(void);
+/*
+ * @probe(@arg) once it reads @want, or its last value after @ms
+ * milliseconds (looked at every 10 ms).  A plain read can let its pages
+ * go from a work item after the call returned (bio_check_pages_dirty()
+ * punts to bio_dirty_work when a page is not dirty any more, 5.10 to
+ * 7.3), and a ring's buffers are unpinned by its exit work: a count that
+ * comes back was only late, a leak never comes back.
+ */
+long t_settle_within(long (*probe)(void *), void *arg, long want, int ms);
+/*
+ * Wait up to @ms milliseconds for the pins held and the free 2 MiB
+ * hugepages to stand still for 300 ms: the program before this one may
+ * still be letting its buffers go (5.10's io_ring_exit_work() unpins a
+ * ring's buffers after its process has exited).  false when they never
+ * did.
+ */
+bool t_quiet(int ms);
+/* t_pins_held() and hb_hugepages_free(2 MiB) for t_settle_within() */
+long t_pins_of(void *arg);
+long t_free_2m_of(void *arg);
+/*
+ * The kernel's per-task fault injection (CONFIG_FAULT_INJECTION, FAILSLAB,
+ * FAIL_PAGE_ALLOC and their debugfs knobs): t_fault_setup() makes the
+ * slab and page-allocator sites count GFP_KERNEL calls too (ignore-gfp-wait
+ * off, every order) and opens this thread's fail-nth; 0, or -1 after one
+ * "@tag skip=<reason>" line on stdout.  t_fail_nth_arm(@n) makes the
+ * @n-th allocation of this thread from then on fail (n >= 1);
+ * t_fail_nth_disarm() stops counting and returns what was left of the
+ * count: 0 when the failure was injected, > 0 when fewer than @n
+ * allocations came, -1 when it cannot be read.  Between the two calls
+ * this thread makes no allocation of its own beyond what it measures.
+ */
+int t_fault_setup(const char *tag);
+int t_fail_nth_arm(int n);
+long t_fail_nth_disarm(void);
 
 #endif /* HUGEBUF_T_HELPERS_H */

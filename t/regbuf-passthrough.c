@@ -24,7 +24,7 @@
  * and at its end: a command there needs one bvec, but 6.1 counted every
  * bvec to the end of the table as the iterator's nr_segs and refused it
  * (-EINVAL) for having more than max_segments; our series counts the
- * bvecs the command covers (kernel/patches/io_uring/0002).
+ * bvecs the command covers (io_uring 2/5, kernel/patches/bugfix/).
  *
  * It needs an NVMe generic char device whose namespace may be
  * overwritten from a byte offset on: HUGEBUF_PT_DEV (e.g. /dev/ng0n1)

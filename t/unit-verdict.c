@@ -193,7 +193,7 @@ static int check_job_average(void)
  * lacks: the probe read the disk's statistics, which count a request only
  * after its bios have completed the I/O (blk_mq_end_request()), so the
  * last request of an I/O could fall outside its window.  The probe now
- * counts nvme_setup_cmd() calls (kernel/probe/probe-util.h), and the
+ * counts nvme_setup_cmd() calls (t/helpers/kcount.c), and the
  * verdict stays exact: 17 requests pass, 16 and 18 do not.
  */
 static int check_plain_requests_exact(void)

@@ -13,10 +13,10 @@
  * it reports per case:
  *   - device requests: calls of nvme_setup_cmd(), one per request, and
  *     beside them /sys/block/<disk>/stat, after minus before, which may
- *     lag (probe-util.h: PROBE_REQ_SYM);
+ *     lag (t/helpers.h: T_NVME_REQ_SYM);
  *   - calls of the add, merge and release functions of every kernel
  *     generation (a symbol a kernel lacks, or inlined, is reported as
- *     untraceable), from kprobe events' hit counts (probe_count_open());
+ *     untraceable), from kprobe events' hit counts (t_kcount_open());
  *   - the wall time per I/O seen from user space: the fastest of a pass
  *     of its own with no counter armed (a kprobe hit traps);
  *   - for reads: the data, compared byte for byte with what the write of
@@ -47,10 +47,17 @@
  *
  * Usage: bio-profile [-d /dev/nvme0n1] [-n ITER] [-t TRACEFS]
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-#include "probe-util.h"
+#include "../../t/helpers.h"
 
 #define KiB		1024UL
 #define MiB		(1024UL * KiB)
@@ -58,8 +65,8 @@
 #define MAX_IO		(8 * MiB)
 /*
  * How long a check waits for its pins and hugepages to come back
- * (probe_settle()): a guest beside another under TCG runs its work items
- * late, and a leak never comes back, so waiting long hides none.
+ * (t_settle_within()): a guest beside another under TCG runs its work
+ * items late, and a leak never comes back, so waiting long hides none.
  */
 #define SETTLE_MS	3000
 
@@ -100,7 +107,7 @@ static const struct {
 	{ "__folio_put", -1, ANY },
 	{ "bio_alloc_bioset", -1, ANY },	/* not on the simple path */
 	{ "submit_bio", HB_PLAIN_BIOS, ANY },
-	{ PROBE_REQ_SYM, -1, ANY },	/* the requests: see probe-util.h */
+	{ T_NVME_REQ_SYM, -1, ANY },	/* the requests: see t/helpers.h */
 };
 #define REQ_SYM (sizeof(prof) / sizeof(prof[0]) - 1)
 
@@ -169,7 +176,7 @@ static void window_add(struct windows *w, const unsigned long *hits,
 	w->req_sum += req;
 	if (!w->nwin || req < w->req_min)
 		w->req_min = req;
-	/* the disk's count lagging the requests made (probe-util.h) */
+	/* the disk's count lagging the requests made (t/helpers.h) */
 	w->stat_short += counted[REQ_SYM] && req < (long)hits[REQ_SYM];
 	w->nwin++;
 }
@@ -292,7 +299,7 @@ static int compare_model(const char *op, int bk, size_t size,
 	if (counted[REQ_SYM])
 		return fail | model_line(op, bk, size, "requests", pred,
 					 HB_PLAIN_REQUESTS, w->min[REQ_SYM],
-					 PROBE_REQ_SYM);
+					 T_NVME_REQ_SYM);
 	return fail | model_line(op, bk, size, "requests", pred,
 				 HB_PLAIN_REQUESTS,
 				 w->req_min < 0 ? 0 : w->req_min, "diskstats");
@@ -310,11 +317,11 @@ static int profile_one(int fd, const char *disk, bool w, void *buf,
 	long before, after;
 	int ret;
 
-	before = probe_disk_ios(disk, w);
-	probe_count_begin();
+	before = t_disk_ios(disk, w);
+	t_kcount_begin();
 	ret = full_io(fd, w, buf, size, off);
-	*misses = probe_count_end(hits);
-	after = probe_disk_ios(disk, w);
+	*misses = t_kcount_end(hits);
+	after = t_disk_ios(disk, w);
 	*req = after - before;
 	return ret;
 }
@@ -329,10 +336,10 @@ static double time_ios(int fd, bool w, void *buf, size_t size, off_t base)
 	int it;
 
 	for (it = 0; it < iters; it++) {
-		t = probe_now_usec();
+		t = t_now_usec();
 		if (full_io(fd, w, buf, size, base + (off_t)it * size))
 			return -1;
-		t = probe_now_usec() - t;
+		t = t_now_usec() - t;
 		if (best < 0 || t < best)
 			best = t;
 	}
@@ -353,18 +360,18 @@ static int profile_case(int fd, const char *disk, off_t base, int bk,
 	bool thp = false;
 	size_t i;
 
-	if (probe_alloc(backings[bk], size, 0, &hb)) {
+	if (t_alloc_errno(backings[bk], size, 0, &hb)) {
 		printf("BIOPROF backing=%s size=%zu error=alloc\n",
 		       backings[bk], size);
 		return 1;
 	}
 	if (bk == 1)
-		thp = probe_thp_backed(hb.addr, size);
+		thp = t_thp_backed(hb.addr, size);
 	for (w = 1; w >= 0; w--) {
 		const char *op = w ? "write" : "read";
 
 		if (w)
-			probe_pat_fill(hb.addr, size, seed_of(bk, size), 0);
+			t_pattern_fill(hb.addr, size, seed_of(bk, size), 0);
 		/* one I/O outside the profile: TCG translates the path once */
 		if (full_io(fd, w, hb.addr, size, base)) {
 			printf("BIOPROF op=%s backing=%s size=%zu error=io:%s\n",
@@ -379,7 +386,7 @@ again:
 				    sizeof(why));
 		memset(&win, 0, sizeof(win));
 		win.wall_usec = time_ios(fd, w, hb.addr, size, base);
-		probe_count_enable(true);
+		t_kcount_enable(true);
 		for (it = 0; it < iters && !fail; it++) {
 			if (!w)
 				memset(hb.addr, 0, size);
@@ -393,7 +400,7 @@ again:
 			}
 			window_add(&win, hits, misses, req);
 		}
-		probe_count_enable(false);
+		t_kcount_enable(false);
 		if (!fail && !have_pred && pages_moved(km, &hb, size, disk,
 						       &pred) &&
 		    ++tries < MOVED_TRIES) {
@@ -402,8 +409,8 @@ again:
 			goto again;
 		}
 		if (!w && !fail) {
-			bad = probe_pat_check(hb.addr, size,
-					      seed_of(bk, size), 0);
+			bad = t_pattern_mismatch(hb.addr, size,
+						 seed_of(bk, size), 0);
 			if (bad >= 0) {
 				printf("BIOPROF op=read backing=%s size=%zu error=data:%ld\n",
 				       backings[bk], size, bad);
@@ -448,15 +455,15 @@ static int check_case(int fd, off_t base, const char *backing, size_t head,
 	int fail = 0;
 	ssize_t n;
 
-	pins0 = probe_pins_held();
-	free0 = hb_hugepages_free(PROBE_HPAGE);
-	if (probe_alloc("4k", len, 0, &src))
+	pins0 = t_pins_held();
+	free0 = hb_hugepages_free(T_SZ_2M);
+	if (t_alloc_errno("4k", len, 0, &src))
 		return 1;
-	probe_pat_fill(src.addr, len, seed, 0);
+	t_pattern_fill(src.addr, len, seed, 0);
 	if (full_io(fd, true, src.addr, len, base))
 		fail = 1;
 	hb_free(&src);
-	if (probe_alloc(backing, len, head, &hb)) {
+	if (t_alloc_errno(backing, len, head, &hb)) {
 		printf("BIOPROF check backing=%s head=%zu error=alloc\n",
 		       backing, head);
 		return 1;
@@ -470,12 +477,12 @@ static int check_case(int fd, off_t base, const char *backing, size_t head,
 	if (fail || n != (ssize_t)len)
 		fail = 1;
 	else
-		bad = probe_pat_check(hb.addr, len, seed, 0);
+		bad = t_pattern_mismatch(hb.addr, len, seed, 0);
 	if (bad >= 0)
 		fail = 1;
 	hb_free(&hb);
-	pins1 = probe_settle(probe_pins_of, NULL, pins0, SETTLE_MS);
-	free1 = probe_settle(probe_free_2m_of, NULL, free0, SETTLE_MS);
+	pins1 = t_settle_within(t_pins_of, NULL, pins0, SETTLE_MS);
+	free1 = t_settle_within(t_free_2m_of, NULL, free0, SETTLE_MS);
 	if (pins1 != pins0 || free1 != free0)
 		fail = 1;
 	printf("BIOPROF check backing=%s head=%zu len=%zu split=%zu io=%zd first_bad=%ld pins_left=%ld free_2m_delta=%ld result=%s\n",
@@ -490,9 +497,9 @@ static int put_pattern(int fd, off_t base, size_t len, uint64_t seed)
 	struct hb_buf src;
 	int ret;
 
-	if (probe_alloc("4k", len, 0, &src))
+	if (t_alloc_errno("4k", len, 0, &src))
 		return -1;
-	probe_pat_fill(src.addr, len, seed, 0);
+	t_pattern_fill(src.addr, len, seed, 0);
 	ret = full_io(fd, true, src.addr, len, base);
 	hb_free(&src);
 	return ret;
@@ -508,26 +515,26 @@ static int check_mremap(int fd, off_t base)
 {
 	const size_t len = 3 * MiB;
 	struct hb_buf src, dst;
-	long pins0 = probe_pins_held(), pins1, bad = -1;
+	long pins0 = t_pins_held(), pins1, bad = -1;
 	const char *res = "FAIL";
 	int fail = 1;
 	uint8_t *x;
 
-	if (probe_alloc("thp", 2 * PROBE_HPAGE, 0, &src))
+	if (t_alloc_errno("thp", 2 * T_SZ_2M, 0, &src))
 		return 1;
-	if (!probe_thp_backed(src.map, 2 * PROBE_HPAGE)) {
+	if (!t_thp_backed(src.map, 2 * T_SZ_2M)) {
 		printf("BIOPROF check case=thp-mremap result=skip reason=no THP\n");
 		hb_free(&src);
 		return 0;
 	}
-	if (probe_alloc("4k", 2 * PROBE_HPAGE, 0, &dst)) {
+	if (t_alloc_errno("4k", 2 * T_SZ_2M, 0, &dst)) {
 		hb_free(&src);
 		return 1;
 	}
 	x = src.map;
 	if (mremap(x + MiB, MiB, MiB, MREMAP_MAYMOVE | MREMAP_FIXED,
 		   dst.map) == MAP_FAILED ||
-	    mremap(x + PROBE_HPAGE, PROBE_HPAGE, PROBE_HPAGE,
+	    mremap(x + T_SZ_2M, T_SZ_2M, T_SZ_2M,
 		   MREMAP_MAYMOVE | MREMAP_FIXED,
 		   (char *)dst.map + MiB) == MAP_FAILED) {
 		printf("BIOPROF check case=thp-mremap result=FAIL error=mremap:%s\n",
@@ -536,18 +543,18 @@ static int check_mremap(int fd, off_t base)
 		munmap(src.map, src.map_len);
 		return 1;
 	}
-	if (!probe_thp_backed(dst.map, len)) {
+	if (!t_thp_backed(dst.map, len)) {
 		res = "skip";
 		fail = 0;
 	} else if (!put_pattern(fd, base, len, 0x301) &&
 		   !full_io(fd, false, dst.map, len, base)) {
-		bad = probe_pat_check(dst.map, len, 0x301, 0);
+		bad = t_pattern_mismatch(dst.map, len, 0x301, 0);
 		fail = bad >= 0;
 		res = fail ? "FAIL" : "ok";
 	}
 	hb_free(&dst);
 	hb_free_moved(&src, MiB, 3 * MiB);
-	pins1 = probe_settle(probe_pins_of, NULL, pins0, SETTLE_MS);
+	pins1 = t_settle_within(t_pins_of, NULL, pins0, SETTLE_MS);
 	if (pins1 != pins0) {
 		fail = 1;
 		res = "FAIL";
@@ -569,12 +576,12 @@ static int check_mremap(int fd, off_t base)
  */
 static int check_zap_inflight(int fd, off_t base, unsigned int delay_us)
 {
-	const size_t len = 2 * PROBE_HPAGE;
+	const size_t len = 2 * T_SZ_2M;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	struct io_uring ring;
 	struct hb_buf b;
-	long pins0 = probe_pins_held(), pins1, bad = -1, odd = -1;
+	long pins0 = t_pins_held(), pins1, bad = -1, odd = -1;
 	unsigned int zero_pages = 0, data_pages = 0;
 	bool inflight = false;
 	int res = -1, fail = 1, zap_err = -1;
@@ -583,11 +590,11 @@ static int check_zap_inflight(int fd, off_t base, unsigned int delay_us)
 
 	if (io_uring_queue_init(4, &ring, 0))
 		return 1;
-	if (probe_alloc("thp", len, 0, &b)) {
+	if (t_alloc_errno("thp", len, 0, &b)) {
 		io_uring_queue_exit(&ring);
 		return 1;
 	}
-	if (!probe_thp_backed(b.addr, len)) {
+	if (!t_thp_backed(b.addr, len)) {
 		printf("BIOPROF check case=thp-zap-inflight result=skip reason=no THP\n");
 		hb_free(&b);
 		io_uring_queue_exit(&ring);
@@ -611,20 +618,20 @@ static int check_zap_inflight(int fd, off_t base, unsigned int delay_us)
 		}
 	}
 	if (res == (int)len) {
-		bad = probe_pat_check(p, MiB, 0x302, 0);
+		bad = t_pattern_mismatch(p, MiB, 0x302, 0);
 		if (bad < 0) {
-			bad = probe_pat_check(p + PROBE_HPAGE, PROBE_HPAGE,
-					      0x302, PROBE_HPAGE);
+			bad = t_pattern_mismatch(p + T_SZ_2M, T_SZ_2M, 0x302,
+						 T_SZ_2M);
 			if (bad >= 0)
-				bad += PROBE_HPAGE;
+				bad += T_SZ_2M;
 		}
-		for (i = MiB; i < 2 * MiB && odd < 0; i += PROBE_PAGE) {
+		for (i = MiB; i < 2 * MiB && odd < 0; i += T_SZ_4K) {
 			pg = p + i;
-			for (j = 0; j < PROBE_PAGE && !pg[j]; j++)
+			for (j = 0; j < T_SZ_4K && !pg[j]; j++)
 				;
-			if (j == PROBE_PAGE)
+			if (j == T_SZ_4K)
 				zero_pages++;
-			else if (probe_pat_check(pg, PROBE_PAGE, 0x302, i) < 0)
+			else if (t_pattern_mismatch(pg, T_SZ_4K, 0x302, i) < 0)
 				data_pages++;
 			else
 				odd = i;
@@ -633,7 +640,7 @@ static int check_zap_inflight(int fd, off_t base, unsigned int delay_us)
 	}
 	hb_free(&b);
 	io_uring_queue_exit(&ring);
-	pins1 = probe_settle(probe_pins_of, NULL, pins0, SETTLE_MS);
+	pins1 = t_settle_within(t_pins_of, NULL, pins0, SETTLE_MS);
 	if (pins1 != pins0)
 		fail = 1;
 	printf("BIOPROF check case=thp-zap-inflight delay_us=%u inflight=%s zap=%s io=%d first_bad=%ld zapped_zero_pages=%u zapped_data_pages=%u zapped_bad_page=%ld pins_left=%ld result=%s\n",
@@ -683,7 +690,7 @@ int main(int argc, char **argv)
 	base = (off_t)(size - REGION);
 	for (b = 0; b < NSYMS; b++)
 		syms[b] = prof[b].name;
-	if (probe_count_open(tracefs, syms, NSYMS, counted, "BIOPROF") <= 0)
+	if (t_kcount_open(tracefs, syms, NSYMS, counted, "BIOPROF") <= 0)
 		return 77;
 	/* the running kernel's model, asked for outside the profile */
 	if (hb_kmodel_running(&km))
@@ -696,22 +703,21 @@ int main(int argc, char **argv)
 		for (b = 0; b < NBK; b++)
 			fail |= profile_case(fd, disk, base, b, sizes[s],
 					     km.name[0] ? &km : NULL);
-	probe_count_close();
+	t_kcount_close();
 
 	/* their baselines once the programs before have let go of theirs */
-	if (!probe_quiet(10000))
+	if (!t_quiet(10000))
 		printf("BIOPROF note=pins or free hugepages still moving after 10 s\n");
 	/* inside a page, inside a folio, across a hugepage, a shared page */
 	fail |= check_case(fd, base, "hugetlb:2M", 512, 128 * KiB, 0);
-	fail |= check_case(fd, base, "hugetlb:2M", 5 * PROBE_PAGE + 512,
-			   MAX_IO - PROBE_HPAGE, 0);
-	fail |= check_case(fd, base, "hugetlb:2M", PROBE_HPAGE - PROBE_PAGE,
-			   3 * PROBE_PAGE, 0);
+	fail |= check_case(fd, base, "hugetlb:2M", 5 * T_SZ_4K + 512,
+			   MAX_IO - T_SZ_2M, 0);
+	fail |= check_case(fd, base, "hugetlb:2M", T_SZ_2M - T_SZ_4K,
+			   3 * T_SZ_4K, 0);
 	fail |= check_case(fd, base, "hugetlb:2M", 0, 256 * KiB, 2048);
-	fail |= check_case(fd, base, "hugetlb:2M", 512, MAX_IO - PROBE_HPAGE,
-			   PROBE_HPAGE - 1024);
-	fail |= check_case(fd, base, "thp", 512, MAX_IO - PROBE_HPAGE,
-			   3 * PROBE_PAGE);
+	fail |= check_case(fd, base, "hugetlb:2M", 512, MAX_IO - T_SZ_2M,
+			   T_SZ_2M - 1024);
+	fail |= check_case(fd, base, "thp", 512, MAX_IO - T_SZ_2M, 3 * T_SZ_4K);
 	fail |= check_case(fd, base, "4k", 512, 1 * MiB, 2560);
 	fail |= check_mremap(fd, base);
 	/* the zap before the worker takes the pages, then while it holds them */

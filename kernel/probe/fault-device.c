@@ -20,7 +20,15 @@
  *
  * Usage: fault-device FILE DISK   (e.g. /nvme/faildev.dat nvme0n1)
  */
-#include "probe-util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../../t/helpers.h"
 
 #define BUF_LEN		(8u << 20)
 #define CHUNK		(128u << 10)
@@ -37,12 +45,13 @@ static int arm(const char *disk, int pct)
 
 	snprintf(path, sizeof(path), "/sys/block/%s/make-it-fail", disk);
 	snprintf(val, sizeof(val), "%d", pct);
-	if (probe_put(DBG "verbose", "0") ||
-	    probe_put(DBG "task-filter", pct ? "Y" : "N") ||
-	    probe_put(DBG "times", "-1") || probe_put(DBG "interval", "1") ||
-	    probe_put(DBG "probability", val) ||
-	    probe_put("/proc/self/make-it-fail", pct ? "1" : "0") ||
-	    probe_put(path, pct ? "1" : "0"))
+	if (t_knob_write(DBG "verbose", "0", 0) ||
+	    t_knob_write(DBG "task-filter", pct ? "Y" : "N", 0) ||
+	    t_knob_write(DBG "times", "-1", 0) ||
+	    t_knob_write(DBG "interval", "1", 0) ||
+	    t_knob_write(DBG "probability", val, 0) ||
+	    t_knob_write("/proc/self/make-it-fail", pct ? "1" : "0", 0) ||
+	    t_knob_write(path, pct ? "1" : "0", 0))
 		return -1;
 	return 0;
 }
@@ -67,9 +76,9 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	vmpin0 = hb_vmpin_kb();
-	hp0 = hb_hugepages_free(PROBE_HPAGE);
-	held0 = probe_pins_held();
-	if (probe_alloc("hugetlb:2M", BUF_LEN, 0, &hb)) {
+	hp0 = hb_hugepages_free(T_SZ_2M);
+	held0 = t_pins_held();
+	if (t_alloc_errno("hugetlb:2M", BUF_LEN, 0, &hb)) {
 		printf("FAILDEV error=alloc:%s\n", hb_errmsg());
 		return 1;
 	}
@@ -102,7 +111,7 @@ int main(int argc, char **argv)
 	}
 	/* chunk c comes from buffer offset (c * 3 % 64) * CHUNK: every folio */
 	for (c = 0; c < CHUNKS; c++)
-		probe_pat_fill(buf + (c * 3 % CHUNKS) * CHUNK, CHUNK, SEED,
+		t_pattern_fill(buf + (c * 3 % CHUNKS) * CHUNK, CHUNK, SEED,
 			       (uint64_t)c * CHUNK);
 	if (arm(argv[2], 50)) {
 		printf("FAILDEV skip=cannot arm fail_make_request on %s\n",
@@ -112,8 +121,8 @@ int main(int argc, char **argv)
 	}
 	for (c = 0; c < CHUNKS; c++) {
 		p = buf + (c * 3 % CHUNKS) * CHUNK;
-		ret = probe_rw_fixed(&ring, true, fd, p, CHUNK,
-				     (off_t)c * CHUNK, 0);
+		ret = t_io(&ring, IORING_OP_WRITE_FIXED, fd, p, CHUNK,
+			   (off_t)c * CHUNK, 0);
 		ok[c] = ret == (int)CHUNK;
 		acked += ok[c];
 		failed += ret == -EIO;
@@ -126,11 +135,12 @@ int main(int argc, char **argv)
 		if (!ok[c])
 			continue;
 		p = buf + (c * 5 % CHUNKS) * CHUNK;
-		ret = probe_rw_fixed(&ring, false, fd, p, CHUNK,
-				     (off_t)c * CHUNK, 0);
+		ret = t_io(&ring, IORING_OP_READ_FIXED, fd, p, CHUNK,
+			   (off_t)c * CHUNK, 0);
 		bad_at = ret == (int)CHUNK ?
-			 probe_pat_check(p, CHUNK, SEED, (uint64_t)c * CHUNK) :
-			 0;
+				 t_pattern_mismatch(p, CHUNK, SEED,
+						    (uint64_t)c * CHUNK) :
+				 0;
 		bad += bad_at >= 0;
 	}
 	io_uring_unregister_buffers(&ring);
@@ -140,8 +150,8 @@ int main(int argc, char **argv)
 	unlink(argv[1]);
 	vmpin1 = hb_vmpin_kb();
 	/* the ring's teardown (io_ring_exit_work()) is deferred work */
-	hp1 = probe_settle(probe_free_2m_of, NULL, hp0, 3000);
-	held1 = probe_settle(probe_pins_of, NULL, held0, 3000);
+	hp1 = t_settle_within(t_free_2m_of, NULL, hp0, 3000);
+	held1 = t_settle_within(t_pins_of, NULL, held0, 3000);
 	printf("FAILDEV disk=%s chunks=%d acked=%u eio=%u other=%u bad=%u vmpin_delta_kb=%ld hugepages_free_delta=%ld pins_delta=%ld\n",
 	       argv[2], CHUNKS, acked, failed, other, bad, vmpin1 - vmpin0,
 	       hp1 - hp0, held1 - held0);

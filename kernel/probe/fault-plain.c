@@ -10,9 +10,9 @@
  * iovecs than fit the stack an imported iovec array.  Most of these sit
  * behind a mempool, so nothing fails on its own.  As in fault-regbuf, the
  * kernel's per-task fault injection does it: writing N to
- * /proc/thread-self/fail-nth (probe_fail_nth_arm()) makes the N-th slab
+ * /proc/thread-self/fail-nth (t_fail_nth_arm()) makes the N-th slab
  * or page allocation of this task fail, GFP_KERNEL ones included
- * (probe_fault_setup()).  N runs 1, 2, 3, ... until an I/O ends with the
+ * (t_fault_setup()).  N runs 1, 2, 3, ... until an I/O ends with the
  * count not used up, so each allocation the I/O makes in this task fails
  * once (allocations in interrupt context and in kernel threads, e.g. a
  * requeued request, are not counted).
@@ -20,10 +20,10 @@
  * Each attempt gets a fresh buffer.  After it:
  *   - the I/O failed with -ENOMEM, -EAGAIN or -EIO, or it moved every
  *     byte; a read that completed holds the pattern the case wrote to the
- *     device first (probe_pat), and at the end of a write case the device
- *     region reads back as the pattern.  Another errno, a short count or
- *     wrong data is a failure.
- *   - the FOLL_PIN count (probe_pins_held()) is back where it was.  6.12
+ *     device first (t_pattern_fill()), and at the end of a write case the
+ *     device region reads back as the pattern.  Another errno, a short
+ *     count or wrong data is a failure.
+ *   - the FOLL_PIN count (t_pins_held()) is back where it was.  6.12
  *     pins the user pages of plain O_DIRECT; 6.1 takes page references
  *     (FOLL_GET), which that count does not see, so:
  *   - once the buffer is unmapped, no page of it is still held.  For 2 MiB
@@ -65,13 +65,19 @@
  *
  * Usage: fault-plain [-d /dev/nvme0n1]
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "probe-util.h"
+#include "../../t/helpers.h"
 
 #define KiB		1024UL
 #define MiB		(1024UL * KiB)
@@ -134,13 +140,13 @@ static int bounce_io(int fd, bool write, size_t len, off_t off, uint64_t seed,
 	struct hb_buf b;
 	ssize_t n;
 
-	if (probe_alloc("4k", len, 0, &b))
+	if (t_alloc_errno("4k", len, 0, &b))
 		return -1;
 	if (write)
-		probe_pat_fill(b.addr, len, seed, 0);
+		t_pattern_fill(b.addr, len, seed, 0);
 	n = write ? pwrite(fd, b.addr, len, off) : pread(fd, b.addr, len, off);
 	if (!write && n == (ssize_t)len)
-		*bad = probe_pat_check(b.addr, len, seed, 0);
+		*bad = t_pattern_mismatch(b.addr, len, seed, 0);
 	hb_free(&b);
 	return n == (ssize_t)len ? 0 : -1;
 }
@@ -148,7 +154,7 @@ static int bounce_io(int fd, bool write, size_t len, off_t off, uint64_t seed,
 /* the PFNs of the @len bytes at @addr, 0 for a page pagemap cannot name */
 static int read_pfns(const void *addr, size_t len, uint64_t *pfn)
 {
-	unsigned int i, nr = len / PROBE_PAGE;
+	unsigned int i, nr = len / T_SZ_4K;
 	int fd = hb_pagemap_open(), ret;
 
 	if (fd < 0)
@@ -200,7 +206,7 @@ static long pages_held(int kpf, const uint64_t *pfn, unsigned int nr)
 /* @probe's value once it is back at @want, or after SETTLE_MS */
 static long settle(long (*probe)(void *), void *arg, long want)
 {
-	return probe_settle(probe, arg, want, SETTLE_MS);
+	return t_settle_within(probe, arg, want, SETTLE_MS);
 }
 
 struct held_arg {
@@ -240,36 +246,36 @@ static int attempt(int fd, int kpf, const struct fcase *c, off_t off,
 {
 	bool hugetlb = !strncmp(c->backing, "hugetlb", 7);
 	long pins0, hp0, pins, hp, held = 0, left, bad = -1;
-	unsigned int nr = c->len / PROBE_PAGE;
+	unsigned int nr = c->len / T_SZ_4K;
 	struct held_arg ha = { kpf, pfn, nr };
 	struct hb_buf b;
 	ssize_t ret;
 	int err;
 
-	hp0 = hb_hugepages_free(PROBE_HPAGE);
-	if (probe_alloc(c->backing, c->len, 0, &b))
+	hp0 = hb_hugepages_free(T_SZ_2M);
+	if (t_alloc_errno(c->backing, c->len, 0, &b))
 		return -1;
 	if (c->op == OP_WRITE)
 		memcpy(b.addr, ref, c->len);
 	else
 		memset(b.addr, 0, c->len);
 	if (!strcmp(c->backing, "thp") && !t->thp)
-		t->thp = probe_thp_backed(b.addr, c->len) ? "yes" : "no";
-	pins0 = probe_pins_held();
-	if (probe_fail_nth_arm(n)) {
+		t->thp = t_thp_backed(b.addr, c->len) ? "yes" : "no";
+	pins0 = t_pins_held();
+	if (t_fail_nth_arm(n)) {
 		hb_free(&b);
 		return -1;
 	}
 	ret = do_io(fd, c, b.addr, off);
 	err = errno;
-	left = probe_fail_nth_disarm();
+	left = t_fail_nth_disarm();
 	t->attempts++;
 	if (left > 0)
 		t->done = 1;	/* the n-th allocation never came */
 	if (ret == (ssize_t)c->len) {
 		t->complete++;
 		if (c->op != OP_WRITE && memcmp(b.addr, ref, c->len))
-			bad = probe_pat_check(b.addr, c->len, 0, 0);
+			bad = t_pattern_mismatch(b.addr, c->len, 0, 0);
 	} else if (ret >= 0) {
 		t->short_io++;
 	} else if (err == ENOMEM) {
@@ -281,13 +287,13 @@ static int attempt(int fd, int kpf, const struct fcase *c, off_t off,
 	} else {
 		t->other++;
 	}
-	pins = settle(probe_pins_of, NULL, pins0);
+	pins = settle(t_pins_of, NULL, pins0);
 	if (left < 0 || (!hugetlb && read_pfns(b.addr, c->len, pfn))) {
 		hb_free(&b);
 		return -1;
 	}
 	hb_free(&b);
-	hp = settle(probe_free_2m_of, NULL, hp0);
+	hp = settle(t_free_2m_of, NULL, hp0);
 	if (!hugetlb)
 		held = settle(held_probe, &ha, 0);
 	if (bad >= 0)
@@ -322,15 +328,15 @@ static int attempt(int fd, int kpf, const struct fcase *c, off_t off,
 static int control(int kpf, const char *backing, uint64_t *pfn)
 {
 	bool hugetlb = !strncmp(backing, "hugetlb", 7);
-	unsigned int nr = CTL_LEN / PROBE_PAGE;
+	unsigned int nr = CTL_LEN / T_SZ_4K;
 	struct held_arg ha = { kpf, pfn, nr };
-	long hp0 = hb_hugepages_free(PROBE_HPAGE), open_held, closed_held;
+	long hp0 = hb_hugepages_free(T_SZ_2M), open_held, closed_held;
 	struct iovec iov;
 	struct hb_buf b;
 	int p[2], ok;
 	ssize_t n;
 
-	if (probe_alloc(backing, CTL_LEN, 0, &b))
+	if (t_alloc_errno(backing, CTL_LEN, 0, &b))
 		return 1;
 	memset(b.addr, 0x5a, CTL_LEN);
 	if (pipe(p)) {
@@ -344,13 +350,13 @@ static int control(int kpf, const char *backing, uint64_t *pfn)
 		n = -1;
 	hb_free(&b);
 	if (hugetlb)
-		open_held = hp0 - settle(probe_free_2m_of, NULL, hp0 - 1);
+		open_held = hp0 - settle(t_free_2m_of, NULL, hp0 - 1);
 	else
 		open_held = settle(held_probe, &ha, nr);
 	close(p[0]);
 	close(p[1]);
 	if (hugetlb)
-		closed_held = hp0 - settle(probe_free_2m_of, NULL, hp0);
+		closed_held = hp0 - settle(t_free_2m_of, NULL, hp0);
 	else
 		closed_held = settle(held_probe, &ha, 0);
 	ok = n == (ssize_t)CTL_LEN && closed_held == 0 &&
@@ -418,7 +424,7 @@ int main(int argc, char **argv)
 		}
 		dev = optarg;
 	}
-	if (probe_fault_setup("FAULTPLAIN"))
+	if (t_fault_setup("FAULTPLAIN"))
 		return 77;
 	fd = open(dev, O_RDWR | O_DIRECT);
 	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size) || size < 2 * REGION) {
@@ -432,13 +438,13 @@ int main(int argc, char **argv)
 	CPU_ZERO(&cpus);
 	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &cpus);
 	kpf = open("/proc/kpageflags", O_RDONLY);
-	pfn = calloc(8 * MiB / PROBE_PAGE, sizeof(*pfn));
+	pfn = calloc(8 * MiB / T_SZ_4K, sizeof(*pfn));
 	if (sched_setaffinity(0, sizeof(cpus), &cpus) || kpf < 0 || !pfn ||
-	    probe_alloc("4k", 8 * MiB, 0, &ref)) {
+	    t_alloc_errno("4k", 8 * MiB, 0, &ref)) {
 		printf("FAULTPLAIN error=setup:%s\n", strerror(errno));
 		return 1;
 	}
-	probe_pat_fill(ref.addr, 8 * MiB, 0, 0);
+	t_pattern_fill(ref.addr, 8 * MiB, 0, 0);
 	fail |= control(kpf, "hugetlb:2M", pfn);
 	fail |= control(kpf, "thp", pfn);
 	fail |= control(kpf, "4k", pfn);

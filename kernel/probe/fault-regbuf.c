@@ -6,7 +6,7 @@
  *
  * 6.1's io_sqe_buffer_register() pins the pages, then allocates the imu;
  * when that kvmalloc() fails it returns -ENOMEM without unpinning (fixed
- * upstream by e1c75831f682, the stable patch of kernel/patches/). Nothing makes
+ * upstream by e1c75831f682, kernel/patches/bugfix/'s pin leak). Nothing makes
  * that allocation fail on its own, so this program uses the kernel's
  * fault injection: writing N to /proc/thread-self/fail-nth makes the N-th
  * slab or page allocation of this task fail (should_fail_ex()), for the
@@ -31,7 +31,15 @@
  * Output: "FAULT ..." lines; exit 0 when it ran (the caller judges the
  * leak counts), 1 on a setup error, 77 without fault injection.
  */
-#include "probe-util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../../t/helpers.h"
 
 #define BUF_LEN		(64 * 1024)
 #define MAX_N		400
@@ -39,7 +47,7 @@
 static int run_case(bool huge, long *leaked)
 {
 	const char *name = huge ? "2M" : "4k";
-	long hp0 = hb_hugepages_free(PROBE_HPAGE), vmpin0 = hb_vmpin_kb();
+	long hp0 = hb_hugepages_free(T_SZ_2M), vmpin0 = hb_vmpin_kb();
 	long held0, leak, total = 0, first = 0, enomem = 0, left;
 	struct io_uring ring;
 	struct hb_buf buf;
@@ -47,7 +55,7 @@ static int run_case(bool huge, long *leaked)
 	int n, ret, done = 0;
 
 	/* a 2 MiB hugetlb page or 4 KiB pages, faulted in by lib */
-	if (probe_alloc(huge ? "hugetlb:2M" : "4k", BUF_LEN, 0, &buf)) {
+	if (t_alloc_errno(huge ? "hugetlb:2M" : "4k", BUF_LEN, 0, &buf)) {
 		printf("FAULT case=%s error=alloc:%s\n", name, hb_errmsg());
 		return 1;
 	}
@@ -58,10 +66,10 @@ static int run_case(bool huge, long *leaked)
 			printf("FAULT case=%s error=ring\n", name);
 			break;
 		}
-		held0 = probe_pins_held();
-		probe_fail_nth_arm(n);
+		held0 = t_pins_held();
+		t_fail_nth_arm(n);
 		ret = io_uring_register_buffers(&ring, &iov, 1);
-		left = probe_fail_nth_disarm();
+		left = t_fail_nth_disarm();
 		if (!ret && left != 0)
 			done = 1;	/* the N-th allocation never came */
 		if (ret == -ENOMEM)
@@ -70,7 +78,7 @@ static int run_case(bool huge, long *leaked)
 		if (!ret)
 			io_uring_unregister_buffers(&ring);
 		io_uring_queue_exit(&ring);
-		leak = probe_pins_held() - held0;
+		leak = t_pins_held() - held0;
 		if (leak) {
 			printf("FAULT case=%s n=%d ret=%d leaked_pages=%ld\n",
 			       name, n, ret, leak);
@@ -82,7 +90,7 @@ static int run_case(bool huge, long *leaked)
 	hb_free(&buf);
 	printf("FAULT summary case=%s attempts=%d enomem=%ld leaked_pages=%ld first_leak_n=%ld vmpin_delta_kb=%ld hugepages_free_delta=%ld complete=%s\n",
 	       name, n - 1, enomem, total, first, hb_vmpin_kb() - vmpin0,
-	       hb_hugepages_free(PROBE_HPAGE) - hp0, done ? "yes" : "no");
+	       hb_hugepages_free(T_SZ_2M) - hp0, done ? "yes" : "no");
 	*leaked = total;
 	return !done;
 }
@@ -112,7 +120,7 @@ int main(void)
 {
 	int fail = 0;
 
-	if (probe_fault_setup("FAULT"))
+	if (t_fault_setup("FAULT"))
 		return 77;
 	fail |= sweep_case(false);
 	fail |= sweep_case(true);

@@ -8,11 +8,11 @@
  * (IORING_OP_URING_CMD with IORING_URING_CMD_FIXED on the generic char
  * device), 128 KiB and 8 MiB, from 2 MiB hugetlb pages, THP and 4 KiB
  * pages, it counts per I/O:
- *   - device requests: nvme_setup_cmd() calls (probe-util.h:
- *     PROBE_REQ_SYM), and /sys/block/<disk>/stat beside them;
+ *   - device requests: nvme_setup_cmd() calls (t/helpers.h:
+ *     T_NVME_REQ_SYM), and /sys/block/<disk>/stat beside them;
  *   - the calls of the DMA API, dma-iommu, the IOVA allocator, the IOMMU
  *     core and the Intel driver (kprobe events' hit counts,
- *     probe_count_open(), one window per I/O; a symbol a kernel lacks or
+ *     t_kcount_open(), one window per I/O; a symbol a kernel lacks or
  *     inlined is reported as untraceable);
  *   - the IOMMU page-table entries written, by page size: a kprobe event
  *     on intel_iommu_map_pages() records (pgsize, pgcount) in the trace
@@ -39,12 +39,19 @@
  * Output: "IOMMUPROF key=value ..." lines; exit 0 on success, 1 on a
  * failure, 77 when there is no IOMMU, device or kprobe events.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/nvme_ioctl.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-#include "probe-util.h"
+#include "../../t/helpers.h"
 #include "base/uring-compat.h"
 
 #define KiB		1024UL
@@ -110,7 +117,7 @@ static const struct {
 	{ "intel_flush_iotlb_all", F_NONE, G_ANY },	/* lazy: flush queue */
 	{ "fq_flush_timeout", F_NONE, G_ANY },
 	{ "clflush_cache_range", F_NONE, G_ANY },
-	{ PROBE_REQ_SYM, F_NONE, G_ANY },	/* requests: probe-util.h */
+	{ T_NVME_REQ_SYM, F_NONE, G_ANY },	/* requests: t/helpers.h */
 };
 #define REQ_SYM (sizeof(prof) / sizeof(prof[0]) - 1)
 #define NSYMS (sizeof(prof) / sizeof(prof[0]))
@@ -125,7 +132,7 @@ static int iters = 3;
 
 static int tr_write(const char *file, const char *s, bool append)
 {
-	return probe_trace_write(tracefs, file, s, append);
+	return t_trace_write(tracefs, file, s, append);
 }
 
 /*
@@ -156,7 +163,7 @@ static long kprobe_misses(void)
 {
 	unsigned long hits, misses;
 
-	if (probe_kprobe_profile(tracefs, KP_MAP, &hits, &misses))
+	if (t_kprobe_profile(tracefs, KP_MAP, &hits, &misses))
 		return -1;
 	return (long)misses;
 }
@@ -247,7 +254,8 @@ static int one_io(struct io_uring *ring, const struct nvdev *d, bool pt,
 {
 	if (pt)
 		return pt_io(ring, d, write, buf, len, off);
-	return probe_rw_fixed(ring, write, d->fd, buf, len, off, 0);
+	return t_io(ring, write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED,
+		    d->fd, buf, len, off, 0);
 }
 
 /* a distinct pattern per backing and size, written at the device offset */
@@ -418,11 +426,11 @@ static int profile_one(struct io_uring *ring, const struct nvdev *d, bool pt,
 	long before, after;
 	int ret;
 
-	before = probe_disk_ios(d->disk, w);
-	probe_count_begin();
+	before = t_disk_ios(d->disk, w);
+	t_kcount_begin();
 	ret = one_io(ring, d, pt, w, buf, size, off);
-	*misses = probe_count_end(hits);
-	after = probe_disk_ios(d->disk, w);
+	*misses = t_kcount_end(hits);
+	after = t_disk_ios(d->disk, w);
 	*req = after - before;
 	return ret;
 }
@@ -438,10 +446,10 @@ static double time_ios(struct io_uring *ring, const struct nvdev *d, bool pt,
 	int it;
 
 	for (it = 0; it < iters; it++) {
-		t = probe_now_usec();
+		t = t_now_usec();
 		if (one_io(ring, d, pt, w, buf, size, off) != (int)size)
 			return -1;
-		t = probe_now_usec() - t;
+		t = t_now_usec() - t;
 		if (best < 0 || t < best)
 			best = t;
 	}
@@ -543,7 +551,7 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 		return ret != pred.error;
 	}
 	if (w)
-		probe_pat_fill(buf, size, seed_of(bk, size), off);
+		t_pattern_fill(buf, size, seed_of(bk, size), off);
 	/* one I/O outside the profile: TCG translates the path once */
 	ret = one_io(ring, d, pt, w, buf, size, off);
 	if (ret != (int)size) {
@@ -552,7 +560,7 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 		return 1;
 	}
 	win.wall_usec = time_ios(ring, d, pt, w, buf, size, off);
-	probe_count_enable(true);
+	t_kcount_enable(true);
 	for (it = 0; it < iters && !fail; it++) {
 		if (!w)
 			memset(buf, 0, size);
@@ -565,7 +573,7 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 		}
 		window_add(&win, hits, misses, req);
 	}
-	probe_count_enable(false);
+	t_kcount_enable(false);
 	for (it = 0; it < iters && have_kprobes && !fail; it++) {
 		ret = ptes_one(ring, d, pt, w, buf, size, off, &p);
 		if (ret != (int)size) {
@@ -576,7 +584,7 @@ static int run_case(struct io_uring *ring, const struct nvdev *d,
 		ptes_min(&win.pmin, &p, it);
 	}
 	if (!w && !fail) {
-		bad = probe_pat_check(buf, size, seed_of(bk, size), off);
+		bad = t_pattern_mismatch(buf, size, seed_of(bk, size), off);
 		if (bad >= 0) {
 			print_label("", &l);
 			printf(" error=data:%ld\n", bad);
@@ -612,7 +620,7 @@ static int run_backing(struct io_uring *ring, const struct nvdev *d,
 	int pt, w, fail = 0, ret;
 	size_t s;
 
-	if (probe_alloc(backings[bk], MAX_IO, 0, &hb)) {
+	if (t_alloc_errno(backings[bk], MAX_IO, 0, &hb)) {
 		printf("IOMMUPROF mode=%s backing=%s error=alloc\n", mode,
 		       backings[bk]);
 		return 1;
@@ -628,7 +636,7 @@ static int run_backing(struct io_uring *ring, const struct nvdev *d,
 	}
 	if (bk == 1)
 		printf("IOMMUPROF mode=%s backing=thp thp=%s\n", mode,
-		       probe_thp_backed(hb.addr, MAX_IO) ? "yes" : "no");
+		       t_thp_backed(hb.addr, MAX_IO) ? "yes" : "no");
 	for (pt = 0; pt <= 1; pt++)
 		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 			for (w = 1; w >= 0; w--)
@@ -801,7 +809,7 @@ int main(int argc, char **argv)
 	cfg.sgl = ctrl_sgls(d.fd);
 	for (i = 0; i < NSYMS; i++)
 		syms[i] = prof[i].name;
-	if (probe_count_open(tracefs, syms, NSYMS, counted, "IOMMUPROF") <= 0)
+	if (t_kcount_open(tracefs, syms, NSYMS, counted, "IOMMUPROF") <= 0)
 		return 77;
 	have_kprobes = !kprobes_setup(true);
 	if (!have_kprobes)
@@ -821,7 +829,7 @@ int main(int argc, char **argv)
 	for (bk = 0; bk < (int)NBK; bk++)
 		fail |= run_backing(&ring, &d, km.name[0] ? &km : NULL, &cfg,
 				    base, bk);
-	probe_count_close();
+	t_kcount_close();
 	kprobes_setup(false);
 	io_uring_queue_exit(&ring);
 	printf("IOMMUPROF mode=%s done fail=%d\n", mode, fail);

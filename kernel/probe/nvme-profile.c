@@ -12,7 +12,7 @@
  *   - calls of the DMA-mapping path that the coalescing series removes
  *     (__blk_rq_map_sg, sg_next, dma_map_sg_attrs, dma_direct_map_sg,
  *     dma_pool_alloc, nvme_map_data, the PRP/SGL setup), from kprobe
- *     events' hit counts (probe_count_open(): on a distribution config
+ *     events' hit counts (t_kcount_open(): on a distribution config
  *     too; sg_next(), in the kernel's notrace lib/, by a breakpoint
  *     register where kprobe events refuse it), one window per I/O;
  *   - the wall time per I/O seen from user space (the fastest of a pass
@@ -32,11 +32,18 @@
  *
  * Usage: nvme-profile [-d /dev/nvme0n1] [-n ITER] [-t TRACEFS]
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/nvme_ioctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-#include "probe-util.h"
+#include "../../t/helpers.h"
 
 #define MiB		(1024UL * 1024UL)
 #define IO_SIZE		(8 * MiB)
@@ -65,6 +72,12 @@ static const char *dev = "/dev/nvme0n1";
 static int iters = 4;
 static int counted[NSYMS];
 
+/* the opcode of one fixed-buffer I/O of the case */
+static int fixed_op(bool write)
+{
+	return write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED;
+}
+
 /* each backing writes and reads back a pattern of its own */
 static uint64_t seed_of(bool huge)
 {
@@ -90,11 +103,11 @@ static int run_ios(struct io_uring *ring, int fd, bool write, uint8_t *buf,
 		if (!write)
 			memset(buf, 0, IO_SIZE);
 		if (count)
-			probe_count_begin();
-		t = probe_now_usec();
-		ret = probe_rw_fixed(ring, write, fd, buf, IO_SIZE,
-				     off + (off_t)it * IO_SIZE, 0);
-		t = probe_now_usec() - t;
+			t_kcount_begin();
+		t = t_now_usec();
+		ret = t_io(ring, fixed_op(write), fd, buf, IO_SIZE,
+			   off + (off_t)it * IO_SIZE, 0);
+		t = t_now_usec() - t;
 		if (ret != (int)IO_SIZE)
 			return ret ? ret : -EIO;
 		if (!count) {
@@ -102,7 +115,7 @@ static int run_ios(struct io_uring *ring, int fd, bool write, uint8_t *buf,
 				*best = t;
 			continue;
 		}
-		m = probe_count_end(hits);
+		m = t_kcount_end(hits);
 		*misses = m < 0 || *misses < 0 ? -1 : *misses + m;
 		for (i = 0; i < NSYMS; i++)
 			sum[i] += hits[i];
@@ -129,14 +142,14 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 	int ret, fail = 0;
 	off_t off = base + (huge ? IO_SIZE * iters : 0);
 
-	if (probe_alloc(huge ? "hugetlb:2M" : "4k", IO_SIZE, 0, &hb)) {
+	if (t_alloc_errno(huge ? "hugetlb:2M" : "4k", IO_SIZE, 0, &hb)) {
 		printf("NVPROF op=%s backing=%s error=alloc:%s\n", op, bk,
 		       hb_errmsg());
 		return 1;
 	}
 	buf = hb.addr;
 	if (write)
-		probe_pat_fill(buf, IO_SIZE, seed_of(huge), 0);
+		t_pattern_fill(buf, IO_SIZE, seed_of(huge), 0);
 	iov.iov_base = buf;
 	iov.iov_len = IO_SIZE;
 	ret = io_uring_register_buffers(ring, &iov, 1);
@@ -147,21 +160,21 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 		return 1;
 	}
 	/* one I/O outside the profile: TCG translates the path once */
-	ret = probe_rw_fixed(ring, write, fd, buf, IO_SIZE, off, 0);
+	ret = t_io(ring, fixed_op(write), fd, buf, IO_SIZE, off, 0);
 	if (ret >= 0 && ret != (int)IO_SIZE)
 		ret = -EIO;
 	if (ret == (int)IO_SIZE)
 		ret = run_ios(ring, fd, write, buf, off, false, NULL, NULL,
 			      &wall);
-	before = probe_disk_ios(disk, write);
-	if (ret >= 0 && !probe_count_enable(true)) {
+	before = t_disk_ios(disk, write);
+	if (ret >= 0 && !t_kcount_enable(true)) {
 		ret = run_ios(ring, fd, write, buf, off, true, hits, &misses,
 			      NULL);
-		probe_count_enable(false);
+		t_kcount_enable(false);
 	} else if (ret >= 0) {
 		ret = -ENODEV;
 	}
-	after = probe_disk_ios(disk, write);
+	after = t_disk_ios(disk, write);
 	if (ret < 0) {
 		printf("NVPROF op=%s backing=%s error=io:%d\n", op, bk, ret);
 		fail = 1;
@@ -169,7 +182,7 @@ static int run_case(struct io_uring *ring, int fd, const char *disk,
 	io_uring_unregister_buffers(ring);
 	/* the reads see what the writes of the same backing left */
 	if (!write && !fail) {
-		bad = probe_pat_check(buf, IO_SIZE, seed_of(huge), 0);
+		bad = t_pattern_mismatch(buf, IO_SIZE, seed_of(huge), 0);
 		if (bad >= 0) {
 			printf("NVPROF op=%s backing=%s error=data:%ld\n", op,
 			       bk, bad);
@@ -244,7 +257,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	identify(fd);
-	if (probe_count_open(tracefs, syms, NSYMS, counted, "NVPROF") <= 0)
+	if (t_kcount_open(tracefs, syms, NSYMS, counted, "NVPROF") <= 0)
 		return 77;
 	if (io_uring_queue_init(8, &ring, 0)) {
 		printf("NVPROF skip=no io_uring\n");
@@ -255,7 +268,7 @@ int main(int argc, char **argv)
 		for (h = 0; h <= 1; h++)
 			fail |= run_case(&ring, fd, disk,
 					 (off_t)(size - REGION), w, h);
-	probe_count_close();
+	t_kcount_close();
 	io_uring_queue_exit(&ring);
 	close(fd);
 	printf("NVPROF done fail=%d\n", fail);

@@ -34,15 +34,23 @@
  *   DIR defaults to $HUGEBUF_TEST_DIR, then ".". Needs root for
  *   /proc/self/pagemap PFNs (THP cases are skipped without them).
  */
-#include "probe-util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../../t/helpers.h"
 
 #define KiB		1024UL
 #define MiB		(1024UL * KiB)
-#define HPAGE		PROBE_HPAGE
-#define PAGE		PROBE_PAGE
+#define HPAGE		T_SZ_2M
+#define PAGE		T_SZ_4K
 #define FILE_SIZE	(16 * MiB)
 #define GUARD		0xa5
-/* the pattern of the data file: byte at file offset o is probe_pat(0, o) */
+/* the pattern of the data file: file offset o holds the pattern of SEED at o */
 #define SEED		0
 
 static const char *dir = ".";
@@ -79,7 +87,7 @@ static int make_data_file(void)
 	if (fd < 0)
 		goto out;
 	for (off = 0; off < FILE_SIZE; off += chunk) {
-		probe_pat_fill(buf, chunk, SEED, off);
+		t_pattern_fill(buf, chunk, SEED, off);
 		if (pwrite(fd, buf, chunk, off) != (ssize_t)chunk)
 			goto out_close;
 	}
@@ -105,7 +113,7 @@ static long measure_reqs(struct io_uring *ring, const char *backing,
 	long res = -1;
 	int fd, ret;
 
-	if (probe_alloc(backing, 8 * MiB, 0, &r))
+	if (t_alloc_errno(backing, 8 * MiB, 0, &r))
 		return -2;
 	fd = open(data_path, O_RDONLY | O_DIRECT);
 	if (fd < 0)
@@ -122,7 +130,7 @@ static long measure_reqs(struct io_uring *ring, const char *backing,
 				     dev, (unsigned int)nreads, &best);
 	if (ret)
 		fprintf(stderr, "reqs: %s\n", hb_errmsg());
-	else if (probe_pat_check(r.addr, 8 * MiB, SEED, 0) >= 0)
+	else if (t_pattern_mismatch(r.addr, 8 * MiB, SEED, 0) >= 0)
 		fprintf(stderr, "reqs: data mismatch\n");
 	else
 		res = (long)best;
@@ -142,7 +150,7 @@ static long measure_kmem(struct io_uring *ring, int k)
 	long delta, res = -1;
 	int ret;
 
-	if (probe_alloc("hugetlb:2M", 512 * MiB, 0, &r))
+	if (t_alloc_errno("hugetlb:2M", 512 * MiB, 0, &r))
 		return -2;
 	ret = hb_measure_reg_kmem(ring, r.addr, 512 * MiB, (unsigned int)k,
 				  &delta);
@@ -204,13 +212,13 @@ static int check_read(struct io_uring *ring, int fd, uint8_t *base,
 	int ret;
 
 	memset(a - g_lo, GUARD, g_lo + len + g_hi);
-	ret = probe_rw_fixed(ring, false, fd, a, len, a - base, 0);
+	ret = t_io(ring, IORING_OP_READ_FIXED, fd, a, len, a - base, 0);
 	if (ret != (int)len) {
 		fprintf(stderr, "%s: read o=%#zx len=%#zx res=%d\n", what, o,
 			len, ret);
 		return 1;
 	}
-	bad = probe_pat_check(a, len, SEED, a - base);
+	bad = t_pattern_mismatch(a, len, SEED, a - base);
 	if (bad >= 0) {
 		fprintf(stderr, "%s: data mismatch o=%#zx len=%#zx at +%#lx\n",
 			what, o, len, bad);
@@ -293,17 +301,17 @@ static int check_buffer(struct io_uring *ring, uint8_t *base, uint8_t *reg,
 	}
 
 	/* WRITE_FIXED of the whole buffer, read back with pread() */
-	probe_pat_fill(reg, reg_len, SEED, reg - base);
-	if (probe_rw_fixed(ring, true, wfd, reg, reg_len, reg - base, 0) !=
-	    (int)reg_len) {
+	t_pattern_fill(reg, reg_len, SEED, reg - base);
+	if (t_io(ring, IORING_OP_WRITE_FIXED, wfd, reg, reg_len, reg - base,
+		 0) != (int)reg_len) {
 		fprintf(stderr, "%s: write_fixed failed\n", what);
 		ret = 1;
 	} else {
 		uint8_t *chk = malloc(reg_len);
 
-		if (!chk || pread(wfd, chk, reg_len, reg - base) !=
-			    (ssize_t)reg_len ||
-		    probe_pat_check(chk, reg_len, SEED, reg - base) >= 0) {
+		if (!chk ||
+		    pread(wfd, chk, reg_len, reg - base) != (ssize_t)reg_len ||
+		    t_pattern_mismatch(chk, reg_len, SEED, reg - base) >= 0) {
 			fprintf(stderr, "%s: write_fixed data mismatch\n",
 				what);
 			ret = 1;
@@ -340,7 +348,7 @@ static void case_buffer(struct io_uring *ring, const char *backing,
 	struct hb_buf r;
 	int ret;
 
-	if (probe_alloc(backing, len, start, &r)) {
+	if (t_alloc_errno(backing, len, start, &r)) {
 		report(name, 2);
 		return;
 	}
@@ -357,11 +365,11 @@ static void case_thp_tail(struct io_uring *ring)
 	struct hb_buf r;
 	int ret;
 
-	if (probe_alloc("thp", len, PAGE, &r)) {
+	if (t_alloc_errno("thp", len, PAGE, &r)) {
 		report(name, 2);
 		return;
 	}
-	if (!r.huge_verified || !probe_thp_backed(r.map, HPAGE)) {
+	if (!r.huge_verified || !t_thp_backed(r.map, HPAGE)) {
 		fprintf(stderr, "%s: no THP\n", name);
 		hb_free(&r);
 		report(name, 2);
@@ -396,17 +404,17 @@ static void case_thp_mremap(struct io_uring *ring)
 	size_t moved;
 	int ret;
 
-	if (probe_alloc("thp", 2 * HPAGE, 0, &src)) {
+	if (t_alloc_errno("thp", 2 * HPAGE, 0, &src)) {
 		report(name, 2);
 		return;
 	}
-	if (!src.huge_verified || !probe_thp_backed(src.map, 2 * HPAGE)) {
+	if (!src.huge_verified || !t_thp_backed(src.map, 2 * HPAGE)) {
 		fprintf(stderr, "%s: no THP\n", name);
 		hb_free(&src);
 		report(name, 2);
 		return;
 	}
-	if (probe_alloc("4k", 4 * HPAGE, 0, &dst)) {
+	if (t_alloc_errno("4k", 4 * HPAGE, 0, &dst)) {
 		hb_free(&src);
 		report(name, 2);
 		return;
@@ -415,7 +423,7 @@ static void case_thp_mremap(struct io_uring *ring)
 	if (moved != 3 * MiB) {
 		perror("mremap");
 		ret = 1;
-	} else if (!probe_thp_backed(dst.map, 3 * MiB)) {
+	} else if (!t_thp_backed(dst.map, 3 * MiB)) {
 		fprintf(stderr, "%s: THP split by mremap\n", name);
 		ret = 2;
 	} else {

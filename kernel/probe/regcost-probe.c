@@ -8,7 +8,7 @@
  * 6.1 and 6.12); 7.2 calls hpage_acct_ref() instead, once per head not
  * equal to the previous one of the same buffer.  Either call count is
  * hb_model_register_cost()'s heads, over the pages lib's probe saw.  Each
- * case counts the calls (kprobe hits, probe_count_open()) during its
+ * case counts the calls (kprobe hits, t_kcount_open()) during its
  * registration and prints
  *   REGCOST case=NAME fn=FUNCTION predicted=N counted=N
  * with the model's scan reads beside it.  The cases, on 2 MiB hugetlb:
@@ -37,10 +37,17 @@
  * by the model's charge for the probed pages and came back to where it
  * was.  Exit 0, 1 on a mismatch or a setup error, 77 when there is no THP.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include "../../t/helpers.h"
 #include "hugebuf-report.h"
-#include "probe-util.h"
 
 #define MiB	(1ULL << 20)
 
@@ -107,14 +114,14 @@ static int register_case(const struct reg_case *c, const struct hb_buf *buf,
 		return -EIO;
 	}
 	ret = c->one_by_one ? hb_register_sparse(&ring, c->nr) : 0;
-	probe_count_begin();
+	t_kcount_begin();
 	for (i = 0; !ret && c->one_by_one && i < c->nr; i++)
 		ret = hb_register_update(&ring, i, &iov[i], 1);
 	if (!ret && !c->one_by_one)
 		ret = hb_register_buffers(&ring, iov, c->nr);
 	if (ret)
 		printf("REGCOST case=%s error=%s\n", c->name, hb_errmsg());
-	if (probe_count_end(hits) < 0 && !ret) {
+	if (t_kcount_end(hits) < 0 && !ret) {
 		printf("REGCOST case=%s error=the counters cannot be read\n",
 		       c->name);
 		ret = -EIO;
@@ -148,7 +155,7 @@ static int run_case(const struct hb_kmodel *km, const struct reg_case *c,
 		printf("REGCOST case=%s skip=not root\n", c->name);
 		return 0;
 	}
-	if (probe_alloc("hugetlb:2M", c->nr * c->len, 0, &buf)) {
+	if (t_alloc_errno("hugetlb:2M", c->nr * c->len, 0, &buf)) {
 		printf("REGCOST case=%s error=alloc:%s\n", c->name,
 		       hb_errmsg());
 		return 1;
@@ -181,7 +188,7 @@ static const char *acct_fn(const struct hb_kmodel *km)
 {
 	if (!km->acct_per_ring)
 		return "headpage_already_acct";
-	/* "6.1+hugebuf": kernel/patches/io_uring/0005's io_hpage_acct_get() */
+	/* "6.1+hugebuf": io_hpage_acct_get() of io_uring 5/5 (bugfix/) */
 	return km->kmajor == 6 && km->kminor == 1 ? "io_hpage_acct_get" :
 						      "hpage_acct_ref";
 }
@@ -232,7 +239,7 @@ static int scale_case(const struct hb_kmodel *km, const char *backing,
 		return 1;
 	}
 	/* the model follows the pages seen, but no THP means no scan */
-	if (max_folio < PROBE_HPAGE) {
+	if (max_folio < T_SZ_2M) {
 		printf("REGCOST scale backing=%s skip=no THP in the buffer "
 		       "(largest folio %llu bytes, ShmemHugePages %ld kB, "
 		       "AnonHugePages %ld kB)\n", backing,
@@ -247,13 +254,13 @@ static int scale_case(const struct hb_kmodel *km, const char *backing,
 		return 1;
 	}
 	v0 = hb_vmpin_kb();
-	t0 = probe_now_usec();
+	t0 = t_now_usec();
 	ret = hb_register_buffers(&ring, &iov, 1);
-	t1 = probe_now_usec();
+	t1 = t_now_usec();
 	v1 = hb_vmpin_kb();
 	if (!ret)
 		io_uring_unregister_buffers(&ring);
-	t2 = probe_now_usec();
+	t2 = t_now_usec();
 	v2 = hb_vmpin_kb();
 	io_uring_queue_exit(&ring);
 	if (ret) {
@@ -279,7 +286,7 @@ static int scale_thp(const struct hb_kmodel *km, uint64_t len)
 	struct hb_buf buf;
 	int ret;
 
-	if (probe_alloc("thp", len, 0, &buf)) {
+	if (t_alloc_errno("thp", len, 0, &buf)) {
 		printf("REGCOST scale backing=thp error=alloc:%s\n",
 		       hb_errmsg());
 		return 1;
@@ -298,7 +305,7 @@ static int scale_thp(const struct hb_kmodel *km, uint64_t len)
  */
 static int scale_shmem(const struct hb_kmodel *km, uint64_t len)
 {
-	size_t span = len + PROBE_HPAGE;
+	size_t span = len + T_SZ_2M;
 	char *res, *map;
 	int fd, ret;
 
@@ -315,7 +322,7 @@ static int scale_shmem(const struct hb_kmodel *km, uint64_t len)
 		close(fd);
 		return 1;
 	}
-	map = (char *)(((uintptr_t)res + PROBE_HPAGE - 1) & ~(PROBE_HPAGE - 1));
+	map = (char *)(((uintptr_t)res + T_SZ_2M - 1) & ~(T_SZ_2M - 1));
 	if (mmap(map, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
 		 0) == MAP_FAILED) {
 		printf("REGCOST scale backing=shmem error=mmap:%s\n",
@@ -343,13 +350,13 @@ static int scale_main(const struct hb_kmodel *km, uint64_t len)
 	printf("REGCOST scale model=%s\n", km->name);
 	a = scale_thp(km, len);
 	if (hb_read_bracketed(SHMEM_ENABLED, was, sizeof(was)) ||
-	    probe_put(SHMEM_ENABLED, "always")) {
+	    t_knob_write(SHMEM_ENABLED, "always", 0)) {
 		printf("REGCOST scale backing=shmem skip=no shmem THP (%s)\n",
 		       SHMEM_ENABLED);
 		b = 77;
 	} else {
 		b = scale_shmem(km, len);
-		probe_put(SHMEM_ENABLED, was);
+		t_knob_write(SHMEM_ENABLED, was, 0);
 	}
 	if (a == 1 || b == 1)
 		return 1;
@@ -378,25 +385,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [-s MIB]\n", argv[0]);
 		return 2;
 	}
-	if (hb_hugepages_free(PROBE_HPAGE) < 8) {
+	if (hb_hugepages_free(T_SZ_2M) < 8) {
 		printf("REGCOST skip=needs 8 free 2M hugepages\n");
 		return 77;
 	}
 	fn = acct_fn(&km);
 	/* it says why on a "REGCOST skip=" line when it counts nothing */
-	if (probe_count_open("/sys/kernel/tracing", &fn, 1, &counted,
-			     "REGCOST") <= 0) {
-		probe_count_close();
+	if (t_kcount_open("/sys/kernel/tracing", &fn, 1, &counted,
+			  "REGCOST") <= 0) {
+		t_kcount_close();
 		return 77;
 	}
-	if (probe_count_enable(true)) {
+	if (t_kcount_enable(true)) {
 		printf("REGCOST skip=the counters cannot be armed\n");
-		probe_count_close();
+		t_kcount_close();
 		return 77;
 	}
 	printf("REGCOST model=%s fn=%s\n", km.name, fn);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		fail |= run_case(&km, &cases[i], fn);
-	probe_count_close();
+	t_kcount_close();
 	return fail;
 }

@@ -51,17 +51,24 @@
  * Exit 0, 1 when a case failed, 77 when every case was skipped.
  */
 #include <arpa/inet.h>
-#include <linux/sockios.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
-#include "probe-util.h"
+#include "../../t/helpers.h"
 
 #define MiB		(1ULL << 20)
 #define KiB		(1ULL << 10)
@@ -243,7 +250,7 @@ static void sample(int tx, int rx, struct zc_stats *st)
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
-	double last = probe_now_usec(), now;
+	double last = t_now_usec(), now;
 	ssize_t n;
 
 	while (r->got < SEND_LEN) {
@@ -252,13 +259,13 @@ static void *reader_main(void *arg)
 			r->err = n ? -errno : -EPIPE;
 			break;
 		}
-		now = probe_now_usec();
+		now = t_now_usec();
 		if (r->got && now - last > r->max_gap_us)
 			r->max_gap_us = now - last;
 		last = now;
 		r->got += (uint64_t)n;
 	}
-	r->t_done = probe_now_usec();
+	r->t_done = t_now_usec();
 	return NULL;
 }
 
@@ -360,14 +367,14 @@ static int send_all(struct io_uring *ring, int tx, int rx, uint8_t *buf,
 		st->sqes++;
 		sample(tx, rx, st);
 		have = false;
-		t_wait = probe_now_usec();
+		t_wait = t_now_usec();
 		while (!have) {
 			reap(ring, st, &res, &have, &notifs_due);
 			if (have)
 				break;
 			wait_1ms(ring);
 			sample(tx, rx, st);
-			if (probe_now_usec() - t_wait > 60e6)
+			if (t_now_usec() - t_wait > 60e6)
 				return -ETIMEDOUT;
 		}
 		/*
@@ -392,16 +399,16 @@ static int send_all(struct io_uring *ring, int tx, int rx, uint8_t *buf,
 			st->shorts++;
 		st->sent += (uint64_t)res;
 	}
-	*t_sent = probe_now_usec();
+	*t_sent = t_now_usec();
 	/* every notification: the frags' pages are the buffer's until then */
-	t_wait = probe_now_usec();
+	t_wait = t_now_usec();
 	while (st->notifs < notifs_due) {
 		reap(ring, st, &res, &have, &notifs_due);
 		if (st->notifs >= notifs_due)
 			break;
 		wait_1ms(ring);
 		sample(tx, rx, st);
-		if (probe_now_usec() - t_wait > 60e6)
+		if (t_now_usec() - t_wait > 60e6)
 			return -ETIMEDOUT;
 	}
 	return 0;
@@ -488,7 +495,7 @@ static int run_send(const struct zc_case *c, struct zc_result *res,
 
 	memset(&st, 0, sizeof(st));
 	memset(&r, 0, sizeof(r));
-	probe_pat_fill(buf->addr, SEND_LEN, seed, 0);
+	t_pattern_fill(buf->addr, SEND_LEN, seed, 0);
 	r.buf = malloc(SEND_LEN);
 	if (!r.buf)
 		return 1;
@@ -518,10 +525,10 @@ static int run_send(const struct zc_case *c, struct zc_result *res,
 	}
 	tcpext_read(ext0);
 	if (counting)
-		probe_count_begin();
-	t0 = probe_now_usec();
+		t_kcount_begin();
+	t0 = t_now_usec();
 	ret = send_all(&ring, tx, rx, buf->addr, c->chunk, &st, &t_sent);
-	if (counting && probe_count_end(hits) < 0)
+	if (counting && t_kcount_end(hits) < 0)
 		counting = false;
 	retrans = total_retrans(tx);
 	if (ret) /* the reader waits for bytes that will not come */
@@ -541,7 +548,7 @@ static int run_send(const struct zc_case *c, struct zc_result *res,
 		ret = 1;
 		goto out_sock;
 	}
-	bad = probe_pat_check(r.buf, SEND_LEN, seed, 0);
+	bad = t_pattern_mismatch(r.buf, SEND_LEN, seed, 0);
 	print_case(c, res, &st, &r, hits, ext1, t0, t_sent, bad, retrans);
 	ret = bad >= 0 || r.got != SEND_LEN || r.err ||
 	      st.sent != SEND_LEN;
@@ -594,20 +601,19 @@ static int run_case(const struct zc_case *c, struct zc_result *res,
 	int ret;
 
 	if (!strncmp(c->backing, "hugetlb", 7) &&
-	    hb_hugepages_free(PROBE_HPAGE) < (long)(SEND_LEN / PROBE_HPAGE)) {
+	    hb_hugepages_free(T_SZ_2M) < (long)(SEND_LEN / T_SZ_2M)) {
 		printf("SENDZC case=%s skip=needs %llu free 2M hugepages\n",
-		       c->name, SEND_LEN / PROBE_HPAGE);
+		       c->name, SEND_LEN / T_SZ_2M);
 		return 77;
 	}
-	if (probe_alloc(c->backing, SEND_LEN, 0, &buf)) {
+	if (t_alloc_errno(c->backing, SEND_LEN, 0, &buf)) {
 		printf("SENDZC case=%s error=alloc:%s\n", c->name,
 		       hb_errmsg());
 		return 1;
 	}
 	/* THP only where the kernel gave 2 MiB folios to the touched buffer */
 	memset(buf.addr, 0, SEND_LEN);
-	if (!strcmp(c->backing, "thp") &&
-	    !probe_thp_backed(buf.addr, SEND_LEN)) {
+	if (!strcmp(c->backing, "thp") && !t_thp_backed(buf.addr, SEND_LEN)) {
 		printf("SENDZC case=%s skip=no THP in the buffer\n", c->name);
 		hb_free(&buf);
 		return 77;
@@ -720,9 +726,9 @@ int main(void)
 		results[i] = (struct zc_result){ -1, -1 };
 	/* the counters are a figure, not a condition of the cases */
 	counting = have_zc &&
-		   probe_count_open("/sys/kernel/tracing", zc_syms, NR_SYMS,
-				    counted, "SENDZC counters") > 0 &&
-		   !probe_count_enable(true);
+		   t_kcount_open("/sys/kernel/tracing", zc_syms, NR_SYMS,
+				 counted, "SENDZC counters") > 0 &&
+		   !t_kcount_enable(true);
 	for (i = 0; i < n; i++) {
 		printf("@@KTEST RUN sendzc:%s\n", cases[i].name);
 		if (!have_zc) {
@@ -736,7 +742,7 @@ int main(void)
 		fail |= ret == 1;
 		skips += ret == 77;
 	}
-	probe_count_close();
+	t_kcount_close();
 	fail |= judge_cases(n);
 	if (fail)
 		return 1;

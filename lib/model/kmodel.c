@@ -49,7 +49,7 @@
  * of Debian's 7.1.13 image still has acct_pages and an unsigned int len)
  */
 #define IMU_HEADER_72		48
-/* 6.1 with kernel/patches/io_uring/0005: the old header without acct_pages */
+/* 6.1 with io_uring 5/5 (kernel/patches/bugfix/): no acct_pages */
 #define IMU_HEADER_BACKPORT	24
 #define IMU_CACHE_BVECS		32
 
@@ -308,10 +308,10 @@ void hb_kmodel_for_version(int major, int minor, struct hb_kmodel *km)
  * Debian 6.1 with kernel/patches: the 6.16 coalescing rules, the 6.1
  * header (folio_shift sits in the padding after nr_bvecs), bvec[0] on
  * the page pinned for the first byte (6.1 has no unpin_user_folio(); see
- * kernel/patches/io_uring/0004), and an exact nr_segs counted from bvec[0]'s
- * bv_len (io_uring 2/5; 6.1's over-estimate, every bvec to the table's end,
- * made a passthrough command from the start of a buffer of more folios
- * than max_segments -EINVAL).  io_uring 5/5 charges each compound head once
+ * io_uring 4/5 in kernel/patches/features/), and an exact nr_segs counted
+ * from bvec[0]'s bv_len (io_uring 2/5; 6.1's over-estimate, every bvec to
+ * the table's end, made a passthrough command from the start of a buffer
+ * of more folios than max_segments -EINVAL).  io_uring 5/5 charges each compound head once
  * per ring by reference count (ctx->hpage_acct, as 7.2), but keeps 6.1's
  * VmPin charge for a ring with CAP_IPC_LOCK, and drops imu->acct_pages.
  * io_uring 3/5 charges a zero-copy send's frag for the pages it spans

@@ -451,11 +451,12 @@ static bool stays_in_first_bvec(const struct hb_kmodel *km,
 }
 
 /*
- * nr_segs of 6.1 with kernel/patches/io_uring/0002: bvec[0] names the page of the
- * buffer's first byte (km->first_bvec_pinned_page), so its bv_offset says
- * nothing about the folio, and an I/O that starts in it is counted from
- * the bytes bvec[0] has left; any other I/O from its offset in a whole
- * folio.  Exact as long as every bvec after the first is a whole folio.
+ * nr_segs of 6.1 with io_uring 2/5 (kernel/patches/bugfix/): bvec[0] names
+ * the page of the buffer's first byte (km->first_bvec_pinned_page), so its
+ * bv_offset says nothing about the folio, and an I/O that starts in it is
+ * counted from the bytes bvec[0] has left; any other I/O from its offset
+ * in a whole folio.  Exact as long as every bvec after the first is a
+ * whole folio.
  */
 static unsigned int nr_segs_from_head(const struct hb_imu *imu,
 				      const struct hb_import *im, uint64_t len)

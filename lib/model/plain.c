@@ -167,7 +167,7 @@ static void add_batch(struct plain_ctx *c, uint64_t addr, uint64_t len)
 		 * km->plain_folio_runs: plain O_DIRECT
 		 * (bio_iov_iter_get_pages(), no registered buffer) adds a
 		 * physically contiguous run of one folio with one call
-		 * (ed9832bc08db, 6.12; 6.1 with kernel/patches/block/0001) instead of
+		 * (ed9832bc08db, 6.12; 6.1 with our block feature) instead of
 		 * one 4 KiB page at a time (docs/kernel-rules.md §9.2).
 		 */
 		if (!c->km->plain_folio_runs) {

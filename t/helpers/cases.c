@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "helpers-priv.h"
 
 /* ------------------------------------------------------------------ */
 /* one whole case over a buffer lib/ allocates                          */

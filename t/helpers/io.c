@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "helpers-priv.h"
 
 /* ------------------------------------------------------------------ */
 /* io_uring                                                             */

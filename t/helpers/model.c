@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "helpers-priv.h"
 
 /* ------------------------------------------------------------------ */
 /* the model's view of a buffer                                         */

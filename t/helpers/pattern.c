@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "helpers-priv.h"
 
 /* ------------------------------------------------------------------ */
 /* offset-encoded patterns                                              */
@@ -74,6 +74,14 @@ mismatch:
 	if (bad)
 		*bad = i;
 	return false;
+}
+
+long t_pattern_mismatch(const void *buf, size_t len, uint64_t seed,
+			uint64_t off)
+{
+	size_t bad;
+
+	return t_pattern_ok(buf, len, seed, off, &bad) ? -1 : (long)bad;
 }
 
 /* Describe the 8 bytes found at a bad position: whose pattern word are they? */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "helpers-priv.h"
 
 /* ------------------------------------------------------------------ */
 /* reporting                                                            */

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "internal.h"
+#include "helpers-priv.h"
 
 /* Reads to try before concluding the count is above the prediction. */
 #define T_REQ_TRIES 40

@@ -6,6 +6,7 @@
  * See t/helpers.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "helpers-priv.h"
 #include "job/job.h"
 
 /* ------------------------------------------------------------------ */
@@ -41,23 +42,49 @@ int t_need_hugepages(uint64_t page_size, unsigned long nr)
 	return T_EXIT_PASS;
 }
 
-int t_alloc(const char *backing, size_t len, size_t head_offset,
-	    struct hb_buf *buf)
+/*
+ * hb_backing_parse(@backing) + hb_alloc(): 0 or -errno, lib's message in
+ * hb_errmsg(); *@parsed says whether @backing was understood.
+ */
+static int alloc_backing(const char *backing, size_t len, size_t head_offset,
+			 struct hb_buf *buf, bool *parsed)
 {
 	struct hb_backing b;
 	int ret;
 
 	memset(buf, 0, sizeof(*buf));
 	buf->memfd = -1;
+	*parsed = false;
 	ret = hb_backing_parse(backing, &b);
 	if (ret)
+		return ret;
+	*parsed = true;
+	return hb_alloc(&b, len, head_offset, buf);
+}
+
+int t_alloc(const char *backing, size_t len, size_t head_offset,
+	    struct hb_buf *buf)
+{
+	bool parsed;
+
+	if (!alloc_backing(backing, len, head_offset, buf, &parsed))
+		return T_EXIT_PASS;
+	if (!parsed)
 		return t_fail("test bug: backing '%s': %s", backing,
 			      hb_errmsg());
-	ret = hb_alloc(&b, len, head_offset, buf);
+	return t_skip("cannot allocate %zu bytes of %s: %s", len, backing,
+		      hb_errmsg());
+}
+
+int t_alloc_errno(const char *backing, size_t len, size_t head_offset,
+		  struct hb_buf *buf)
+{
+	bool parsed;
+	int ret = alloc_backing(backing, len, head_offset, buf, &parsed);
+
 	if (ret)
-		return t_skip("cannot allocate %zu bytes of %s: %s", len,
-			      backing, hb_errmsg());
-	return T_EXIT_PASS;
+		fprintf(stderr, "%s: %s\n", backing, hb_errmsg());
+	return ret;
 }
 
 int t_alloc_thp(size_t len, size_t head_offset, struct hb_buf *buf,
@@ -72,6 +99,18 @@ int t_alloc_thp(size_t len, size_t head_offset, struct hb_buf *buf,
 		      "fragmented): set "
 		      "/sys/kernel/mm/transparent_hugepage/enabled to madvise",
 		      what);
+}
+
+bool t_thp_backed(const void *addr, size_t len)
+{
+	struct hb_probe p;
+	bool ok;
+
+	if (hb_probe(addr, len, NULL, &p))
+		return false;
+	ok = p.source == HB_PROBE_KPAGEFLAGS && p.min_folio >= T_SZ_2M;
+	hb_probe_free(&p);
+	return ok;
 }
 
 /* ------------------------------------------------------------------ */
@@ -258,6 +297,23 @@ int t_expect_pinned(const void *addr, bool want, const char *what)
 }
 
 /* ------------------------------------------------------------------ */
+/* knobs                                                                */
+/* ------------------------------------------------------------------ */
+
+int t_knob_write(const char *path, const char *val, int flags)
+{
+	ssize_t len = (ssize_t)strlen(val), n;
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags), ret;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	ret = n == len ? 0 : n < 0 ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
 /* THP sizes                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -278,23 +334,12 @@ static struct {
 	char mode[T_THP_MAX][16];
 } t_thp_saved;
 
-static int thp_mode_write(const char *path, const char *mode)
-{
-	FILE *fp = fopen(path, "we");
-	int ret;
-
-	if (!fp)
-		return -1;
-	ret = fputs(mode, fp) < 0;
-	return fclose(fp) || ret ? -1 : 0;
-}
-
 void t_thp_restore(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < t_thp_saved.nr; i++)
-		thp_mode_write(t_thp_saved.path[i], t_thp_saved.mode[i]);
+		t_knob_write(t_thp_saved.path[i], t_thp_saved.mode[i], 0);
 	t_thp_saved.nr = 0;
 }
 
@@ -316,7 +361,7 @@ static int thp_mode_set(const char *path, const char *now, const char *mode)
 		return -1;
 	snprintf(t_thp_saved.path[n], sizeof(t_thp_saved.path[n]), "%s", path);
 	snprintf(t_thp_saved.mode[n], sizeof(t_thp_saved.mode[n]), "%s", now);
-	if (thp_mode_write(path, mode))
+	if (t_knob_write(path, mode, 0))
 		return -1;
 	t_thp_saved.nr++;
 	return 0;

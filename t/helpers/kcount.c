@@ -1,24 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The helper file of the kernel/probe/ guest programs: see probe-util.h. */
+/*
+ * Call counts of kernel functions (kprobe events, or hardware breakpoints
+ * where kprobe events refuse a function) and the tracefs files they use,
+ * for the guest probes of kernel/probe/.  See t/helpers.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <time.h>
+#include <unistd.h>
 
-#include "probe-util.h"
-
-int probe_write(const char *path, const char *val, int flags)
-{
-	ssize_t len = (ssize_t)strlen(val);
-	int fd = open(path, O_WRONLY | flags), ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, val, len) == len ? 0 : -errno;
-	close(fd);
-	return ret;
-}
+#include "helpers-priv.h"
 
 /*
  * The counted functions.  Each symbol may have several entries in
@@ -26,8 +23,8 @@ int probe_write(const char *path, const char *val, int flags)
  * "sym.part.0"; not "sym.cold", a moved-out block with no entry) and
  * static functions of that name in other files.  Each entry is one counter.
  */
-#define PROBE_MAX_CTRS 192
-#define PROBE_MAX_CPUS 16
+#define T_KCOUNT_MAX_CTRS 192
+#define T_KCOUNT_MAX_CPUS 16
 
 enum ctr_kind { CTR_KPROBE, CTR_HWBP };
 
@@ -35,15 +32,15 @@ struct ctr {
 	size_t sym; /* index into the caller's list */
 	enum ctr_kind kind;
 	char ev[64]; /* the kprobe event's name */
-	int fd[PROBE_MAX_CPUS]; /* CTR_HWBP: one perf event per CPU */
+	int fd[T_KCOUNT_MAX_CPUS]; /* CTR_HWBP: one perf event per CPU */
 };
 
 static struct {
 	const char *tracefs;
 	size_t nsyms, n;
-	struct ctr c[PROBE_MAX_CTRS];
-	/* the calls and misses at probe_count_begin() */
-	unsigned long t0[PROBE_MAX_CTRS], m0;
+	struct ctr c[T_KCOUNT_MAX_CTRS];
+	/* the calls and misses at t_kcount_begin() */
+	unsigned long t0[T_KCOUNT_MAX_CTRS], m0;
 } pc;
 
 /* whether kallsyms name @name is @sym or one of its clones */
@@ -86,7 +83,7 @@ static int hwbp_open(struct ctr *c, unsigned long addr)
 	a.bp_addr = addr;
 	a.bp_len = sizeof(long);
 	a.disabled = 1;
-	for (cpu = 0; cpu < PROBE_MAX_CPUS; cpu++) {
+	for (cpu = 0; cpu < T_KCOUNT_MAX_CPUS; cpu++) {
 		c->fd[cpu] = -1;
 		if (cpu >= ncpu)
 			continue;
@@ -104,7 +101,7 @@ static void hwbp_close(struct ctr *c)
 {
 	int cpu;
 
-	for (cpu = 0; cpu < PROBE_MAX_CPUS; cpu++)
+	for (cpu = 0; cpu < T_KCOUNT_MAX_CPUS; cpu++)
 		if (c->fd[cpu] >= 0)
 			close(c->fd[cpu]);
 }
@@ -121,7 +118,7 @@ static int ctr_add(size_t i, const char *name, unsigned long addr, bool unique,
 	char def[256];
 	int ret;
 
-	if (pc.n == PROBE_MAX_CTRS)
+	if (pc.n == T_KCOUNT_MAX_CTRS)
 		return -ENOSPC;
 	if (!unique && !addr)
 		return -EADDRNOTAVAIL;
@@ -130,12 +127,12 @@ static int ctr_add(size_t i, const char *name, unsigned long addr, bool unique,
 	event_name(c->ev, sizeof(c->ev), name, k);
 	/* one left by a run that did not end */
 	snprintf(def, sizeof(def), "-:hbprof/%s", c->ev);
-	probe_trace_write(pc.tracefs, "kprobe_events", def, true);
+	t_trace_write(pc.tracefs, "kprobe_events", def, true);
 	if (unique)
 		snprintf(def, sizeof(def), "p:hbprof/%s %s", c->ev, name);
 	else
 		snprintf(def, sizeof(def), "p:hbprof/%s 0x%lx", c->ev, addr);
-	ret = probe_trace_write(pc.tracefs, "kprobe_events", def, true);
+	ret = t_trace_write(pc.tracefs, "kprobe_events", def, true);
 	c->kind = CTR_KPROBE;
 	/*
 	 * 6.1 without KPROBE_EVENTS_ON_NOTRACE (Debian's configs) refuses a
@@ -191,20 +188,20 @@ static bool ksym_unique(const struct ksym_list *l, int k)
 	return true;
 }
 
-int probe_count_open(const char *tracefs, const char *const *syms, size_t n,
-		     int *counted, const char *tag)
+int t_kcount_open(const char *tracefs, const char *const *syms, size_t n,
+		  int *counted, const char *tag)
 {
 	struct ksym_list l;
 	size_t i;
 	int k, ret, err, nc = 0;
 
-	probe_count_close();
-	if (n > PROBE_MAX_CTRS)
+	t_kcount_close();
+	if (n > T_KCOUNT_MAX_CTRS)
 		return -1;
 	pc.tracefs = tracefs;
 	pc.nsyms = n;
 	if (access(tracefs, F_OK) ||
-	    probe_trace_write(tracefs, "kprobe_events", "", true)) {
+	    t_trace_write(tracefs, "kprobe_events", "", true)) {
 		printf("%s skip=no kprobe events in %s (needs CONFIG_KPROBE_EVENTS and tracefs mounted)\n",
 		       tag, tracefs);
 		return -1;
@@ -237,16 +234,16 @@ int probe_count_open(const char *tracefs, const char *const *syms, size_t n,
 	return nc;
 }
 
-int probe_count_enable(bool on)
+int t_kcount_enable(bool on)
 {
 	size_t i;
 	int cpu, ret;
 
-	ret = probe_trace_write(pc.tracefs, "events/hbprof/enable",
-				on ? "1" : "0", false);
+	ret = t_trace_write(pc.tracefs, "events/hbprof/enable", on ? "1" : "0",
+			    false);
 	for (i = 0; i < pc.n; i++)
 		if (pc.c[i].kind == CTR_HWBP)
-			for (cpu = 0; cpu < PROBE_MAX_CPUS; cpu++)
+			for (cpu = 0; cpu < T_KCOUNT_MAX_CPUS; cpu++)
 				if (pc.c[i].fd[cpu] >= 0)
 					ioctl(pc.c[i].fd[cpu],
 					      on ? PERF_EVENT_IOC_ENABLE :
@@ -318,7 +315,7 @@ static int count_snap(unsigned long *hits, unsigned long *misses)
 	*misses = 0;
 	for (i = 0; i < pc.n; i++)
 		if (pc.c[i].kind == CTR_HWBP)
-			for (cpu = 0; cpu < PROBE_MAX_CPUS; cpu++)
+			for (cpu = 0; cpu < T_KCOUNT_MAX_CPUS; cpu++)
 				if (pc.c[i].fd[cpu] >= 0 &&
 				    read(pc.c[i].fd[cpu], &v, sizeof(v)) ==
 					    sizeof(v))
@@ -326,32 +323,32 @@ static int count_snap(unsigned long *hits, unsigned long *misses)
 	return kprobe_profile_add(hits, misses);
 }
 
-void probe_count_close(void)
+void t_kcount_close(void)
 {
 	char def[80];
 	size_t i;
 
 	if (!pc.tracefs)
 		return;
-	probe_count_enable(false);
+	t_kcount_enable(false);
 	for (i = 0; i < pc.n; i++) {
 		if (pc.c[i].kind == CTR_HWBP) {
 			hwbp_close(&pc.c[i]);
 			continue;
 		}
 		snprintf(def, sizeof(def), "-:hbprof/%s", pc.c[i].ev);
-		probe_trace_write(pc.tracefs, "kprobe_events", def, true);
+		t_trace_write(pc.tracefs, "kprobe_events", def, true);
 	}
 	pc.n = 0;
 }
 
-void probe_count_begin(void)
+void t_kcount_begin(void)
 {
 	if (count_snap(pc.t0, &pc.m0))
 		pc.m0 = ~0UL;
 }
 
-long probe_count_end(unsigned long *hits)
+long t_kcount_end(unsigned long *hits)
 {
 	unsigned long misses;
 	size_t i;
@@ -363,25 +360,17 @@ long probe_count_end(unsigned long *hits)
 	return (long)(misses - pc.m0);
 }
 
-double probe_now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-int probe_trace_write(const char *tracefs, const char *file, const char *s,
-		      bool append)
+int t_trace_write(const char *tracefs, const char *file, const char *s,
+		  bool append)
 {
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/%s", tracefs, file);
-	return probe_write(path, s, append ? O_APPEND : O_TRUNC);
+	return t_knob_write(path, s, append ? O_APPEND : O_TRUNC);
 }
 
-int probe_kprobe_profile(const char *tracefs, const char *event,
-			 unsigned long *hits, unsigned long *misses)
+int t_kprobe_profile(const char *tracefs, const char *event,
+		     unsigned long *hits, unsigned long *misses)
 {
 	char path[512], line[256], ev[128];
 	unsigned long h, m;
@@ -401,236 +390,4 @@ int probe_kprobe_profile(const char *tracefs, const char *event,
 		}
 	fclose(f);
 	return ret;
-}
-
-long probe_disk_ios(const char *disk, bool write)
-{
-	uint64_t r, w;
-
-	if (hb_blkdev_ios(disk, &r, &w))
-		return -1;
-	return (long)(write ? w : r);
-}
-
-int probe_put(const char *path, const char *val)
-{
-	return probe_write(path, val, 0);
-}
-
-long probe_get_num(const char *path)
-{
-	char buf[64];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtol(buf, NULL, 10);
-}
-
-/* A "key value" line of /proc/vmstat; -1 when there is none. */
-static long vmstat_field(const char *key)
-{
-	char line[256];
-	size_t kl = strlen(key);
-	long v = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) && line[kl] == ' ') {
-			v = strtol(line + kl + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
-long probe_pins_held(void)
-{
-	probe_put("/proc/sys/vm/stat_refresh", "1");
-	return vmstat_field("nr_foll_pin_acquired") -
-	       vmstat_field("nr_foll_pin_released");
-}
-
-void probe_sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-long probe_settle(long (*probe)(void *), void *arg, long want, int ms)
-{
-	long v = probe(arg);
-	int t;
-
-	for (t = 0; v != want && t < ms; t += 10) {
-		probe_sleep_ms(10);
-		v = probe(arg);
-	}
-	return v;
-}
-
-bool probe_quiet(int ms)
-{
-	long pins = probe_pins_held(), free = hb_hugepages_free(PROBE_HPAGE);
-	long p, f;
-	int t, still = 0;
-
-	for (t = 0; t < ms && still < 300; t += 10) {
-		probe_sleep_ms(10);
-		p = probe_pins_held();
-		f = hb_hugepages_free(PROBE_HPAGE);
-		still = p == pins && f == free ? still + 10 : 0;
-		pins = p;
-		free = f;
-	}
-	return still >= 300;
-}
-
-long probe_pins_of(void *arg)
-{
-	(void)arg;
-	return probe_pins_held();
-}
-
-long probe_free_2m_of(void *arg)
-{
-	(void)arg;
-	return hb_hugepages_free(PROBE_HPAGE);
-}
-
-/* this thread's fail-nth, opened once so that arming it allocates nothing */
-static int fail_nth_fd = -1;
-
-int probe_fault_setup(const char *tag)
-{
-	static const char *const knobs[][2] = {
-		{ "/sys/kernel/debug/failslab/ignore-gfp-wait", "N" },
-		{ "/sys/kernel/debug/failslab/verbose", "0" },
-		{ "/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N" },
-		{ "/sys/kernel/debug/fail_page_alloc/min-order", "0" },
-		{ "/sys/kernel/debug/fail_page_alloc/verbose", "0" },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
-		if (probe_put(knobs[i][0], knobs[i][1])) {
-			printf("%s skip=no fault injection (%s: %s; needs CONFIG_FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_DEBUG_FS and debugfs mounted)\n",
-			       tag, knobs[i][0], strerror(errno));
-			return -1;
-		}
-	if (fail_nth_fd < 0)
-		fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
-	if (fail_nth_fd < 0) {
-		printf("%s skip=no fault injection (/proc/thread-self/fail-nth: %s; needs CONFIG_FAULT_INJECTION)\n",
-		       tag, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-int probe_fail_nth_arm(int n)
-{
-	char buf[16];
-	int len = snprintf(buf, sizeof(buf), "%d", n);
-
-	return pwrite(fail_nth_fd, buf, len, 0) == len ? 0 : -errno;
-}
-
-long probe_fail_nth_disarm(void)
-{
-	char buf[32];
-	ssize_t n = pread(fail_nth_fd, buf, sizeof(buf) - 1, 0);
-
-	if (pwrite(fail_nth_fd, "0", 1, 0) != 1 || n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtol(buf, NULL, 10);
-}
-
-int probe_rw_fixed(struct io_uring *ring, bool write, int fd, void *addr,
-		   unsigned int len, off_t off, int idx)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	if (!sqe)
-		return -EBUSY;
-	if (write)
-		io_uring_prep_write_fixed(sqe, fd, addr, len, off, idx);
-	else
-		io_uring_prep_read_fixed(sqe, fd, addr, len, off, idx);
-	ret = io_uring_submit(ring);
-	if (ret != 1)
-		return ret < 0 ? ret : -EIO;
-	ret = io_uring_wait_cqe(ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(ring, cqe);
-	return ret;
-}
-
-int probe_alloc(const char *backing, size_t len, size_t head_offset,
-		struct hb_buf *buf)
-{
-	struct hb_backing b;
-	int ret;
-
-	memset(buf, 0, sizeof(*buf));
-	ret = hb_backing_parse(backing, &b);
-	if (!ret)
-		ret = hb_alloc(&b, len, head_offset, buf);
-	if (ret)
-		fprintf(stderr, "%s: %s\n", backing, hb_errmsg());
-	return ret;
-}
-
-bool probe_thp_backed(const void *addr, size_t len)
-{
-	struct hb_probe p;
-	bool ok;
-
-	if (hb_probe(addr, len, NULL, &p))
-		return false;
-	ok = p.source == HB_PROBE_KPAGEFLAGS && p.min_folio >= PROBE_HPAGE;
-	hb_probe_free(&p);
-	return ok;
-}
-
-uint8_t probe_pat(uint64_t seed, uint64_t off)
-{
-	uint64_t w = ((off >> 3) ^ (seed << 48)) * 0x9e3779b97f4a7c15ULL +
-		     0x1234567ULL;
-
-	return (uint8_t)(w >> ((off & 7) * 8));
-}
-
-void probe_pat_fill(void *buf, size_t len, uint64_t seed, uint64_t off)
-{
-	uint8_t *p = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = probe_pat(seed, off + i);
-}
-
-long probe_pat_check(const void *buf, size_t len, uint64_t seed, uint64_t off)
-{
-	const uint8_t *p = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i] != probe_pat(seed, off + i))
-			return (long)i;
-	return -1;
 }

@@ -3,8 +3,8 @@
  * What the helper files of t/helpers/ share among themselves and not with
  * the tests (those include t/helpers.h only).
  */
-#ifndef HUGEBUF_T_HELPERS_INTERNAL_H
-#define HUGEBUF_T_HELPERS_INTERNAL_H
+#ifndef HUGEBUF_T_HELPERS_PRIV_H
+#define HUGEBUF_T_HELPERS_PRIV_H
 
 #include "../helpers.h"
 
@@ -23,4 +23,4 @@ void t_set_in_cases(bool on);
  */
 void t_fill_background(const struct t_regbuf *rb, uint64_t boff, uint64_t len);
 
-#endif /* HUGEBUF_T_HELPERS_INTERNAL_H */
+#endif /* HUGEBUF_T_HELPERS_PRIV_H */
