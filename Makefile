@@ -4,6 +4,11 @@
 #
 #   make            lib/, the fio engine, the hugebuf CLI and all tests
 #   make test       run the test suite (t/runtests.sh)
+#   make check      the user's tier: deps, build and the suite on the
+#                   running kernel, minutes (tools/check-user.sh)
+#   make check-all  the whole matrix, CI's: the suite, the kernels under
+#                   qemu, a second fio, sanitizers, fuzzers, the soak,
+#                   the packages (tools/check.sh)
 #   make unit       lib/ + unit tests without ./configure or fio (build-unit/)
 #   make static     statically linked tests + CLI in t/static/ (for qemu)
 #   make liburing-tests DEST=<liburing source>/test
@@ -102,7 +107,8 @@ ENGINE_CFLAGS := -std=gnu11 -fPIC $(HB_WARN) -D_GNU_SOURCE -Ilib/include -Ilib \
 	-include $(CURDIR)/config-host.h $(LIBURING_CFLAGS) $(CFLAGS) \
 	$(EXTRA_CFLAGS)
 
-.PHONY: all lib shlib engine cli tests static test check install uninstall \
+.PHONY: all lib shlib engine cli tests static test check check-all install \
+	uninstall \
 	kernel-series \
 	clean distclean deps kernel-test bench bench-full bench-instr soak \
 	check-asan fuzz \
@@ -277,9 +283,13 @@ t/static/hugebuf: $(CLI_OBJS) $(LIB_A)
 test: all
 	t/runtests.sh
 
-# The README's test command: deps (as root), configure, build, the suite
-# and the kernel harness, with one closing "N passed, N failed" line.
+# The README's two test commands, each ending "N passed, N failed, N
+# skipped": the user's tier on the running kernel (what it leaves to
+# check-all is listed before that line), and the whole matrix (.ci/run)
 check:
+	tools/check-user.sh
+
+check-all:
 	tools/check.sh
 
 # make liburing-tests DEST=<liburing source>/test: our folio-boundary

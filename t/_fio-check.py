@@ -111,6 +111,56 @@ def folios_spanned(offset, length, folio):
     return (offset + length + folio - 1) // folio - offset // folio
 
 
+def seen_sizes(rep):
+    seen = rep.get("folio_size_seen") or {}
+    return seen.get("min", 0), seen.get("max", 0)
+
+
+def fell_back(tag, rep):
+    """Whether the kernel gave smaller folios than the backing asks for.
+
+    THP and mTHP are a request, not a promise: the fault path
+    (do_anonymous_page(), alloc_anon_folio() since 6.8) falls back to a
+    smaller order, down to 4 KiB pages, whenever a folio of the asked
+    order cannot be had.  The report's folio_size_seen is what the probe
+    found; a layout check judges that, and says so."""
+    lo, hi = seen_sizes(rep)
+    if lo == 0 or lo >= rep["folio_size"]:
+        return False
+    print("NOTE: %s: the kernel fell back to %d..%d-byte folios (backing "
+          "asks %d): judged against the probed layout" %
+          (tag, lo, hi, rep["folio_size"]))
+    return True
+
+
+def backing_of_size(size):
+    return "4k" if size <= 4096 else "mthp:%dK" % (size // 1024)
+
+
+def check_fallback(tag, rep, ideal):
+    """The report against the layout the kernel gave: folios and bvecs
+    between what the largest and the smallest probed folio size give
+    (hugebuf plan for each); imu and coalescing follow the mix and are
+    not compared with the ideal layout's."""
+    lo, hi = seen_sizes(rep)
+    off, blen = rep["head_offset"], rep["buffer_len"]
+    most = folios_spanned(off, blen, lo)
+    least = folios_spanned(off, blen, hi)
+    f = rep["folios_per_buffer"]
+    if not least <= f["min"] <= f["max"] <= most:
+        bad("%s: %d..%d folios per buffer, probed %d..%d-byte folios "
+            "give %d..%d" % (tag, f["min"], f["max"], lo, hi, least, most))
+    small = plan(backing_of_size(lo), blen, off % lo)
+    if small is None:
+        return
+    b = rep["bvecs_per_buffer"]
+    if not ideal["nr_bvecs"] <= b["max"] <= small["nr_bvecs"]:
+        bad("%s: %d bvecs per buffer, hugebuf plan says %d for %d-byte "
+            "folios and %d for %d-byte ones" %
+            (tag, b["max"], ideal["nr_bvecs"], rep["folio_size"],
+             small["nr_bvecs"], lo))
+
+
 def check_report_line(rep):
     tag = "%s(%s %s off=%d bs=%d)" % (rep.get("job"), rep.get("backing"),
                                        rep.get("layout"),
@@ -123,6 +173,20 @@ def check_report_line(rep):
     # the first buffer is always full length; later regions may be shorter
     p = plan(rep["backing"], rep["buffer_len"], rep["head_offset"])
     if p is None:
+        return
+    if rep["kernel_model"] != p["kernel"]:
+        bad("%s: kernel model %s, plan uses %s" %
+            (tag, rep["kernel_model"], p["kernel"]))
+    if os.geteuid() == 0 and rep["probe"] != "exact":
+        bad("%s: probe is %s as root" % (tag, rep["probe"]))
+    if rep["bs"] > rep["buffer_len"]:
+        bad("%s: bs %d larger than the buffer %d" %
+            (tag, rep["bs"], rep["buffer_len"]))
+    if rep["stride"] < rep["bs"]:
+        bad("%s: stride %d below bs %d: buffers overlap" %
+            (tag, rep["stride"], rep["bs"]))
+    if fell_back(tag, rep):
+        check_fallback(tag, rep, p)
         return
     if rep["bvecs_per_buffer"]["max"] != p["nr_bvecs"]:
         bad("%s: %d bvecs per buffer, hugebuf plan says %d" %
@@ -150,17 +214,6 @@ def check_report_line(rep):
         bad("%s: %d folios per buffer, a %d-byte buffer at +%d spans %d" %
             (tag, rep["folios_per_buffer"]["max"], rep["buffer_len"],
              rep["head_offset"], want))
-    if rep["kernel_model"] != p["kernel"]:
-        bad("%s: kernel model %s, plan uses %s" %
-            (tag, rep["kernel_model"], p["kernel"]))
-    if rep["bs"] > rep["buffer_len"]:
-        bad("%s: bs %d larger than the buffer %d" %
-            (tag, rep["bs"], rep["buffer_len"]))
-    if rep["stride"] < rep["bs"]:
-        bad("%s: stride %d below bs %d: buffers overlap" %
-            (tag, rep["stride"], rep["bs"]))
-    if os.geteuid() == 0 and rep["probe"] != "exact":
-        bad("%s: probe is %s as root" % (tag, rep["probe"]))
 
 
 def check_report(path, njobs):

@@ -210,16 +210,48 @@ t_baseline() {
 	T_BASE_FREE=$(t_free_hugepages)
 }
 
+# A leak leaves fewer pages free than the baseline; more free means
+# another process gave pages back (the pool is the machine's), not ours.
 t_check_baseline() {
-	for t_i in $(seq 1 50); do
-		t_now=$(t_free_hugepages)
-		if [ "$t_now" = "$T_BASE_FREE" ]; then
-			t_ok "$1: HugePages_Free back at $T_BASE_FREE"
-			return 0
-		fi
-		sleep 0.1
-	done
+	t_now=$(t_settle "$T_BASE_FREE" ge t_free_hugepages)
+	if [ "$t_now" -ge "$T_BASE_FREE" ]; then
+		t_ok "$1: HugePages_Free back at $T_BASE_FREE (now $t_now)"
+		return 0
+	fi
 	fail "$1: HugePages_Free $t_now, was $T_BASE_FREE before the test (pages leaked, or another process uses the pool)"
+}
+
+# ---- the settle rule -------------------------------------------------------
+
+# t_settle WANT eq|ge|still CMD [ARGS...]: the one settle rule of the
+# shell tests (the C tests' t_settle(), t/helpers/settle.c, is the same).
+# A counter another activity or the kernel's deferred work can move
+# (the hugepage pool, VmPin after a ring goes, diskstats, whose request
+# is counted at its completion, which may follow the CQE) is read by CMD
+# until it equals WANT (eq), is at least WANT (ge) or has stood still
+# for 0.3 s (still), for 5 s at most; prints the last reading, which the
+# caller judges.
+t_settle() {
+	local want=$1 until=$2 v last still=0 i=0
+	shift 2
+	v=$("$@")
+	while [ $i -lt 50 ]; do
+		case $until in
+		eq) [ "$v" = "$want" ] && break ;;
+		ge) [ -n "$v" ] && [ "$v" -ge "$want" ] 2>/dev/null && break ;;
+		*) [ $still -ge 3 ] && break ;;
+		esac
+		sleep 0.1
+		i=$((i + 1))
+		last=$v
+		v=$("$@")
+		if [ "$v" = "$last" ]; then
+			still=$((still + 1))
+		else
+			still=0
+		fi
+	done
+	echo "$v"
 }
 
 # t_hog N: a background process holding N 2M hugepages (faulted in) until

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# second-fio: fio's option parser (the engine and fio rows)
 #
 # Bad input: every row of t/badinput.tab, the one table of invalid CLI
 # arguments, engine options and missing resources, must end with the

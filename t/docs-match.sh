@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# second-fio: fio --enghelp of that release
 #
 # The man pages document exactly what the code has: the engine options
 # fio --enghelp lists, the CLI flags of hugebuf --help (and of cli/opts.c's

@@ -60,7 +60,7 @@ else
 	t_ok "late job: exit $rc: $T_ERRS"
 fi
 
-now=$(t_vmpin "$job")
+now=$(t_settle "$pinned" eq t_vmpin "$job")
 if [ -z "$now" ]; then
 	fail "the running job had ended before its VmPin was read: the fault came after it (raise its runtime)"
 elif [ "$now" = "$pinned" ]; then

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# second-fio: each engine loaded into the other fio release
 #
 # The engine's load-time guard (hbe_check_fio_release() in
 # engines/hugebuf.c): fio has no stable engine ABI and its own ops-version

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# second-fio: fio's client/server protocol is the release's
 #
 # Scale-out on fio's own distributed mode: two test hosts in network
 # namespaces on this machine, each running `fio --server` bound to its

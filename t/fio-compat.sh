@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# second-fio: rows run fio's own io_uring engine of that release
 #
 # Drop-in compatibility table: every job file in t/compat/ exercises one
 # option of fio's io_uring engine or one of fio's memory options, and runs
@@ -52,7 +53,7 @@ run() {
 		--output-format=json --output="$T_DIR/$row.$tag.json" "$@" \
 		>"$T_DIR/$row.$tag.out" 2>"$T_DIR/$row.$tag.err")
 	RC=$?
-	d1=$(dev_ios)
+	d1=$(t_settle "" still dev_ios)
 	SUM=$(summary "$T_DIR/$row.$tag.json")
 	set -- $SUM
 	RPI=$(awk -v r=$((d1 - d0)) -v n="$3" \
@@ -125,7 +126,7 @@ series() {
 		--output="$T_DIR/series.$tag.json" >"$T_DIR/series.$tag.out" \
 		2>"$T_DIR/series.$tag.err")
 	RC=$?
-	d1=$(dev_ios)
+	d1=$(t_settle "" still dev_ios)
 	SUM=$(summary "$T_DIR/series.$tag.json")
 	set -- $SUM
 	RPI=$(awk -v r=$((d1 - d0)) -v n="$3" \

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# second-fio: the reference is that release's own io_uring engine
 #
 # Kernel entries per I/O: the engine must not call io_uring_enter() more
 # often than fio's own io_uring engine in its best configuration

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# second-fio: how fio's parent frees a killed job's options (backend.c)
 #
 # A job process killed with SIGKILL mid-run, one per backing (hugetlb, thp,
 # memfd, shm).  fio 3.33's parent frees a forked job's engine options

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
+# second-fio: the option table differs between fio releases
 #
 # The engine's ring and submission options, each under fio verify so the
 # data is checked, not just the return codes: registerfiles, sqpoll,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# second-fio: fio's output formats and JSON are the release's
 #
 # What scripts read from fio with the engine swapped in:
 #  - every --output-format combination: the JSON object parses (found at

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# second-fio: fio's verify code and io_uring engine of that release
 #
 # fio's verify family on the engine as on fio's io_uring engine: verify=
 # with every algorithm, experimental_verify, verify_backlog, verify_async,

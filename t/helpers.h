@@ -42,6 +42,7 @@
 /* the tests reach every layer of lib/: its private headers too */
 #include "hugebuf.h"
 #include "hugebuf-report.h"
+#include "helpers/settle.h"
 
 enum {
 	T_EXIT_PASS = 0,

@@ -42,19 +42,6 @@
 #define FILE_SIZE ((4ULL << 20) + (64 << 10))
 #define FOLIO_KB 2048L
 
-/* VmPin once it reads @want, or after 5 s (6.1 frees slots lazily) */
-static long settle_vmpin(long want)
-{
-	long v = hb_vmpin_kb();
-	int i;
-
-	for (i = 0; i < 250 && v != want; i++) {
-		usleep(20 * 1000);
-		v = hb_vmpin_kb();
-	}
-	return v;
-}
-
 static int check_data(struct io_uring *ring, char *addr, uint64_t len, int idx,
 		      struct t_file *f, const char *what)
 {
@@ -268,7 +255,7 @@ static int shared_hugepage(struct t_file *f)
 		 * (HZ) after the rsrc node switch: wait for the model's figure,
 		 * and judge what is there after the wait
 		 */
-		v = settle_vmpin(base.vmpin_kb + want) - base.vmpin_kb;
+		v = t_settle_vmpin(base.vmpin_kb + want) - base.vmpin_kb;
 		if (v != want)
 			ret = t_fail("VmPin after clearing slot 0 while B "
 				     "pins both folios: +%ld kB, the model "

@@ -76,7 +76,7 @@ static int reap_check(struct io_uring *ring, char *base, unsigned int n)
 
 static int check_vmpin(long want, const char *when)
 {
-	long now = hb_vmpin_kb();
+	long now = t_settle_vmpin(want);
 
 	if (now < 0)
 		return T_EXIT_PASS;

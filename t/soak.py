@@ -135,17 +135,26 @@ def state():
             "sysv_shm": shm_segments()}
 
 
+# the direction a leak moves each counter: fewer pages free, more pins
+# held, more segments; a move the other way is another process giving
+# back what it held (all three are the machine's), not the job's leak
+LEAK_SIGN = {"hugepages_free": -1, "pins": 1, "sysv_shm": 1}
+
+
 def settled(base, limit=30.0):
-    """Wait for the pool, pins and segments to come back (a ring is torn
-    down after its process exits); return the differences left.  They
-    come back in about 0.1 s; the pin count is system-wide (any O_DIRECT
-    I/O on the machine pins), and once 48 pins stayed past 8 s after a
-    job that settles in 0.1 s when rerun: a leak never comes back, so
-    waiting longer hides none."""
+    """The soak's one settle rule (the C tests' t_settle() and the shell
+    tests' t_settle are the same rule): wait for the pool, pins and
+    segments to come back (a ring is torn down after its process exits);
+    return the differences left in a leak's direction.  They come back
+    in about 0.1 s; the pin count is system-wide (any O_DIRECT I/O on the
+    machine pins), and once 48 pins stayed past 8 s after a job that
+    settles in 0.1 s when rerun: a leak never comes back, so waiting
+    longer hides none."""
     t_end = time.monotonic() + limit
     while True:
         now = state()
-        diff = {k: now[k] - base[k] for k in base if now[k] != base[k]}
+        diff = {k: now[k] - base[k] for k in base
+                if (now[k] - base[k]) * LEAK_SIGN[k] > 0}
         if not diff or time.monotonic() > t_end:
             return diff
         time.sleep(0.1)

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The whole test command, from a fresh Debian clone: install what is
+# make check-all, the whole matrix (CI's .ci/run; make check, the user's
+# tier on the running kernel, is tools/check-user.sh), from a fresh
+# Debian clone: install what is
 # missing (root), configure, build, run the test suite (t/runtests.sh), a
 # seeded random job soak (t/soak.py, SOAK_SECONDS, HB_SKIP_SOAK=1), the
 # ASan/UBSan + valgrind run (tools/check-asan.sh, HB_SKIP_ASAN=1 skips it),
@@ -137,9 +139,11 @@ testenv_setup
 # those sleep more than they compute (time-based fio jobs, the soak, the
 # fuzzers), the guests share no hugepage pool, pin no page and have no
 # timing threshold on the host, so two cores do both: one guest at a
-# time beside the suite, the soak, ASan, the second fio and liburing
-# (whose request and pin counts are the host's), two beside the fuzzers
-# and the packages.  Its output is printed, and counted, after the last host stage.  It boots Debian's
+# time beside the suite and the soak (which read the machine's own pins,
+# pool and requests, and whose fio jobs have per-job timeouts), two
+# beside ASan, the second fio, liburing, the fuzzers and the packages
+# (their counters read through the settle rules, docs/testing.md).  Its
+# output is printed, and counted, after the last host stage.  It boots Debian's
 # images first; our two kernels are built meanwhile by a build ahead
 # (kernel/ktest.sh --build-only at the lowest priority; it takes the
 # kernel cache's lock for each kernel, and the stage boots each as soon
@@ -164,7 +168,7 @@ if [ $kernel_stage = 1 ] && command -v setsid >/dev/null; then
 		echo "check: building the guest kernels in the background (log: $kbuild_log)"
 	fi
 	if [ "${HB_KERNEL_BESIDE:-1}" = 1 ]; then
-		# one guest at a time until the fuzzers (see host_busy below)
+		# one guest at a time until the soak is done (host_busy below)
 		host_busy=$(mktemp /tmp/hugebuf-host-busy.XXXXXX)
 		KTEST_HOST_BUSY=$host_busy setsid kernel/ktest.sh >"$kstage_log" 2>&1 &
 		kstage_pid=$!
@@ -186,6 +190,16 @@ if [ "${HB_SKIP_SOAK:-0}" != 1 ]; then
 else
 	stage_off t/soak.py HB_SKIP_SOAK
 fi
+
+# From here on the kernel stage may boot its second guest: the later
+# stages read their counters through the settle rules (docs/testing.md)
+# or own them (the second fio's compat rows count a loop device of their
+# own), the fuzzers run for FUZZ_SECONDS each, the packages compile.
+# The suite and the soak stay before this line: the soak's pin baseline
+# is the host's (nr_foll_pin_* of /proc/vmstat, read after
+# vm.stat_refresh), and two guests beside either leave their time-based
+# fio jobs less CPU than their per-job timeouts were set for.
+[ -n "${host_busy:-}" ] && rm -f "$host_busy"
 
 if [ "${HB_SKIP_ASAN:-0}" != 1 ]; then
 	tools/check-asan.sh 2>&1 | tee "$log"
@@ -231,14 +245,6 @@ else
 	stage_off tools/liburing-check.sh HB_SKIP_LIBURING
 fi
 
-# From here on the host stages are bound by CPU or by a fixed time and
-# count nothing that another guest can move (the fuzzers run for
-# FUZZ_SECONDS each, the packages compile), so the kernel stage may
-# boot its second guest beside them.  The soak stays before this line:
-# its pin baseline is the host's (nr_foll_pin_* of /proc/vmstat), read
-# after vm.stat_refresh, and two guests beside it leave it less CPU for
-# its per-job timeouts.
-[ -n "${host_busy:-}" ] && rm -f "$host_busy"
 
 if [ "${HB_SKIP_FUZZ:-0}" != 1 ]; then
 	FUZZ_SECONDS=${FUZZ_SECONDS:-30} t/fuzz/run.sh 2>&1 | tee "$log"

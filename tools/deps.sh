@@ -10,7 +10,9 @@
 # only what is missing is installed.  The qemu kernel harness
 # (kernel/ktest.sh) installs its own packages (qemu, busybox-static, the
 # kernel source and build tools) when it runs, so that "make deps" stays
-# small for everyone who does not boot kernels.
+# small for everyone who does not boot kernels.  --user (make check, the
+# user's tier) installs only what building and the suite on the running
+# kernel call.
 #
 # apt-get source needs a deb-src entry.  When the machine has none, one is
 # derived from its own enabled apt sources (deb822 *.sources and one-line
@@ -23,12 +25,17 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 need="gcc:build-essential make:build-essential pkg-config:pkg-config
 fio:fio /usr/include/liburing.h:liburing-dev
 /usr/include/hugetlbfs.h:libhugetlbfs-dev dpkg-source:dpkg-dev
-clang:clang libfuzzer:libclang-rt-dev valgrind:valgrind
-python3:python3 gnuplot:gnuplot-nox git:git
+python3:python3
 mkfs.ext4:e2fsprogs losetup:mount setpriv:util-linux pgrep:procps
 ip:iproute2 ss:iproute2 dmsetup:dmsetup timeout:coreutils
 mandoc:mandoc readelf:binutils cmp:diffutils flock:util-linux
-dh:debhelper lintian:lintian strace:strace"
+strace:strace"
+# what only make check-all's stages call (sanitizers, fuzzers, valgrind,
+# the packages, the IOMMU plot, the mails); --user (make check) leaves
+# them out
+need_all="clang:clang libfuzzer:libclang-rt-dev valgrind:valgrind
+gnuplot:gnuplot-nox git:git dh:debhelper lintian:lintian"
+[ "${1:-}" = --user ] || need="$need $need_all"
 ours=hugebuf-deb-src
 . "$top/tools/apt-sources.sh"
 
