@@ -291,6 +291,23 @@ struct hbe_data {
 	bool eo_hidden;		/* hbe_options_hide() cleared td->eo */
 };
 
+static inline struct hbe_slot *hbe_slot_of(struct hbe_data *hd,
+					   struct io_u *io_u)
+{
+	return &hd->slots[io_u->index];
+}
+
+/*
+ * The piece machine (engines/pieces.c), for the I/O that is not one SQE
+ * from a slot's template: queue an io_u as pieces, and reap the CQ from
+ * its head whatever the results (short, -EAGAIN, errors resubmit or fail
+ * their io_u).
+ */
+enum fio_q_status hbe_queue_pieces(struct thread_data *td,
+				   struct hbe_data *hd, struct io_u *io_u);
+void hbe_reap_pieces(struct thread_data *td, struct hbe_data *hd,
+		     unsigned int max);
+
 /* The job's options, wherever they are (hbe_options_hide()). */
 static inline struct hbe_options *hbe_opts(struct thread_data *td)
 {
