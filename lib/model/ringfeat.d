@@ -1,8 +1,0 @@
-lib/model/ringfeat.o: lib/model/ringfeat.c /work/main/config-host.h \
- lib/model/model.h lib/base/base.h lib/include/hugebuf.h \
- lib/include/hugebuf-model.h
-/work/main/config-host.h:
-lib/model/model.h:
-lib/base/base.h:
-lib/include/hugebuf.h:
-lib/include/hugebuf-model.h:
