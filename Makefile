@@ -56,9 +56,10 @@ HB_LDLIBS := $(LIBURING_LIBS) -ldl -pthread $(EXTRA_LDLIBS)
 LIB_LAYERS := base sysread model resource job
 LIB_SRCS := $(sort $(foreach d,$(LIB_LAYERS),$(wildcard lib/$(d)/*.c)))
 LIB_HDRS := $(wildcard lib/include/*.h lib/*/*.h)
-# the installed headers: the public API (hugebuf.h includes the model's);
-# every other header of lib/ is private
-PUBLIC_HDRS := lib/include/hugebuf.h lib/include/hugebuf-model.h
+# the installed headers: the public API (hugebuf.h includes the model's,
+# hugebuf-job.h the job object's on top of hugebuf.h); every other header
+# of lib/ is private
+PUBLIC_HDRS := lib/include/hugebuf.h lib/include/hugebuf-model.h lib/include/hugebuf-job.h
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 LIB_A := lib/libhugebuf.a
 LIB_SONAME := libhugebuf.so.$(HB_MAJOR)

@@ -335,55 +335,55 @@ static const char *hbe_mem_name(enum fio_memtype t)
  * plain SysV shm, shmhuge SHM_HUGETLB and mmaphuge MAP_HUGETLB (both at
  * hugepage-size, which fio itself only rounds to), and mmaphuge:FILE a
  * file on hugetlbfs.  What has no backing here gets its one line in
- * @w->mem_refused, for the check to say in its turn.
+ * @ps->mem_refused, for the check to say in its turn.
  */
-static void hbe_mem_words(struct thread_data *td, struct hb_jobplan *p,
-			  struct hbe_words *w)
+static void hbe_plan_mem(struct thread_data *td, struct hb_jobplan *p,
+			 struct hbe_plan_strings *ps)
 {
 	const char *file = td->o.mmapfile;
 	enum fio_memtype t = td->o.mem_type;
 	const char *name = hbe_mem_name(t);
 
-	snprintf(w->mem_name, sizeof(w->mem_name), "%s%s%s", name,
+	snprintf(ps->mem_name, sizeof(ps->mem_name), "%s%s%s", name,
 		 file ? ":" : "", file ? file : "");
-	p->mem_name = w->mem_name;
-	p->mem_kind = w->mem_kind;
+	p->mem_name = ps->mem_name;
+	p->mem_kind = ps->mem_kind;
 	switch (t) {
 	case MEM_MALLOC:
 	case MEM_MMAP:
 	case MEM_MMAPSHARED:
 		if (file && *file)
-			snprintf(w->mem_refused, sizeof(w->mem_refused),
+			snprintf(ps->mem_refused, sizeof(ps->mem_refused),
 				 "mem=%s:%s maps a regular file, which this "
 				 "engine does not: use mem=%s, or "
 				 "mem=mmaphuge:%s on hugetlbfs", name, file,
 				 name, file);
-		snprintf(w->mem_kind, sizeof(w->mem_kind), "4k");
+		snprintf(ps->mem_kind, sizeof(ps->mem_kind), "4k");
 		break;
 	case MEM_SHM:
-		snprintf(w->mem_kind, sizeof(w->mem_kind), "shm");
+		snprintf(ps->mem_kind, sizeof(ps->mem_kind), "shm");
 		break;
 	case MEM_SHMHUGE:
-		snprintf(w->mem_kind, sizeof(w->mem_kind), "shm");
+		snprintf(ps->mem_kind, sizeof(ps->mem_kind), "shm");
 		p->mem_page_size = td->o.hugepage_size;
 		break;
 	case MEM_MMAPHUGE:
 		if (file && *file) {
-			snprintf(w->mem_kind, sizeof(w->mem_kind),
+			snprintf(ps->mem_kind, sizeof(ps->mem_kind),
 				 "hugetlbfs:%s", file);
 			break;
 		}
-		snprintf(w->mem_kind, sizeof(w->mem_kind), "hugetlb");
+		snprintf(ps->mem_kind, sizeof(ps->mem_kind), "hugetlb");
 		p->mem_page_size = td->o.hugepage_size;
 		break;
 	default:
-		snprintf(w->mem_refused, sizeof(w->mem_refused), "mem=%s is "
+		snprintf(ps->mem_refused, sizeof(ps->mem_refused), "mem=%s is "
 			 "not a memory this engine can register: use "
 			 "mem=mmaphuge or backing=", name);
 		break;
 	}
-	if (w->mem_refused[0])
-		p->mem_refused = w->mem_refused;
+	if (ps->mem_refused[0])
+		p->mem_refused = ps->mem_refused;
 }
 
 /*
@@ -407,19 +407,19 @@ static uint64_t hbe_fio_len(struct thread_data *td)
 }
 
 int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
-		     struct hb_jobplan *p, struct hbe_words *w)
+		     struct hb_jobplan *p, struct hbe_plan_strings *ps)
 {
 	struct fio_file *f;
 	unsigned int i;
 
 	memset(p, 0, sizeof(*p));
-	w->files = calloc(td->o.nr_files ? td->o.nr_files : 1,
-			  sizeof(*w->files));
-	if (!w->files)
+	ps->files = calloc(td->o.nr_files ? td->o.nr_files : 1,
+			  sizeof(*ps->files));
+	if (!ps->files)
 		return -ENOMEM;
 	for_each_file(td, f, i)
-		w->files[i] = f->file_name;
-	p->files = w->files;
+		ps->files[i] = f->file_name;
+	p->files = ps->files;
 	p->nr_files = td->o.nr_files;
 	p->open_files = td->o.open_files;
 	p->registerfiles = o->registerfiles;
@@ -430,7 +430,7 @@ int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
 	if (fio_option_is_set(&td->o, hugepage_size))
 		p->fw_hugepage_size = td->o.hugepage_size;
 	if (fio_option_is_set(&td->o, mem_type))
-		hbe_mem_words(td, p, w);
+		hbe_plan_mem(td, p, ps);
 	p->head_offset = o->head_offset;
 	p->mem_align = td->o.mem_align;
 

@@ -26,8 +26,9 @@ static void hbe_prep_rw(struct hbe_data *hd, struct io_uring_sqe *sqe,
 
 	if (fixed && pc->viov) {
 		/* vec_iovecs: READV/WRITEV_FIXED over cuts of the buffer */
-		unsigned int n = hb_vec_split(pc->addr, pc->len, hd->vec_n,
-					      hd->vec_offset, hd->dio_align,
+		const struct hb_jobplan *p = &hd->job->plan;
+		unsigned int n = hb_vec_split(pc->addr, pc->len, p->vec_iovecs,
+					      p->vec_offset, p->dio_align,
 					      pc->viov);
 
 		if (rd)

@@ -58,6 +58,7 @@ fi
 cat >"$T_DIR/want" <<EOF
 usr/bin/hugebuf
 usr/bin/other
+usr/include/hugebuf-job.h
 usr/include/hugebuf-model.h
 usr/include/hugebuf.h
 usr/lib/fio/hugebuf.so
