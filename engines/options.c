@@ -487,25 +487,14 @@ void hbe_options_took_mem(struct thread_data *td)
 /* ------------------------------------------------------------------ */
 
 /*
- * fio 3.33 forks a job and then frees the job's option struct in the
- * parent (backend.c run_threads(): free(eo) after fork()), but td->eo,
- * in the thread area the parent shares with the job, keeps pointing at
- * it: only the job clears it, when it closes its engine (free_ioengine()).
- * A job that dies first (SIGKILL, the OOM killer) leaves it set, and the
- * parent's fio_options_free() at the end of fio_backend() then frees the
- * FIO_OPT_STR_STORE slots of the freed chunk and the chunk again: with
- * glibc 2.36 our backing slot, 8 bytes in, holds the tcache key of the
- * freed chunk (SIGSEGV in free()); fio's own io_uring engine, with no
- * string there, gets glibc's "double free detected" (SIGABRT).
- *
- * So a forked job keeps its options in hd->o from the start of init (its
- * kernel probe takes a while) to the start of cleanup, or init's failure,
- * and td->eo is NULL meanwhile (fio reads td->eo only to parse, copy and
- * free options): the parent of a job killed in between has nothing to
- * free.  What is left is fio's: fork() to our init, and cleanup to
- * free_ioengine().  Threads share fio's heap, nothing is freed twice
- * there; io_submit_mode=offload copies td->eo into its workers after init
- * (rate-submit.c), so it keeps td->eo.
+ * fio 3.33 frees a forked job's option struct in the parent after fork()
+ * (backend.c run_threads()) while td->eo, shared with the job, still
+ * points at it until the job's free_ioengine(): a job killed in between
+ * has its options freed twice by the parent's fio_options_free().  So a
+ * forked job keeps them in hd->o from the start of init to the start of
+ * cleanup (or init's failure), td->eo NULL meanwhile; threads share one
+ * heap, and io_submit_mode=offload copies td->eo after init, so both
+ * keep it.  The story: docs/engine-notes.md.
  */
 static bool hbe_options_hideable(struct thread_data *td)
 {
