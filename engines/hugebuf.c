@@ -6,16 +6,19 @@
  *   fio --ioengine=external:/path/hugebuf.so --backing=hugetlb ...
  *   fio --enghelp=/path/hugebuf.so
  *
- * The engine owns the I/O buffers: it allocates them with lib/ (hb_alloc,
- * folio aligned), lays io_u i out at base + head_offset + i * stride
- * (lib/model/layout.c hb_slot_stride(): max_bs rounded up to the folio size
- * when it is at least one folio, else to a power of two), registers them
- * (one iovec per io_u, or a few <= 1 GiB regions), and reports what the
- * running kernel makes of them (lib/'s model over the probed page map).
+ * The engine is fio's glue around lib's job object (hugebuf-job.h), which
+ * owns the I/O buffers: it allocates them folio aligned, lays io_u i out
+ * at base + head_offset + i * stride (lib/model/layout.c hb_slot_stride():
+ * max_bs rounded up to the folio size when it is at least one folio, else
+ * to a power of two), registers them (one iovec per io_u, or a few <= 1 GiB
+ * regions), and reports what the running kernel makes of them (lib/'s
+ * model over the probed page map).  The engine keeps fio's options, the
+ * ring and the I/O hooks; the piece machine is engines/pieces.c.
  *
  * ->init is one pass: fio's options become lib's job plan, lib checks it
- * whole (hb_jobplan_check(), one line for any problem), then the engine
- * allocates; ->post_init places, models, and registers.
+ * whole (hb_jobplan_check(), one line for any problem), then allocates;
+ * ->post_init: lib's job prepares the buffers, the engine makes the ring,
+ * lib's job registers them in it.
  *
  * Built against the configured source tree of the fio it loads into.
  * fio 3.33 (FIO_IOOPS_VERSION 31) is the reference; newer ABIs are handled
@@ -283,7 +286,7 @@ static void hbe_iomem_free(struct thread_data *td)
 }
 
 /* ------------------------------------------------------------------ */
-/* post_init: move the buffers, probe + model, ring, registration      */
+/* post_init: place the io_us, lib prepares, ring, lib registers       */
 /* ------------------------------------------------------------------ */
 
 /* io_u i at slice + head + i * stride: the plan's layout (lib's too). */
