@@ -27,9 +27,7 @@
 #pragma GCC visibility push(hidden)
 
 #include "hugebuf.h"
-#include "hugebuf-report.h"
 #include "hugebuf-job.h"
-#include "job/job.h"
 
 #define HBE_LOG_PREFIX	"hugebuf: "
 

@@ -13,7 +13,6 @@
 
 #include "helpers.h"
 #include "hugebuf-job.h"
-#include "job/job.h"
 
 #define SLOTS	4
 #define BS	8192

@@ -11,20 +11,54 @@
 #include <stdint.h>
 
 #include "hugebuf.h"
+#include "hugebuf-report.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct io_uring;
-/* the job: its plan (the caller fills the inputs), buffers and findings */
-struct hb_job;
 
 /*
  * Each line the job has for its user, without prefix or newline: an
  * @error when the call that says it fails, else a note or a warning.
  */
 typedef void (*hb_job_say_fn)(void *arg, bool error, const char *line);
+
+/*
+ * One job's plan, buffers and findings, owned once: the framework fills
+ * the plan's inputs and reads its results, lib/job/job.c does the rest.
+ */
+struct hb_job {
+	struct hb_jobplan plan;		/* checked: km, backing, layout */
+	hb_job_say_fn say;
+	void *say_arg;
+	/* the buffers: our mapping, or a slice of a shared one (@map) */
+	struct hb_buf buf;
+	bool buf_ok;
+	char *map;			/* this job's part of the mapping */
+	uint64_t map_len;
+	struct iovec *iovecs;		/* registered; set-up only */
+	int64_t t_new_ns;		/* hb_job_new(), CLOCK_MONOTONIC */
+	/* passthrough: the analysis' imus, kept for the prediction */
+	struct hb_analysis an;
+	bool an_kept;
+	/* the first I/O's pages: its device requests are predicted at the end */
+	struct hb_probe io0;
+	bool io0_ok;
+	/* the report's findings */
+	struct hb_bufstats st;
+	uint64_t buffer_len;		/* the first registered buffer */
+	double register_usec;
+	long vmpin_kb;
+	double ready_usec;		/* hb_job_new() to buffers registered */
+	unsigned int vec_bvecs;		/* model: bvecs of one vectored I/O */
+	struct hb_file_limits limits;	/* the first file's (statx) */
+	bool limits_ok;
+	char dev[64];
+	bool dev_ok;
+	uint64_t dev_r0, dev_w0;
+};
 
 /* A job with an empty plan, its set-up clock started; NULL: no memory. */
 struct hb_job *hb_job_new(hb_job_say_fn say, void *arg);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "job/job.h"
 
@@ -38,6 +39,14 @@ static double usec_between(const struct timespec *t0,
 	       (t1->tv_nsec - t0->tv_nsec) / 1e3;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 struct hb_job *hb_job_new(hb_job_say_fn say, void *arg)
 {
 	struct hb_job *j = calloc(1, sizeof(*j));
@@ -46,7 +55,7 @@ struct hb_job *hb_job_new(hb_job_say_fn say, void *arg)
 		return NULL;
 	j->say = say;
 	j->say_arg = arg;
-	clock_gettime(CLOCK_MONOTONIC, &j->t_new);
+	j->t_new_ns = mono_ns();
 	return j;
 }
 
@@ -282,7 +291,6 @@ static int job_register(struct hb_job *j, struct io_uring *ring,
 int hb_job_register(struct hb_job *j, struct io_uring *ring,
 		    int (*table)(void *arg), void *arg)
 {
-	struct timespec now;
 	int ret;
 
 	if (j->plan.fixedbufs) {
@@ -290,8 +298,7 @@ int hb_job_register(struct hb_job *j, struct io_uring *ring,
 		if (ret)
 			return ret;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	j->ready_usec = usec_between(&j->t_new, &now);
+	j->ready_usec = (mono_ns() - j->t_new_ns) / 1e3;
 	/* registered: what only set-up needed goes */
 	free(j->iovecs);
 	j->iovecs = NULL;
