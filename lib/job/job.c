@@ -207,6 +207,20 @@ static void job_warn_regcost(const struct hb_job *j)
 		job_say(j, false, "warning: %s", msg);
 }
 
+/* 7.2 - 7.3: a cloned hugepage un-charged twice (efde156d91ba) */
+static void job_warn_clone_acct(const struct hb_job *j)
+{
+	const struct hb_jobplan *p = &j->plan;
+	struct hb_sysinfo si;
+	char msg[512];
+
+	if (p->clone != HB_JOB_CLONE_OFF &&
+	    hb_sysinfo_read(&si) == 0 &&
+	    hb_clone_acct_warning(&p->km, p->b.folio_size, si.cap_ipc_lock,
+				  msg, sizeof(msg)) > 0)
+		job_say(j, false, "warning: %s", msg);
+}
+
 /* vec_iovecs: the cut of slot 0's largest I/O, through the vectored model */
 static void job_model_vectored(struct hb_job *j)
 {
@@ -258,6 +272,7 @@ int hb_job_prepare(struct hb_job *j, const struct hb_job_prep *how,
 		return ret;
 	}
 	job_warn_regcost(j);
+	job_warn_clone_acct(j);
 	job_model_vectored(j);
 	return 0;
 said:
