@@ -181,7 +181,8 @@ $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(CC) $(CLI_CFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(HB_LDLIBS)
 
 ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/report.c \
-	engines/share.c engines/nvme.c
+	engines/share.c engines/nvme.c engines/pieces.c
+ENGINE_HDRS := engines/hugebuf-engine.h engines/enter.h
 
 # engines/hugebuf.map: the engine exports only the ops symbol fio's
 # dlopen_ioengine() looks up (ioengine); lib/ inside it, linked from
@@ -199,7 +200,7 @@ $(ENGINE): $(ENGINE_OBJS) $(LIB_A) $(ENGINE_MAP)
 
 # The engine built as if for another fio release, for t/fio-abi-guard.sh:
 # its load-time guard must refuse to run inside the real one.
-$(ENGINE_ABITEST): $(ENGINE_SRCS) engines/hugebuf-engine.h $(LIB_A) \
+$(ENGINE_ABITEST): $(ENGINE_SRCS) $(ENGINE_HDRS) $(LIB_A) \
 		$(LIB_HDRS) $(ENGINE_MAP) config-host.mak
 	$(CC) $(ENGINE_CFLAGS) -DHBE_BUILT_FOR='"fio-0.0-abitest"' \
 		$(ENGINE_LDFLAGS) -o $@ $(ENGINE_SRCS) $(LIB_A) $(HB_LDLIBS)

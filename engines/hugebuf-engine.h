@@ -27,7 +27,7 @@
 #pragma GCC visibility push(hidden)
 
 #include "hugebuf.h"
-#include "hugebuf-report.h"
+#include "hugebuf-job.h"
 
 #define HBE_LOG_PREFIX	"hugebuf: "
 
@@ -44,9 +44,9 @@ enum hbe_clone {
 };
 
 enum hbe_check {
-	HBE_CHECK_OFF = 0,
-	HBE_CHECK_WARN,
-	HBE_CHECK_REQUIRE,
+	HBE_CHECK_OFF = HB_JOB_CHECK_OFF,
+	HBE_CHECK_WARN = HB_JOB_CHECK_WARN,
+	HBE_CHECK_REQUIRE = HB_JOB_CHECK_REQUIRE,
 };
 
 /*
@@ -130,7 +130,7 @@ void hbe_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * What the plan's inputs point at while it is checked: fio's mem= in
  * lib's words and the job's file names.  Freed after the check.
  */
-struct hbe_words {
+struct hbe_plan_strings {
 	char mem_name[PATH_MAX + 16];	/* "mmaphuge:/mnt/f" */
 	char mem_kind[PATH_MAX + 16];	/* "hugetlbfs:/mnt/f" */
 	char mem_refused[PATH_MAX * 2 + 160];	/* why mem= cannot be */
@@ -144,7 +144,7 @@ struct hbe_words {
  * offset as backing=, hugepage_size= and head_offset=.
  */
 int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
-		     struct hb_jobplan *p, struct hbe_words *w);
+		     struct hb_jobplan *p, struct hbe_plan_strings *ps);
 /* after a passing check: mem= is the backing, not fio's allocator's */
 void hbe_options_took_mem(struct thread_data *td);
 /*
@@ -211,47 +211,6 @@ struct hbe_pt_stats {
 	bool status_said, einval_said;
 };
 
-/* Set-up only: from ->init until the buffers are registered, then freed. */
-struct hbe_setup {
-	struct timespec t_init;		/* ->init entered */
-	char *slice_map;		/* this job's part of the mapping */
-	uint64_t slice_len;
-	struct iovec *iovecs;		/* what is registered */
-};
-
-/*
- * The job beyond the I/O path: the checked plan, what cleanup releases,
- * and what the job-end report says.
- */
-struct hbe_job {
-	struct hb_jobplan plan;		/* checked: km, backing, layout */
-	struct hb_buf buf;		/* not clone_buffers: our mapping */
-	bool buf_ok;
-	bool cmdprio_ok;
-	/* clone_buffers (engines/share.c) */
-	struct hbe_share *share;
-	unsigned int share_idx;		/* 0: the job that registers */
-	/* passthrough: the analysis' imus, kept for the prediction */
-	struct hb_analysis an;
-	bool an_kept;
-	/* the first I/O's pages: its device requests are predicted at the end */
-	struct hb_probe io0;
-	bool io0_ok;
-	/* report */
-	bool reported;
-	struct hb_bufstats st;
-	uint64_t buffer_len;		/* the first registered buffer */
-	double register_usec;
-	long vmpin_kb;
-	double ready_usec;		/* init to buffers registered */
-	unsigned int vec_bvecs;		/* model: bvecs of one vectored I/O */
-	struct hb_file_limits limits;	/* the first file's (statx) */
-	bool limits_ok;
-	char dev[64];
-	bool dev_ok;
-	uint64_t dev_r0, dev_w0;
-};
-
 /* What the I/O path (queue, commit, getevents, event) reads and writes. */
 struct hbe_data {
 	struct io_uring ring;
@@ -274,13 +233,7 @@ struct hbe_data {
 	struct cmdprio cmdprio;
 	struct hbe_slot *slots;
 	unsigned int depth;
-	/* io_u i is in registered buffer base + i / slots_per_region */
-	unsigned int slots_per_region;
 	unsigned int buf_index_base;	/* whole-table clone (6.12) */
-	/* vec_iovecs: n cuts moved offset on, aligned for direct=1 */
-	unsigned int vec_n;
-	uint64_t vec_offset;
-	unsigned int dio_align;
 	/* io_us queued since the last commit, for issue_time */
 	struct io_u **queued;
 	unsigned int nr_queued;
@@ -289,11 +242,33 @@ struct hbe_data {
 	struct io_u **events;
 	unsigned int nr_events;
 	struct hbe_pt_stats *pt;	/* NULL: not passthrough */
-	struct hbe_setup *setup;	/* NULL once registered */
-	struct hbe_job *job;
+	/* the job beyond the I/O path: plan, buffers, findings (lib's) */
+	struct hb_job *job;
+	bool cmdprio_ok;
+	bool reported;
+	/* clone_buffers (engines/share.c) */
+	struct hbe_share *share;
+	unsigned int share_idx;		/* 0: the job that registers */
 	struct hbe_options *o;	/* td->eo, which a forked job hides */
 	bool eo_hidden;		/* hbe_options_hide() cleared td->eo */
 };
+
+static inline struct hbe_slot *hbe_slot_of(struct hbe_data *hd,
+					   struct io_u *io_u)
+{
+	return &hd->slots[io_u->index];
+}
+
+/*
+ * The piece machine (engines/pieces.c), for the I/O that is not one SQE
+ * from a slot's template: queue an io_u as pieces, and reap the CQ from
+ * its head whatever the results (short, -EAGAIN, errors resubmit or fail
+ * their io_u).
+ */
+enum fio_q_status hbe_queue_pieces(struct thread_data *td,
+				   struct hbe_data *hd, struct io_u *io_u);
+void hbe_reap_pieces(struct thread_data *td, struct hbe_data *hd,
+		     unsigned int max);
 
 /* The job's options, wherever they are (hbe_options_hide()). */
 static inline struct hbe_options *hbe_opts(struct thread_data *td)
@@ -309,11 +284,6 @@ static inline struct hbe_options *hbe_opts(struct thread_data *td)
  */
 void hbe_options_hide(struct thread_data *td, struct hbe_data *hd);
 void hbe_options_restore(struct thread_data *td, struct hbe_data *hd);
-/*
- * vec_iovecs (init refused a kernel without READV_FIXED): the model's
- * bvecs for one vectored I/O go in the report.
- */
-void hbe_model_vectored(struct hbe_data *hd);
 /*
  * clone_buffers (engines/share.c): attach at init (the first job maps
  * every job's slice, the others wait for it); at post_init the first

@@ -6,16 +6,19 @@
  *   fio --ioengine=external:/path/hugebuf.so --backing=hugetlb ...
  *   fio --enghelp=/path/hugebuf.so
  *
- * The engine owns the I/O buffers: it allocates them with lib/ (hb_alloc,
- * folio aligned), lays io_u i out at base + head_offset + i * stride
- * (lib/model/layout.c hbi_slot_stride(): max_bs rounded up to the folio size
- * when it is at least one folio, else to a power of two), registers them
- * (one iovec per io_u, or a few <= 1 GiB regions), and reports what the
- * running kernel makes of them (lib/'s model over the probed page map).
+ * The engine is fio's glue around lib's job object (hugebuf-job.h), which
+ * owns the I/O buffers: it allocates them folio aligned, lays io_u i out
+ * at base + head_offset + i * stride (lib/model/layout.c hbi_slot_stride():
+ * max_bs rounded up to the folio size when it is at least one folio, else
+ * to a power of two), registers them (one iovec per io_u, or a few <= 1 GiB
+ * regions), and reports what the running kernel makes of them (lib/'s
+ * model over the probed page map).  The engine keeps fio's options, the
+ * ring and the I/O hooks; the piece machine is engines/pieces.c.
  *
  * ->init is one pass: fio's options become lib's job plan, lib checks it
- * whole (hb_jobplan_check(), one line for any problem), then the engine
- * allocates; ->post_init places, models, and registers.
+ * whole (hb_jobplan_check(), one line for any problem), then allocates;
+ * ->post_init: lib's job prepares the buffers, the engine makes the ring,
+ * lib's job registers them in it.
  *
  * Built against the configured source tree of the fio it loads into.
  * fio 3.33 (FIO_IOOPS_VERSION 31) is the reference; newer ABIs are handled
@@ -35,22 +38,20 @@
 
 #include "hugebuf-engine.h"
 #include "base/uring-compat.h"
+#include "enter.h"
 
 #include "verify.h"
 
 /*
  * What the commit calls once per commit or per io_u, through the GOT
  * rather than a PLT stub (one jump less each; fio binds them at load
- * with -rdynamic, liburing's io_uring_enter() is ours to call).
+ * with -rdynamic; io_uring_enter() likewise: enter.h).
  */
 extern void fio_gettime(struct timespec *, void *) __attribute__((noplt));
 extern void io_u_queued(struct thread_data *, struct io_u *)
 	__attribute__((noplt));
 extern void io_u_mark_submit(struct thread_data *, unsigned int)
 	__attribute__((noplt));
-extern int io_uring_enter(unsigned int fd, unsigned int to_submit,
-			  unsigned int min_complete, unsigned int flags,
-			  sigset_t *sig) __attribute__((noplt));
 
 /*
  * fio 3.36 (519fb6da) took engine_data out of the union with io_u->index;
@@ -64,41 +65,9 @@ extern int io_uring_enter(unsigned int fd, unsigned int to_submit,
 #define HBE_ENGINE_DATA_FREE	0
 #endif
 
-static struct hbe_slot *hbe_slot_of(struct hbe_data *hd, struct io_u *io_u)
-{
-	return &hd->slots[io_u->index];
-}
-
 /* ------------------------------------------------------------------ */
 /* init: translate, check, allocate                                    */
 /* ------------------------------------------------------------------ */
-
-static void hbe_free_setup(struct hbe_data *hd)
-{
-	if (!hd->setup)
-		return;
-	free(hd->setup->iovecs);
-	free(hd->setup);
-	hd->setup = NULL;
-}
-
-static void hbe_free_job(struct hbe_data *hd)
-{
-	struct hbe_job *j = hd->job;
-
-	if (!j)
-		return;
-	if (j->buf_ok)
-		hb_free(&j->buf);
-	if (j->cmdprio_ok)
-		fio_cmdprio_cleanup(&hd->cmdprio);
-	if (j->an_kept)
-		hb_analysis_free(&j->an);
-	if (j->io0_ok)
-		hb_probe_free(&j->io0);
-	free(j);
-	hd->job = NULL;
-}
 
 static void hbe_free_data(struct hbe_data *hd)
 {
@@ -108,8 +77,9 @@ static void hbe_free_data(struct hbe_data *hd)
 		return;
 	if (hd->ring_ok)
 		io_uring_queue_exit(&hd->ring);
-	hbe_free_job(hd);
-	hbe_free_setup(hd);
+	if (hd->cmdprio_ok)
+		fio_cmdprio_cleanup(&hd->cmdprio);
+	hb_job_free(hd->job);
 	for (i = 0; hd->slots && i < hd->depth; i++) {
 		if (hd->slots[i].pieces)
 			free(hd->slots[i].pieces[0].viov);
@@ -124,18 +94,18 @@ static void hbe_free_data(struct hbe_data *hd)
 
 /*
  * The one verdict: fio's options in lib's words (engines/options.c), and
- * lib's check of the whole plan.  The plan's inputs point into @w and at
+ * lib's check of the whole plan.  The plan's inputs point into @ps and at
  * fio's option strings: only the results are read after this.
  */
 static int hbe_check_plan(struct thread_data *td, struct hb_jobplan *p)
 {
-	struct hbe_words *w;
+	struct hbe_plan_strings *ps;
 	int ret;
 
-	w = calloc(1, sizeof(*w));
-	if (!w)
+	ps = calloc(1, sizeof(*ps));
+	if (!ps)
 		return -ENOMEM;
-	ret = hbe_options_plan(td, hbe_opts(td), p, w);
+	ret = hbe_options_plan(td, hbe_opts(td), p, ps);
 	if (!ret) {
 		ret = hb_jobplan_check(p);
 		/* as before the error, which may be a later option's */
@@ -148,8 +118,8 @@ static int hbe_check_plan(struct thread_data *td, struct hb_jobplan *p)
 		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
 	p->files = NULL;
 	p->mem_name = p->mem_kind = p->mem_refused = NULL;
-	free(w->files);
-	free(w);
+	free(ps->files);
+	free(ps);
 	return ret;
 }
 
@@ -159,10 +129,6 @@ static int hbe_take_plan(struct hbe_data *hd)
 	const struct hb_jobplan *p = &hd->job->plan;
 
 	hd->depth = p->depth;
-	hd->slots_per_region = p->slots_per_region;
-	hd->vec_n = p->vec_iovecs;
-	hd->vec_offset = p->vec_offset;
-	hd->dio_align = p->dio_align;
 	if (p->passthrough) {
 		hd->pt = calloc(1, sizeof(*hd->pt));
 		if (!hd->pt)
@@ -175,6 +141,7 @@ static int hbe_take_plan(struct hbe_data *hd)
 static int hbe_alloc_slots(struct hbe_data *hd)
 {
 	unsigned int i, pieces = hd->job->plan.max_pieces;
+	unsigned int vec_n = hd->job->plan.vec_iovecs;
 
 	hd->slots = calloc(hd->depth, sizeof(*hd->slots));
 	hd->queued = calloc(hd->depth, sizeof(*hd->queued));
@@ -186,9 +153,9 @@ static int hbe_alloc_slots(struct hbe_data *hd)
 		if (!hd->slots[i].pieces)
 			return -ENOMEM;
 		/* vec_iovecs: one piece per io_u, cut into iovecs */
-		if (hd->vec_n) {
+		if (vec_n) {
 			hd->slots[i].pieces[0].viov =
-				calloc(hd->vec_n, sizeof(struct iovec));
+				calloc(vec_n, sizeof(struct iovec));
 			if (!hd->slots[i].pieces[0].viov)
 				return -ENOMEM;
 		}
@@ -199,21 +166,19 @@ static int hbe_alloc_slots(struct hbe_data *hd)
 /* The buffers: our own mapping, or this job's slice of a shared one. */
 static int hbe_alloc_buffers(struct thread_data *td, struct hbe_data *hd)
 {
-	struct hbe_job *j = hd->job;
-	const struct hb_jobplan *p = &j->plan;
-	int ret;
-
-	if (p->clone != HB_JOB_CLONE_OFF)
+	if (hd->job->plan.clone != HB_JOB_CLONE_OFF)
 		return hbe_share_attach(td, hd);
-	ret = hb_alloc(&p->b, p->len, p->head, &j->buf);
-	if (ret) {
-		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
-		return ret;
-	}
-	j->buf_ok = true;
-	hd->setup->slice_map = j->buf.map;
-	hd->setup->slice_len = j->buf.map_len;
-	return 0;
+	return hb_job_alloc(hd->job);
+}
+
+/* lib's job says its lines through here: errors as fio's, notes as ours */
+static void hbe_say(void *arg, bool error, const char *line)
+{
+	(void)arg;
+	if (error)
+		log_err(HBE_LOG_PREFIX "%s\n", line);
+	else
+		hbe_note(HBE_LOG_PREFIX "%s\n", line);
 }
 
 static int hbe_init(struct thread_data *td)
@@ -233,11 +198,9 @@ static int hbe_init(struct thread_data *td)
 	hd->o = o;
 	/* before anything slow: the kernel probe below takes its time */
 	hbe_options_hide(td, hd);
-	hd->setup = calloc(1, sizeof(*hd->setup));
-	hd->job = calloc(1, sizeof(*hd->job));
-	if (!hd->setup || !hd->job)
+	hd->job = hb_job_new(hbe_say, NULL);
+	if (!hd->job)
 		goto nomem;
-	clock_gettime(CLOCK_MONOTONIC, &hd->setup->t_init);
 
 	/* check: one pass over the whole plan, nothing allocated yet */
 	ret = hbe_check_plan(td, &hd->job->plan);
@@ -250,7 +213,7 @@ static int hbe_init(struct thread_data *td)
 		ret = -EINVAL;
 		goto fail;
 	}
-	hd->job->cmdprio_ok = true;
+	hd->cmdprio_ok = true;
 	hbe_options_took_mem(td);
 	hbe_options_uring(td, o, hd->uf, &hd->u);
 
@@ -301,18 +264,18 @@ static int hbe_io_u_init(struct thread_data *td, struct io_u *io_u)
 static int hbe_iomem_alloc(struct thread_data *td, size_t total_mem)
 {
 	struct hbe_data *hd = td->io_ops_data;
-	struct hbe_setup *su = hd ? hd->setup : NULL;
+	struct hb_job *j = hd ? hd->job : NULL;
 
-	if (!su || !su->slice_map)
+	if (!j || !j->map)
 		return 1;
-	if (total_mem > su->slice_len) {
+	if (total_mem > j->map_len) {
 		log_err(HBE_LOG_PREFIX "fio wants %zu bytes of buffers, the "
 			"engine planned %llu: this fio carves buffers "
 			"differently, please report it\n", total_mem,
-			(unsigned long long)su->slice_len);
+			(unsigned long long)j->map_len);
 		return 1;
 	}
-	td->orig_buffer = su->slice_map;
+	td->orig_buffer = j->map;
 	return 0;
 }
 
@@ -323,20 +286,15 @@ static void hbe_iomem_free(struct thread_data *td)
 }
 
 /* ------------------------------------------------------------------ */
-/* post_init: move the buffers, probe + model, ring, registration      */
+/* post_init: place the io_us, lib prepares, ring, lib registers       */
 /* ------------------------------------------------------------------ */
 
-/*
- * io_u i at slice + head + i * stride (the plan's layout), and the
- * iovecs that register them: one per io_u, or one per region.
- */
-static int hbe_place_buffers(struct thread_data *td, struct hbe_data *hd)
+/* io_u i at slice + head + i * stride: the plan's layout (lib's too). */
+static void hbe_place_io_us(struct thread_data *td, struct hbe_data *hd)
 {
 	const struct hb_jobplan *p = &hd->job->plan;
-	struct hbe_setup *su = hd->setup;
-	char *base = su->slice_map + p->head;
-	unsigned int i, nr;
-	int ret;
+	char *base = hd->job->map + p->head;
+	unsigned int i;
 
 	for (i = 0; i < hd->depth; i++) {
 		struct io_u *io_u = hd->slots[i].io_u;
@@ -356,66 +314,6 @@ static int hbe_place_buffers(struct thread_data *td, struct hbe_data *hd)
 #endif
 		}
 	}
-	ret = hb_slot_iovecs((uintptr_t)base, hd->depth, p->stride, p->max_bs,
-			     hd->slots_per_region, &su->iovecs, &nr);
-	if (!ret)
-		hd->job->buffer_len = su->iovecs[0].iov_len;
-	return ret;
-}
-
-/*
- * The pages of the first I/O, for the report's prediction of device
- * requests: hb_predict_io_requests() for READ_FIXED/WRITE_FIXED,
- * hb_model_plain() for plain READ/WRITE (fixedbufs=0).  Only where one
- * prediction holds for every I/O: one block size from buffers the
- * analysis found alike, not split by chunk_size, not vectored and not
- * passthrough (their bvecs are made otherwise).
- */
-static void hbe_probe_first_io(struct thread_data *td, struct hbe_data *hd)
-{
-	struct hbe_job *j = hd->job;
-	const struct hb_jobplan *p = &j->plan;
-	const struct hb_bufstats *st = &j->st;
-
-	if (p->passthrough || p->vec_iovecs ||
-	    p->max_pieces > 1 || td->o.min_bs[DDIR_READ] != p->max_bs ||
-	    td->o.max_bs[DDIR_READ] != p->max_bs ||
-	    st->min_io_segs != st->max_io_segs ||
-	    st->min_bvecs != st->max_bvecs)
-		return;
-	j->io0_ok = !hb_probe(hd->setup->iovecs[0].iov_base, p->max_bs,
-			      &p->b, &j->io0);
-}
-
-/*
- * What the running kernel makes of the registered buffers: lib's one
- * analysis (probe, registration model, import of a max_bs I/O at every
- * io_u, memlock charge).  Returns whether they coalesce.
- */
-static int hbe_model_buffers(struct thread_data *td, struct hbe_data *hd,
-			     bool *coalesces)
-{
-	struct hbe_job *j = hd->job;
-	const struct hb_jobplan *p = &j->plan;
-	struct hb_analysis *an = &j->an;
-	int ret;
-
-	/* passthrough keeps the imus: each command is predicted at open */
-	ret = hb_analyze(&p->km, hd->setup->iovecs, p->nr_iovecs, &p->b,
-			 p->max_bs, p->stride, hd->pt ? HB_ANALYZE_KEEP : 0,
-			 an);
-	if (ret) {
-		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
-		return ret;
-	}
-	j->st = an->st;
-	*coalesces = hb_analysis_coalesces(an, &p->b);
-	hbe_probe_first_io(td, hd);
-	if (hd->pt)
-		j->an_kept = true;
-	else
-		hb_analysis_free(an);
-	return 0;
 }
 
 /*
@@ -453,10 +351,8 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	/*
 	 * Room for every piece of every io_u, so a queued io_u always fits
 	 * (up to the cap; past it the SQ is flushed in ->queue): the engine
-	 * never answers FIO_Q_BUSY for SQ space.  fio 3.33 loses verify
-	 * state when a mixed rw job's io_u is sent back busy (t/soak.py
-	 * found it: bad header rand_seed with chunk_size and
-	 * iodepth_batch_submit > iodepth).
+	 * never answers FIO_Q_BUSY for SQ space, which in fio 3.33 loses a
+	 * mixed rw job's verify state (docs/engine-notes.md).
 	 */
 	entries = hd->depth * pieces;
 	if (entries > 4096)
@@ -480,11 +376,11 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 			p.sq_thread_cpu = o->sqpoll_cpu;
 		}
 	} else if (hd->uf[HB_FEAT_DEFER_TASKRUN] == HB_FEAT_USE &&
-		   !(hd->job->share && !hd->job->share_idx)) {
+		   !(hd->share && !hd->share_idx)) {
 		/*
 		 * Not on the ring others clone from: io_register_clone_buffers()
-		 * refuses a source ring whose single issuer is another task
-		 * with -EEXIST (seen on 6.18).
+		 * refuses with -EEXIST a source ring whose submitter_task is
+		 * another task (6.18, 2f076a453f75).
 		 */
 		/*
 		 * TASKRUN_FLAG: the kernel sets IORING_SQ_TASKRUN while
@@ -552,46 +448,6 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 	return 0;
 }
 
-static int hbe_register(struct thread_data *td, struct hbe_data *hd)
-{
-	struct timespec t0, t1;
-	long pin0, pin1;
-	int ret;
-
-	pin0 = hb_vmpin_kb();
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	/* clone_buffers: register every job's slice, or clone one */
-	if (hd->job->share) {
-		if (hbe_share_register(td, hd))
-			return 1;
-		ret = 0;
-	} else {
-		ret = hb_register_buffers(&hd->ring, hd->setup->iovecs,
-					  hd->job->plan.nr_iovecs);
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (ret) {
-		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
-		td_verror(td, -ret, "io_uring_register_buffers");
-		return 1;
-	}
-	pin1 = hb_vmpin_kb();
-	hd->job->register_usec = (t1.tv_sec - t0.tv_sec) * 1e6 +
-				 (t1.tv_nsec - t0.tv_nsec) / 1e3;
-	hd->job->vmpin_kb = (pin0 >= 0 && pin1 >= 0) ? pin1 - pin0 : -1;
-	return 0;
-}
-
-/* time from ->init to buffers ready for the first I/O */
-static void hbe_mark_ready(struct hbe_data *hd)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	hd->job->ready_usec = (now.tv_sec - hd->setup->t_init.tv_sec) * 1e6 +
-			      (now.tv_nsec - hd->setup->t_init.tv_nsec) / 1e3;
-}
-
 /*
  * The fast path applies to a job whose every read and write is one SQE
  * of the io_u's whole transfer: not cut by chunk_size or vec_iovecs, not
@@ -602,7 +458,7 @@ static bool hbe_fast_ok(const struct hbe_data *hd)
 {
 	struct hbe_options *o = hd->o;
 
-	return !hd->pt && !hd->vec_n && !o->chunk_size &&
+	return !hd->pt && !hd->job->plan.vec_iovecs && !o->chunk_size &&
 	       !(hd->u.vectored && !o->fixedbufs) && !hd->u.force_async;
 }
 
@@ -616,7 +472,7 @@ static bool hbe_fast_ok(const struct hbe_data *hd)
 static void hbe_make_templates(struct hbe_data *hd)
 {
 	struct hbe_options *o = hd->o;
-	unsigned int i, d;
+	unsigned int i, d, per_region = hd->job->plan.slots_per_region;
 
 	hd->fast = hbe_fast_ok(hd) &&
 		   hd->cmdprio.mode == CMDPRIO_MODE_NONE;
@@ -624,7 +480,7 @@ static void hbe_make_templates(struct hbe_data *hd)
 	for (i = 0; i < hd->depth; i++) {
 		struct hbe_slot *s = &hd->slots[i];
 
-		s->buf_index = hd->buf_index_base + i / hd->slots_per_region;
+		s->buf_index = hd->buf_index_base + i / per_region;
 		for (d = DDIR_READ; d <= DDIR_WRITE; d++) {
 			struct io_uring_sqe *t = &s->tmpl[d];
 			bool rd = d == DDIR_READ;
@@ -648,110 +504,57 @@ static void hbe_make_templates(struct hbe_data *hd)
 	}
 }
 
+/* clone_buffers: the table is the share's (engines/share.c) */
+static int hbe_register_table(void *td)
+{
+	return hbe_share_register(td, ((struct thread_data *)td)->io_ops_data);
+}
+
+/*
+ * lib's job places, probes, models and judges the buffers; the engine
+ * makes its ring; lib's job registers them in it.
+ */
 static int hbe_post_init(struct thread_data *td)
 {
+	static const char *const step[] = {
+		[HB_JOB_STEP_LAYOUT] = "hugebuf layout",
+		[HB_JOB_STEP_PROBE] = "hugebuf probe",
+		[HB_JOB_STEP_VERDICT] = "coalesce_check=require",
+	};
 	struct hbe_data *hd = td->io_ops_data;
 	struct hbe_options *o = hbe_opts(td);
-	const struct hb_jobplan *p;
-	const struct hb_bufstats *st;
-	char bk[HB_BACKING_STR_MAX], msg[512];
-	struct hb_sysinfo si;
-	bool coalesces = false;
+	struct hb_job_prep how = {
+		.coalesce_check = o->coalesce_check,
+	};
+	enum hb_job_step failed;
 	int ret;
 
-	if (!hd || !hd->setup || !hd->setup->slice_map || td->error)
+	if (!hd || !hd->job->map || td->error)
 		return 1;
-	p = &hd->job->plan;
-	st = &hd->job->st;
-	ret = hbe_place_buffers(td, hd);
+	hbe_place_io_us(td, hd);
+	how.one_size = td->o.min_bs[DDIR_READ] == hd->job->plan.max_bs &&
+		       td->o.max_bs[DDIR_READ] == hd->job->plan.max_bs;
+	ret = hb_job_prepare(hd->job, &how, &failed);
 	if (ret) {
-		log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
-		td_verror(td, -ret, "hugebuf layout");
+		td_verror(td, -ret, step[failed]);
 		return 1;
 	}
-
-	ret = hbe_model_buffers(td, hd, &coalesces);
-	if (ret) {
-		td_verror(td, -ret, "hugebuf probe");
-		return 1;
-	}
-	hb_backing_str(&p->b, bk, sizeof(bk));
-	if (st->min_folio != p->b.folio_size ||
-	    st->max_folio != p->b.folio_size)
-		hbe_note(HBE_LOG_PREFIX "warning: backing=%s asked for %llu-byte "
-			 "folios, the probe saw %llu..%llu (THP/mTHP are best "
-			 "effort: for mTHP echo never > /sys/kernel/mm/"
-			 "transparent_hugepage/hugepages-2048kB/enabled "
-			 "while testing; for THP free or compact memory)\n",
-			 bk, (unsigned long long)p->b.folio_size,
-			 (unsigned long long)st->min_folio,
-			 (unsigned long long)st->max_folio);
-	/* 4 KiB pages have nothing to coalesce: no warning for them */
-	if (o->coalesce_check != HBE_CHECK_OFF && !coalesces &&
-	    (p->b.folio_size > HB_PAGE_SIZE ||
-	     o->coalesce_check == HBE_CHECK_REQUIRE)) {
-		bool req = o->coalesce_check == HBE_CHECK_REQUIRE;
-		char msg[640];
-
-		snprintf(msg, sizeof(msg), HBE_LOG_PREFIX "%s: kernel %s "
-			 "would not coalesce these buffers (backing=%s, "
-			 "%u-%u bvecs for %u-%u folios per buffer); to "
-			 "coalesce: %s%s\n",
-			 req ? "error" : "warning", p->km.name, bk,
-			 st->min_bvecs, st->max_bvecs,
-			 st->min_folios, st->max_folios,
-			 hb_coalesce_advice(&p->km, p->b.folio_size, p->head,
-					    hd->job->buffer_len),
-			 req ? " (coalesce_check=warn runs it anyway)" : "");
-		if (req) {
-			log_err("%s", msg);
-			td_verror(td, EINVAL, "coalesce_check=require");
-			return 1;
-		}
-		hbe_note("%s", msg);
-	}
-
-	/* a registration the hugepage accounting will make slow: say so */
-	if (o->fixedbufs &&
-	    hb_reg_cost_warning(&st->reg_cost, msg, sizeof(msg)) > 0)
-		hbe_note(HBE_LOG_PREFIX "warning: %s\n", msg);
-	/* 7.2 - 7.3: a cloned hugepage un-charged twice (efde156d91ba) */
-	if (p->clone != HB_JOB_CLONE_OFF &&
-	    hb_sysinfo_read(&si) == 0 &&
-	    hb_clone_acct_warning(&p->km, p->b.folio_size, si.cap_ipc_lock,
-				  msg, sizeof(msg)) > 0)
-		hbe_note(HBE_LOG_PREFIX "warning: %s\n", msg);
-
 	if (hbe_queue_init(td, hd, o))
 		return 1;
-	if (o->vec_iovecs)
-		hbe_model_vectored(hd);
-	if (o->fixedbufs && hbe_register(td, hd))
+	ret = hb_job_register(hd->job, &hd->ring,
+			      hd->share ? hbe_register_table : NULL, td);
+	if (ret) {
+		if (!hd->share)
+			td_verror(td, -ret, "io_uring_register_buffers");
 		return 1;
+	}
 	hbe_make_templates(hd);
-	hbe_mark_ready(hd);
-	/* registered: what only set-up needed goes */
-	hbe_free_setup(hd);
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* files                                                               */
 /* ------------------------------------------------------------------ */
-
-static void hbe_dev_start(struct hbe_job *j, struct fio_file *f)
-{
-	/* what the first file allows for direct and atomic I/O (statx) */
-	if (!j->limits_ok)
-		j->limits_ok = !hb_file_limits(f->file_name, &j->limits);
-	if (j->dev[0] || f->filetype == FIO_TYPE_CHAR)
-		return;
-	if (hb_blkdev_of_path(f->file_name, j->dev, sizeof(j->dev))) {
-		j->dev[0] = '-';	/* tried, not block backed */
-		return;
-	}
-	j->dev_ok = !hb_blkdev_ios(j->dev, &j->dev_r0, &j->dev_w0);
-}
 
 static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 {
@@ -781,7 +584,8 @@ static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 				f->file_name);
 		return 1;
 	}
-	hbe_dev_start(hd->job, f);
+	hb_job_file_opened(hd->job, f->file_name,
+			   f->filetype == FIO_TYPE_CHAR);
 	if (o->registerfiles && hd->ring_ok) {
 		ret = io_uring_register_files_update(&hd->ring, f->fileno,
 						     &f->fd, 1);
@@ -815,172 +619,6 @@ static int hbe_close_file(struct thread_data *td, struct fio_file *f)
 /* I/O                                                                 */
 /* ------------------------------------------------------------------ */
 
-static void hbe_prep_rw(struct hbe_data *hd, struct io_uring_sqe *sqe,
-			int fd, struct hbe_piece *pc, bool fixed)
-{
-	struct io_u *io_u = pc->slot->io_u;
-	bool rd = io_u->ddir == DDIR_READ;
-
-	if (fixed && pc->viov) {
-		/* vec_iovecs: READV/WRITEV_FIXED over cuts of the buffer */
-		unsigned int n = hb_vec_split(pc->addr, pc->len, hd->vec_n,
-					      hd->vec_offset, hd->dio_align,
-					      pc->viov);
-
-		if (rd)
-			hb_prep_readv_fixed(sqe, fd, pc->viov, n, pc->off,
-					    pc->slot->buf_index);
-		else
-			hb_prep_writev_fixed(sqe, fd, pc->viov, n, pc->off,
-					     pc->slot->buf_index);
-	} else if (fixed) {
-		if (rd)
-			io_uring_prep_read_fixed(sqe, fd, pc->addr, pc->len,
-						 pc->off, pc->slot->buf_index);
-		else
-			io_uring_prep_write_fixed(sqe, fd, pc->addr, pc->len,
-						  pc->off, pc->slot->buf_index);
-	} else if (hd->u.vectored) {
-		pc->iov.iov_base = pc->addr;
-		pc->iov.iov_len = pc->len;
-		if (rd)
-			io_uring_prep_readv(sqe, fd, &pc->iov, 1, pc->off);
-		else
-			io_uring_prep_writev(sqe, fd, &pc->iov, 1, pc->off);
-	} else if (rd) {
-		io_uring_prep_read(sqe, fd, pc->addr, pc->len, pc->off);
-	} else {
-		io_uring_prep_write(sqe, fd, pc->addr, pc->len, pc->off);
-	}
-	sqe->rw_flags = hd->u.rw_flags | (rd ? 0 : hd->u.write_flags);
-	/*
-	 * As fio's io_uring: the submitter may be an SQPOLL thread, so the
-	 * priority goes in every SQE (cmdprio* may raise it per I/O).
-	 */
-	sqe->ioprio = io_u->ioprio;
-}
-
-static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
-			  struct io_uring_sqe *sqe, struct hbe_piece *pc)
-{
-	struct hbe_options *o = hbe_opts(td);
-	struct io_u *io_u = pc->slot->io_u;
-	struct fio_file *f = io_u->file;
-	int fd = o->registerfiles ? f->fileno : f->fd;
-
-	if (hd->pt) {
-		if (hbe_nvme_prep(hd, sqe, fd, pc, o->fixedbufs,
-				  pc->slot->buf_index)) {
-			/* not whole LBAs: fail the io_u, the NOP says so */
-			pc->slot->error = EINVAL;
-			io_uring_prep_nop(sqe);
-		}
-	} else if (ddir_rw(io_u->ddir))
-		hbe_prep_rw(hd, sqe, fd, pc, o->fixedbufs);
-	else
-		io_uring_prep_fsync(sqe, fd, io_u->ddir == DDIR_DATASYNC ?
-					     IORING_FSYNC_DATASYNC : 0);
-	if (o->registerfiles)
-		sqe->flags |= IOSQE_FIXED_FILE;
-	if (hd->u.force_async && ++hd->prepped >= hd->u.force_async) {
-		hd->prepped = 0;
-		sqe->flags |= IOSQE_ASYNC;
-	}
-	io_uring_sqe_set_data(sqe, pc);
-}
-
-/*
- * The engine's only way into the kernel on the I/O path: one
- * io_uring_enter() that submits every prepared SQE and, with
- * IORING_ENTER_GETEVENTS, runs the ring's task work (with DEFER_TASKRUN
- * that is what posts completions) and waits for @wait CQEs.  An SQPOLL
- * ring that need not wait enters only to wake its thread.  Returns the
- * SQEs submitted or -errno.
- */
-static inline __attribute__((always_inline)) int hbe_enter(struct hbe_data *hd,
-							   unsigned int wait)
-{
-	struct io_uring_sq *sq = &hd->ring.sq;
-	unsigned int tail = sq->sqe_tail;
-	unsigned int flags = IORING_ENTER_GETEVENTS;
-	int ret;
-
-	if (hd->sqpoll) {
-		ret = wait ? io_uring_submit_and_wait(&hd->ring, wait) :
-			     io_uring_submit(&hd->ring);
-		goto out;
-	}
-	/*
-	 * Not SQPOLL: what liburing 2.3's io_uring_submit_and_wait() and
-	 * io_uring_submit_and_get_events() do for such a ring, without
-	 * their tests of the ring's mode (one call, not three): publish
-	 * the SQ tail (the kernel reads it in io_submit_sqes()), then one
-	 * io_uring_enter() with GETEVENTS, submitting everything between
-	 * the kernel's SQ head and the tail, by the registered ring index
-	 * when there is one (enter_ring_fd is the fd otherwise).
-	 */
-	if (sq->sqe_head != tail) {
-		sq->sqe_head = tail;
-		io_uring_smp_store_release(sq->ktail, tail);
-	}
-	if (hd->ring_fd_registered)
-		flags |= IORING_ENTER_REGISTERED_RING;
-	ret = io_uring_enter(hd->ring.enter_ring_fd, tail - *sq->khead, wait,
-			     flags, NULL);
-out:
-	if (ret >= 0)
-		hd->sqes_pending = 0;
-	return ret;
-}
-
-/* errors of an entry that a later one retries: nothing is lost */
-static bool hbe_enter_retry(int ret)
-{
-	return ret == -EINTR || ret == -EAGAIN || ret == -EBUSY ||
-	       ret == -ETIME;
-}
-
-static int hbe_submit_piece(struct thread_data *td, struct hbe_data *hd,
-			   struct hbe_piece *pc)
-{
-	struct io_uring_sqe *sqe;
-
-	sqe = io_uring_get_sqe(&hd->ring);
-	while (!sqe) {
-		/* SQ full (more pieces than entries): send what is there */
-		int ret = hbe_enter(hd, 0);
-
-		if (ret < 0 && !hbe_enter_retry(ret))
-			return ret;
-		sqe = io_uring_get_sqe(&hd->ring);
-	}
-	hbe_prep_piece(td, hd, sqe, pc);
-	pc->slot->pending++;
-	hd->sqes_pending++;
-	return 0;
-}
-
-
-/*
- * A fast slot whose CQE was not its whole transfer continues as the one
- * piece hbe_queue_pieces() would have made of it.
- */
-static void hbe_fast_to_piece(struct hbe_slot *s)
-{
-	struct io_u *io_u = s->io_u;
-	struct hbe_piece *pc = &s->pieces[0];
-
-	s->fast = false;
-	s->pending = 1;
-	s->nr_pieces = 1;
-	s->done = 0;
-	s->error = 0;
-	s->eof = false;
-	pc->off = io_u->offset;
-	pc->addr = io_u->xfer_buf;
-	pc->len = io_u->xfer_buflen;
-}
-
 /*
  * As fio's io_uring and io_uring_cmd (3.33): a trim is done synchronously
  * by fio's own do_io_u_trim() (BLKDISCARD on a block device) once the I/O
@@ -996,65 +634,6 @@ static enum fio_q_status hbe_trim(struct thread_data *td, struct hbe_data *hd,
 	io_u_mark_submit(td, 1);
 	io_u_mark_complete(td, 1);
 	return FIO_Q_COMPLETED;
-}
-
-/*
- * Everything else: a sync, and the jobs whose I/O is pieces
- * (chunk_size), cut into iovecs (vec_iovecs) or NVMe commands.
- */
-static __attribute__((noinline)) enum fio_q_status
-hbe_queue_pieces(struct thread_data *td, struct hbe_data *hd,
-		 struct io_u *io_u)
-{
-	struct hbe_options *o = hd->o;
-	struct hbe_slot *s = hbe_slot_of(hd, io_u);
-	unsigned long long left, chunk, off;
-	char *addr;
-	unsigned int n;
-	int ret;
-
-	/* only chunk_size cuts an io_u into more than one piece */
-	chunk = io_u->xfer_buflen;
-	n = 1;
-	if (o->chunk_size && ddir_rw(io_u->ddir) && chunk > o->chunk_size) {
-		chunk = o->chunk_size;
-		n = (io_u->xfer_buflen + chunk - 1) / chunk;
-	}
-
-	s->io_u = io_u;
-	s->fast = false;
-	s->pending = 0;
-	s->nr_pieces = n;
-	s->done = 0;
-	s->error = 0;
-	s->eof = false;
-	left = io_u->xfer_buflen;
-	off = io_u->offset;
-	addr = io_u->xfer_buf;
-	for (unsigned int i = 0; i < n; i++) {
-		struct hbe_piece *pc = &s->pieces[i];
-		unsigned long long l = left < chunk ? left : chunk;
-
-		pc->slot = s;
-		pc->off = off;
-		pc->addr = addr;
-		pc->len = l;
-		ret = hbe_submit_piece(td, hd, pc);
-		if (ret) {
-			/* earlier pieces are in flight; fail the rest */
-			s->error = -ret;
-			if (!s->pending) {
-				io_u->error = -ret;
-				return FIO_Q_COMPLETED;
-			}
-			break;
-		}
-		off += l;
-		addr += l;
-		left -= l;
-	}
-	hd->queued[hd->nr_queued++] = io_u;
-	return FIO_Q_QUEUED;
 }
 
 /* What is not the fast path: trims, cmdprio, pieces, a full SQ. */
@@ -1233,106 +812,6 @@ static int hbe_commit(struct thread_data *td)
 	return hbe_commit_submit(td, hd);
 }
 
-static void hbe_slot_done(struct hbe_data *hd, struct hbe_slot *s)
-{
-	struct io_u *io_u = s->io_u;
-
-	if (s->error) {
-		io_u->error = s->error;
-	} else {
-		io_u->error = 0;
-		if (s->done < io_u->xfer_buflen)
-			io_u->resid = io_u->xfer_buflen - s->done;
-	}
-	hd->events[hd->nr_events++] = io_u;
-}
-
-/*
- * One CQE.  A short transfer is resubmitted for the remainder (0 = end of
- * file: the rest is reported as resid); -EAGAIN is resubmitted as is.
- * The new SQE goes out with the engine's next entry.
- */
-static int hbe_complete_piece(struct thread_data *td, struct hbe_data *hd,
-			     struct hbe_piece *pc, int res)
-{
-	struct hbe_slot *s = pc->slot;
-	bool rw = ddir_rw(s->io_u->ddir);
-
-	s->pending--;
-	/* RWF_NOWAIT: -EAGAIN is the answer, as in fio's io_uring */
-	if (res == -EINTR || (res == -EAGAIN && !(hd->u.rw_flags &
-						   RWF_NOWAIT)))
-		goto resubmit;
-	if (res < 0) {
-		if (!s->error)
-			s->error = -res;
-	} else if (rw) {
-		s->done += res;
-		if (res == 0) {
-			s->eof = true;
-		} else if ((unsigned long long)res < pc->len && !s->eof &&
-			   !s->error) {
-			pc->off += res;
-			pc->addr += res;
-			pc->len -= res;
-			goto resubmit;
-		}
-	}
-	if (!s->pending)
-		hbe_slot_done(hd, s);
-	return 0;
-resubmit:
-	if (hbe_submit_piece(td, hd, pc)) {
-		if (!s->error)
-			s->error = EIO;
-		if (!s->pending)
-			hbe_slot_done(hd, s);
-	}
-	return 0;
-}
-
-/* A fast slot's CQE for its whole transfer: the io_u is done as it is. */
-static inline bool hbe_cqe_whole(struct hbe_slot *s, int res)
-{
-	return s->fast && res >= 0 &&
-	       (unsigned long long)res == s->io_u->xfer_buflen;
-}
-
-/*
- * The CQ from its head, up to @max completed io_us, with any result:
- * short, -EAGAIN and errors go through the piece path, which may
- * resubmit.  One store of the head for the batch.
- */
-static __attribute__((noinline)) void
-hbe_reap_pieces(struct thread_data *td, struct hbe_data *hd, unsigned int max)
-{
-	struct io_uring_cq *cq = &hd->ring.cq;
-	unsigned int shift = io_uring_cqe_shift(&hd->ring);
-	unsigned int head = *cq->khead;
-	unsigned int tail = io_uring_smp_load_acquire(cq->ktail);
-
-	while (head != tail && hd->nr_events < max) {
-		struct io_uring_cqe *cqe =
-			&cq->cqes[(head & cq->ring_mask) << shift];
-		struct hbe_piece *pc = io_uring_cqe_get_data(cqe);
-		struct hbe_slot *s = pc->slot;
-		int res = cqe->res;
-
-		head++;
-		if (hbe_cqe_whole(s, res)) {
-			s->io_u->error = 0;
-			hd->events[hd->nr_events++] = s->io_u;
-			continue;
-		}
-		if (s->fast)
-			hbe_fast_to_piece(s);
-		if (hd->pt)
-			res = hbe_nvme_result(hd, pc, res);
-		hbe_complete_piece(td, hd, pc, res);
-	}
-	io_uring_smp_store_release(cq->khead, head);
-}
-
 /*
  * What the CQ holds, up to @max completed io_us: no syscall, and one
  * store of the CQ head for the batch (the kernel reads it only for the
@@ -1473,8 +952,8 @@ static void hbe_cleanup(struct thread_data *td)
 	if (!hd)
 		return;
 	hbe_options_restore(td, hd);
-	if (hd->ring_ok && !td->error && !hd->job->reported) {
-		hd->job->reported = true;
+	if (hd->ring_ok && !td->error && !hd->reported) {
+		hd->reported = true;
 		hbe_report(td, hd);
 	}
 	hbe_share_detach(hd);

@@ -214,7 +214,7 @@ static int hbe_nvme_check_lba(struct thread_data *td, struct hbe_options *o,
 
 /*
  * What the kernel will do with the job's largest command from each
- * registered buffer (lib's model of blk_rq_map_user_iov): refused
+ * registered buffer (lib's model of blk_rq_map_user_iov()): refused
  * commands are a one-line error before any I/O, the rest is counted for
  * the report.
  */
@@ -222,65 +222,16 @@ static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
 			    struct hbe_options *o, struct fio_file *f,
 			    struct hbe_ns *ns)
 {
-	unsigned long long len = hbe_nvme_cmd_len(td, o);
 	struct hbe_pt_stats *pt = hd->pt;
-	struct hb_pt_report *r = &pt->r;
-	const struct hb_kmodel *km = &hd->job->plan.km;
-	const struct hb_imu *imus = hd->job->an_kept ? hd->job->an.imu : NULL;
-	unsigned int i;
 
-	r->device = pt->dev;
-	r->lim = NULL;
+	pt->r.device = pt->dev;
+	pt->r.lim = NULL;
 	if (!ns->limits_ok)
 		return 0;
 	pt->lim = ns->lim;
-	r->lim = &pt->lim;
-	r->cmd_len = len;
-	if (len > ns->lim.max_hw_bytes) {
-		log_err(HBE_LOG_PREFIX "%s takes at most %llu KiB per command "
-			"(max_hw_sectors_kb), the job issues %llu KiB: set "
-			"chunk_size=%lluk to split every I/O into commands, "
-			"or a smaller bs\n", f->file_name,
-			(unsigned long long)ns->lim.max_hw_bytes >> 10,
-			len >> 10,
-			(unsigned long long)ns->lim.max_hw_bytes >> 10);
-		return -EINVAL;
-	}
-	if (!o->fixedbufs || !imus)
-		return 0;
-	memset(r->count, 0, sizeof(r->count));
-	r->segs_min = UINT_MAX;
-	r->segs_max = 0;
-	for (i = 0; i < hd->depth; i++) {
-		const struct hb_imu *imu = &imus[i / hd->slots_per_region];
-		uint64_t addr = (uintptr_t)hd->slots[i].io_u->buf;
-		struct hb_pt_map m;
-		int ret;
-
-		ret = hb_model_pt_map(km, imu, addr, len, &ns->lim, &m);
-		if (ret)
-			return 0;	/* the import model refused: not ours */
-		r->count[m.path]++;
-		if (m.path == HB_PT_DIRECT) {
-			if (m.nsegs < r->segs_min)
-				r->segs_min = m.nsegs;
-			if (m.nsegs > r->segs_max)
-				r->segs_max = m.nsegs;
-		} else if (!r->why) {
-			r->why = m.why;
-		}
-		if (m.path == HB_PT_EINVAL) {
-			log_err(HBE_LOG_PREFIX "kernel %s would refuse a "
-				"%llu KiB command from io_u %u's registered "
-				"buffer on %s (EINVAL: %s): use hugepage "
-				"backing, layout=per-io or a smaller bs\n",
-				km->name, len >> 10, i, f->file_name,
-				m.why);
-			return -EINVAL;
-		}
-	}
-	r->predicted = true;
-	return 0;
+	pt->r.lim = &pt->lim;
+	return hb_job_pt_predict(hd->job, f->file_name, &pt->lim,
+				 hbe_nvme_cmd_len(td, o), &pt->r);
 }
 
 /* ->open_file (@hd set): the char device without O_DIRECT, the checks. */

@@ -335,55 +335,55 @@ static const char *hbe_mem_name(enum fio_memtype t)
  * plain SysV shm, shmhuge SHM_HUGETLB and mmaphuge MAP_HUGETLB (both at
  * hugepage-size, which fio itself only rounds to), and mmaphuge:FILE a
  * file on hugetlbfs.  What has no backing here gets its one line in
- * @w->mem_refused, for the check to say in its turn.
+ * @ps->mem_refused, for the check to say in its turn.
  */
-static void hbe_mem_words(struct thread_data *td, struct hb_jobplan *p,
-			  struct hbe_words *w)
+static void hbe_plan_mem(struct thread_data *td, struct hb_jobplan *p,
+			 struct hbe_plan_strings *ps)
 {
 	const char *file = td->o.mmapfile;
 	enum fio_memtype t = td->o.mem_type;
 	const char *name = hbe_mem_name(t);
 
-	snprintf(w->mem_name, sizeof(w->mem_name), "%s%s%s", name,
+	snprintf(ps->mem_name, sizeof(ps->mem_name), "%s%s%s", name,
 		 file ? ":" : "", file ? file : "");
-	p->mem_name = w->mem_name;
-	p->mem_kind = w->mem_kind;
+	p->mem_name = ps->mem_name;
+	p->mem_kind = ps->mem_kind;
 	switch (t) {
 	case MEM_MALLOC:
 	case MEM_MMAP:
 	case MEM_MMAPSHARED:
 		if (file && *file)
-			snprintf(w->mem_refused, sizeof(w->mem_refused),
+			snprintf(ps->mem_refused, sizeof(ps->mem_refused),
 				 "mem=%s:%s maps a regular file, which this "
 				 "engine does not: use mem=%s, or "
 				 "mem=mmaphuge:%s on hugetlbfs", name, file,
 				 name, file);
-		snprintf(w->mem_kind, sizeof(w->mem_kind), "4k");
+		snprintf(ps->mem_kind, sizeof(ps->mem_kind), "4k");
 		break;
 	case MEM_SHM:
-		snprintf(w->mem_kind, sizeof(w->mem_kind), "shm");
+		snprintf(ps->mem_kind, sizeof(ps->mem_kind), "shm");
 		break;
 	case MEM_SHMHUGE:
-		snprintf(w->mem_kind, sizeof(w->mem_kind), "shm");
+		snprintf(ps->mem_kind, sizeof(ps->mem_kind), "shm");
 		p->mem_page_size = td->o.hugepage_size;
 		break;
 	case MEM_MMAPHUGE:
 		if (file && *file) {
-			snprintf(w->mem_kind, sizeof(w->mem_kind),
+			snprintf(ps->mem_kind, sizeof(ps->mem_kind),
 				 "hugetlbfs:%s", file);
 			break;
 		}
-		snprintf(w->mem_kind, sizeof(w->mem_kind), "hugetlb");
+		snprintf(ps->mem_kind, sizeof(ps->mem_kind), "hugetlb");
 		p->mem_page_size = td->o.hugepage_size;
 		break;
 	default:
-		snprintf(w->mem_refused, sizeof(w->mem_refused), "mem=%s is "
+		snprintf(ps->mem_refused, sizeof(ps->mem_refused), "mem=%s is "
 			 "not a memory this engine can register: use "
 			 "mem=mmaphuge or backing=", name);
 		break;
 	}
-	if (w->mem_refused[0])
-		p->mem_refused = w->mem_refused;
+	if (ps->mem_refused[0])
+		p->mem_refused = ps->mem_refused;
 }
 
 /*
@@ -407,19 +407,19 @@ static uint64_t hbe_fio_len(struct thread_data *td)
 }
 
 int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
-		     struct hb_jobplan *p, struct hbe_words *w)
+		     struct hb_jobplan *p, struct hbe_plan_strings *ps)
 {
 	struct fio_file *f;
 	unsigned int i;
 
 	memset(p, 0, sizeof(*p));
-	w->files = calloc(td->o.nr_files ? td->o.nr_files : 1,
-			  sizeof(*w->files));
-	if (!w->files)
+	ps->files = calloc(td->o.nr_files ? td->o.nr_files : 1,
+			  sizeof(*ps->files));
+	if (!ps->files)
 		return -ENOMEM;
 	for_each_file(td, f, i)
-		w->files[i] = f->file_name;
-	p->files = w->files;
+		ps->files[i] = f->file_name;
+	p->files = ps->files;
 	p->nr_files = td->o.nr_files;
 	p->open_files = td->o.open_files;
 	p->registerfiles = o->registerfiles;
@@ -430,7 +430,7 @@ int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
 	if (fio_option_is_set(&td->o, hugepage_size))
 		p->fw_hugepage_size = td->o.hugepage_size;
 	if (fio_option_is_set(&td->o, mem_type))
-		hbe_mem_words(td, p, w);
+		hbe_plan_mem(td, p, ps);
 	p->head_offset = o->head_offset;
 	p->mem_align = td->o.mem_align;
 
@@ -487,25 +487,14 @@ void hbe_options_took_mem(struct thread_data *td)
 /* ------------------------------------------------------------------ */
 
 /*
- * fio 3.33 forks a job and then frees the job's option struct in the
- * parent (backend.c run_threads(): free(eo) after fork()), but td->eo,
- * in the thread area the parent shares with the job, keeps pointing at
- * it: only the job clears it, when it closes its engine (free_ioengine()).
- * A job that dies first (SIGKILL, the OOM killer) leaves it set, and the
- * parent's fio_options_free() at the end of fio_backend() then frees the
- * FIO_OPT_STR_STORE slots of the freed chunk and the chunk again: with
- * glibc 2.36 our backing slot, 8 bytes in, holds the tcache key of the
- * freed chunk (SIGSEGV in free()); fio's own io_uring engine, with no
- * string there, gets glibc's "double free detected" (SIGABRT).
- *
- * So a forked job keeps its options in hd->o from the start of init (its
- * kernel probe takes a while) to the start of cleanup, or init's failure,
- * and td->eo is NULL meanwhile (fio reads td->eo only to parse, copy and
- * free options): the parent of a job killed in between has nothing to
- * free.  What is left is fio's: fork() to our init, and cleanup to
- * free_ioengine().  Threads share fio's heap, nothing is freed twice
- * there; io_submit_mode=offload copies td->eo into its workers after init
- * (rate-submit.c), so it keeps td->eo.
+ * fio 3.33 frees a forked job's option struct in the parent after fork()
+ * (backend.c run_threads()) while td->eo, shared with the job, still
+ * points at it until the job's free_ioengine(): a job killed in between
+ * has its options freed twice by the parent's fio_options_free().  So a
+ * forked job keeps them in hd->o from the start of init to the start of
+ * cleanup (or init's failure), td->eo NULL meanwhile; threads share one
+ * heap, and io_submit_mode=offload copies td->eo after init, so both
+ * keep it.  The story: docs/engine-notes.md.
  */
 static bool hbe_options_hideable(struct thread_data *td)
 {

@@ -100,7 +100,7 @@ static int hbe_share_map(struct hbe_share *s, const struct hb_jobplan *p)
 
 int hbe_share_attach(struct thread_data *td, struct hbe_data *hd)
 {
-	struct hbe_job *j = hd->job;
+	const struct hb_jobplan *p = &hd->job->plan;
 	struct hbe_share *s;
 	int ret = 0;
 
@@ -114,13 +114,13 @@ int hbe_share_attach(struct thread_data *td, struct hbe_data *hd)
 		}
 		strcpy(s->name, td->o.name);
 		s->nr_jobs = hbe_share_jobs(td);
-		s->same = j->plan.clone == HB_JOB_CLONE_SAME;
+		s->same = p->clone == HB_JOB_CLONE_SAME;
 		s->buf.memfd = -1;
 		s->src_fd = -1;
 		s->next = hbe_shares;
 		hbe_shares = s;
 		/* the source maps outside the lock's waiters' way */
-		ret = hbe_share_map(s, &j->plan);
+		ret = hbe_share_map(s, p);
 		if (ret) {
 			s->error = -ret;
 			log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
@@ -141,11 +141,11 @@ int hbe_share_attach(struct thread_data *td, struct hbe_data *hd)
 		ret = -EINVAL;
 	}
 	if (!ret) {
-		j->share = s;
-		j->share_idx = s->joined++;
-		hd->setup->slice_map = (char *)s->buf.map +
-				(s->same ? 0 : j->share_idx * s->slice);
-		hd->setup->slice_len = s->slice;
+		hd->share = s;
+		hd->share_idx = s->joined++;
+		hd->job->map = (char *)s->buf.map +
+			       (s->same ? 0 : hd->share_idx * s->slice);
+		hd->job->map_len = s->slice;
 		s->refs++;
 	}
 	pthread_mutex_unlock(&hbe_share_lock);
@@ -155,8 +155,8 @@ int hbe_share_attach(struct thread_data *td, struct hbe_data *hd)
 /* The source registers every job's slice: its own iovecs, shifted. */
 static int hbe_share_register_all(struct hbe_data *hd)
 {
-	struct hbe_share *s = hd->job->share;
-	const struct iovec *iov = hd->setup->iovecs;
+	struct hbe_share *s = hd->share;
+	const struct iovec *iov = hd->job->iovecs;
 	unsigned int n = hd->job->plan.nr_iovecs, j, i;
 	unsigned int slices = s->same ? 1 : s->nr_jobs;
 	struct iovec *all;
@@ -169,7 +169,7 @@ static int hbe_share_register_all(struct hbe_data *hd)
 		for (i = 0; i < n; i++) {
 			all[j * n + i] = iov[i];
 			all[j * n + i].iov_base = (char *)iov[i].iov_base +
-				((int64_t)j - hd->job->share_idx) *
+				((int64_t)j - hd->share_idx) *
 				(int64_t)s->slice;
 		}
 	ret = hb_register_buffers(&hd->ring, all, n * slices);
@@ -180,13 +180,13 @@ static int hbe_share_register_all(struct hbe_data *hd)
 /* A clone takes its slice of the source's table. */
 static int hbe_share_clone(struct hbe_data *hd)
 {
-	struct hbe_share *s = hd->job->share;
+	struct hbe_share *s = hd->share;
 	struct io_uring src;
 	int ret;
 
 	memset(&src, 0, sizeof(src));
 	src.ring_fd = s->src_fd;
-	unsigned int first = s->same ? 0 : hd->job->share_idx * s->nr_iov;
+	unsigned int first = s->same ? 0 : hd->share_idx * s->nr_iov;
 
 	/* 6.13: just this job's buffers, at slot 0 */
 	ret = hb_clone_buffers(&hd->ring, &src, first, 0, s->nr_iov, 0);
@@ -209,11 +209,11 @@ static void hbe_share_release_src(struct hbe_share *s)
 
 int hbe_share_register(struct thread_data *td, struct hbe_data *hd)
 {
-	struct hbe_share *s = hd->job->share;
+	struct hbe_share *s = hd->share;
 	int ret;
 
 	pthread_mutex_lock(&hbe_share_lock);
-	if (hd->job->share_idx == 0) {
+	if (hd->share_idx == 0) {
 		ret = hbe_share_register_all(hd);
 		if (ret) {
 			log_err(HBE_LOG_PREFIX "%s\n", hb_errmsg());
@@ -246,22 +246,19 @@ int hbe_share_register(struct thread_data *td, struct hbe_data *hd)
 
 void hbe_share_detach(struct hbe_data *hd)
 {
-	struct hbe_job *j = hd->job;
-	struct hbe_share *s = j ? j->share : NULL, **pp;
+	struct hbe_share *s = hd->share, **pp;
 
 	if (!s)
 		return;
 	pthread_mutex_lock(&hbe_share_lock);
-	if (j->share_idx == 0 && hd->ring_ok) {
+	if (hd->share_idx == 0 && hd->ring_ok) {
 		/*
 		 * Keep the source ring for clones still to clone; the last
 		 * of them closes it.  A registered ring fd is an index into
 		 * the table of the task that registered it (5.18,
 		 * e7a6c00dc77a), and liburing's io_uring_queue_exit() drops
-		 * that index from the calling task's table: closed by a
-		 * clone's thread, it dropped the clone's own ring, whose
-		 * next io_uring_enter() failed with EBADF (t/soak.py's
-		 * silent exit 1).  So this thread unregisters it first.
+		 * that index from the calling task's table, whichever ring
+		 * it is: so this thread unregisters it first.
 		 */
 		if (hd->ring_fd_registered)
 			io_uring_unregister_ring_fd(&hd->ring);
@@ -269,7 +266,7 @@ void hbe_share_detach(struct hbe_data *hd)
 		s->src_kept = true;
 		hd->ring_ok = false;
 	}
-	if (j->share_idx == 0)
+	if (hd->share_idx == 0)
 		s->src_done = true;
 	hbe_share_release_src(s);
 	if (--s->refs == 0) {
@@ -283,6 +280,6 @@ void hbe_share_detach(struct hbe_data *hd)
 			}
 		free(s);
 	}
-	j->share = NULL;
+	hd->share = NULL;
 	pthread_mutex_unlock(&hbe_share_lock);
 }

@@ -8,7 +8,7 @@
 # runs on both engines: same exit status, same bytes, error 0.
 #
 # Two rows show where fio 3.33's io_uring engine only seems to pass
-# (engines/hugebuf.c hbe_warn_replay()): experimental_verify
+# (engines/report.c hbe_warn_replay()): experimental_verify
 # turns each replayed write into a read AFTER get_io_u() has already called
 # ->prep, and io_uring builds its SQE there, so the "verify read" is a
 # write of the expected data.  On a file zeroed behind fio's back, the

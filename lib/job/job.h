@@ -9,6 +9,7 @@
 
 #include "hugebuf-report.h"
 #include "resource/resource.h"
+#include "hugebuf-job.h"
 
 /* ------------------------------------------------------------------ */
 /* job plan: one I/O job's buffers and options, checked whole          */
