@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,43 @@ static void t_print_ring_fdinfo(struct io_uring *ring)
 }
 
 /*
+ * The block layer's view of every disk (blk-mq debugfs, 4.11+): a
+ * queue's state flags (QUIESCED, STOPPED), and per hardware queue the
+ * requests started and not completed (busy), those waiting to be
+ * dispatched (dispatch) and those still in a software queue: a request
+ * that waits for a queue run that never comes is in the last two, and
+ * no driver timeout ever fires for it (the timer starts at dispatch).
+ */
+static void t_print_blk_mq_state(void)
+{
+	static const char *const pats[] = {
+		"/sys/kernel/debug/block/*/state",
+		"/sys/kernel/debug/block/*/hctx*/state",
+		"/sys/kernel/debug/block/*/hctx*/busy",
+		"/sys/kernel/debug/block/*/hctx*/dispatch",
+		"/sys/kernel/debug/block/*/hctx*/ctx*/*_rq_list",
+	};
+	char line[256];
+	glob_t g;
+	size_t i, j;
+	FILE *f;
+
+	for (i = 0; i < T_ARRAY_SIZE(pats); i++) {
+		if (glob(pats[i], 0, NULL, &g))
+			continue;
+		for (j = 0; j < g.gl_pathc; j++) {
+			f = fopen(g.gl_pathv[j], "re");
+			if (!f)
+				continue;
+			while (fgets(line, sizeof(line), f))
+				fprintf(stderr, "%s: %s", g.gl_pathv[j], line);
+			fclose(f);
+		}
+		globfree(&g);
+	}
+}
+
+/*
  * An I/O with no completion: what every task and every CPU of the kernel
  * is doing, on its console (a kernel/ktest.sh guest's serial log, kept
  * with KTEST_KEEP=1).  sysrq 'w' shows the blocked (D state) tasks, 't'
@@ -89,6 +127,7 @@ static void t_dump_kernel_state(struct io_uring *ring)
 		return;
 	fprintf(stderr, "dumping blocked tasks, all tasks and all CPUs' "
 		"backtraces to the kernel console (sysrq w, t, l)\n");
+	t_print_blk_mq_state();
 	fflush(stderr);
 	t_write_quiet("/proc/sys/kernel/printk", "8");
 	t_write_quiet("/proc/sysrq-trigger", "w");
