@@ -12,6 +12,8 @@
 # no fio, and the console logs kept.  Other KTEST_* variables pass through
 # (KTEST_KERNELS: which guests, two at a time by default).  A hung I/O
 # dumps the kernel's tasks and CPUs to the console (t_submit_wait()).
+# The verdicts ktest.sh draws from the stubbed probes' output (sendzc,
+# bio-profile) are failures: read the tests' results, not the total.
 #
 # Usage: kernel/repeat.sh COUNT TEST...
 #   e.g. KTEST_KERNELS="7.0 7.1" kernel/repeat.sh 20 regbuf-unaligned-start \
