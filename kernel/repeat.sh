@@ -3,7 +3,7 @@
 #
 # kernel/repeat.sh: run a few tests many times in the guests of
 # kernel/ktest.sh, to catch what a full run shows once in a while (7.0's
-# I/O hang, docs/known-issues-7.0-hang.md).  Each test of t/static/ named
+# I/O hang, docs/known-issues.md).  Each test of t/static/ named
 # is copied COUNT times into a scratch KTEST_BINDIR (names NN-TEST), every
 # guest program of kernel/probe is replaced by a stub that skips (the
 # CLI comes along, for ktest.sh's detection verdict), and
