@@ -135,6 +135,9 @@ build_initramfs() {	# $1 = label, $2 = output
 		echo "KTEST_BAD_RE='$BAD_RE'"
 		# t/regbuf-cycles: 250 register/unregister cycles, not 1000
 		echo "export HB_TEST_CYCLES=250"
+		# t_submit_wait(): an I/O with no completion dumps the kernel's
+		# tasks and CPUs (sysrq w, t, l) to the console
+		echo "export HB_TEST_SYSRQ=1"
 		echo "export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"
 	} >"$root/hugebuf/env"
 	install -m 0755 "$KDIR/guest-init.sh" "$root/init"

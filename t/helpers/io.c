@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,100 @@ int t_ring_init(struct io_uring *ring, unsigned int entries)
  */
 #define T_IO_TIMEOUT_SEC 120
 
+/* write @s to the procfs or sysfs file @path; failure is ignored */
+static void t_write_quiet(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	n = write(fd, s, strlen(s));
+	(void)n;	/* the dump is best effort */
+	close(fd);
+}
+
+/* the ring's own view of its queues (io_uring_show_fdinfo(), 5.6+) */
+static void t_print_ring_fdinfo(struct io_uring *ring)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ring->ring_fd);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		fprintf(stderr, "ring fdinfo: %s", line);
+	fclose(f);
+}
+
+/*
+ * The block layer's view of every disk (blk-mq debugfs, 4.11+): a
+ * queue's state flags (QUIESCED, STOPPED), and per hardware queue the
+ * requests started and not completed (busy), those waiting to be
+ * dispatched (dispatch) and those still in a software queue: a request
+ * that waits for a queue run that never comes is in the last two, and
+ * no driver timeout ever fires for it (the timer starts at dispatch).
+ */
+static void t_print_blk_mq_state(void)
+{
+	static const char *const pats[] = {
+		"/sys/kernel/debug/block/*/state",
+		"/sys/kernel/debug/block/*/hctx*/state",
+		"/sys/kernel/debug/block/*/hctx*/busy",
+		"/sys/kernel/debug/block/*/hctx*/dispatch",
+		"/sys/kernel/debug/block/*/hctx*/ctx*/*_rq_list",
+	};
+	char line[256];
+	glob_t g;
+	size_t i, j;
+	FILE *f;
+
+	for (i = 0; i < T_ARRAY_SIZE(pats); i++) {
+		if (glob(pats[i], 0, NULL, &g))
+			continue;
+		for (j = 0; j < g.gl_pathc; j++) {
+			f = fopen(g.gl_pathv[j], "re");
+			if (!f)
+				continue;
+			while (fgets(line, sizeof(line), f))
+				fprintf(stderr, "%s: %s", g.gl_pathv[j], line);
+			fclose(f);
+		}
+		globfree(&g);
+	}
+}
+
+/*
+ * An I/O with no completion: what every task and every CPU of the kernel
+ * is doing, on its console (a kernel/ktest.sh guest's serial log, kept
+ * with KTEST_KEEP=1).  sysrq 'w' shows the blocked (D state) tasks, 't'
+ * every task, 'l' every CPU's backtrace: a task that spins in the kernel
+ * is not blocked, so only 'l' catches it.  sched_show_task() prints at
+ * KERN_INFO, under the guests' loglevel=5, so the console loglevel goes
+ * to 8 first and stays there: the console may print after the write to
+ * sysrq-trigger returns.  Only where HB_TEST_SYSRQ=1 (the guests' env,
+ * kernel/kboot.sh): on a shared host the dump would flood its log.
+ * Root only; every failure is ignored.
+ */
+static void t_dump_kernel_state(struct io_uring *ring)
+{
+	const char *on = getenv("HB_TEST_SYSRQ");
+
+	t_print_ring_fdinfo(ring);
+	if (!on || strcmp(on, "1"))
+		return;
+	fprintf(stderr, "dumping blocked tasks, all tasks and all CPUs' "
+		"backtraces to the kernel console (sysrq w, t, l)\n");
+	t_print_blk_mq_state();
+	fflush(stderr);
+	t_write_quiet("/proc/sys/kernel/printk", "8");
+	t_write_quiet("/proc/sysrq-trigger", "w");
+	t_write_quiet("/proc/sysrq-trigger", "t");
+	t_write_quiet("/proc/sysrq-trigger", "l");
+}
+
 int t_submit_wait(struct io_uring *ring)
 {
 	struct __kernel_timespec ts = { .tv_sec = T_IO_TIMEOUT_SEC };
@@ -50,9 +145,11 @@ int t_submit_wait(struct io_uring *ring)
 	if (ret != 1)
 		return ret < 0 ? ret : -EIO;
 	ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
-	if (ret == -ETIME)
+	if (ret == -ETIME) {
 		fprintf(stderr, "no completion %d s after the submission: the "
 			"I/O is still in flight\n", T_IO_TIMEOUT_SEC);
+		t_dump_kernel_state(ring);
+	}
 	if (ret)
 		return ret;
 	ret = cqe->res;
