@@ -47,7 +47,8 @@
 #   KTEST_JOBS          make -j [3]
 #   KTEST_GUESTS        guests booted at once (each its own qemu, disks,
 #                       console) [2]; 1 while file KTEST_HOST_BUSY exists
-#   KTEST_MEM           guest memory [4G]
+#   KTEST_MEM           guest memory [5G]: with two NUMA nodes, 4G leaves
+#                       no free 1 GiB-aligned GiB for the 1G pool at boot
 #   KTEST_NUMA_NODES    NUMA nodes of the guest, 1 or 2 (qemu -numa,
 #                       memory split evenly; needs KTEST_SMP >= 2) [2]
 #   KTEST_SMP           guest CPUs [2]
@@ -102,7 +103,7 @@ KTEST_LIBURING=${KTEST_LIBURING:-}
 KTEST_KERNELS=${KTEST_KERNELS:-default}
 KTEST_JOBS=${KTEST_JOBS:-3}
 KTEST_GUESTS=${KTEST_GUESTS:-2}
-KTEST_MEM=${KTEST_MEM:-4G}
+KTEST_MEM=${KTEST_MEM:-5G}
 KTEST_SMP=${KTEST_SMP:-2}
 KTEST_ACCEL=${KTEST_ACCEL:-tcg}
 # two NUMA nodes (a CPU and half the memory each): t/numa-placement's
