@@ -49,6 +49,69 @@ int hb_split_bio_reqs(const struct hb_imu *imu, const struct hb_queue_limits *q,
 		      struct hb_bio_split *out, struct hb_split_req *reqs,
 		      unsigned int max_reqs);
 
+/* physical segments of one I/O: hb_model_segments(3) */
+
+/* one bvec by its physical place: bv_page's PFN, bv_offset, bv_len */
+struct hb_phys_bvec {
+	uint64_t pfn;
+	uint32_t offset;
+	uint32_t len;
+};
+
+enum hb_seg_gen {
+	HB_SEG_GEN_BVEC,	/* < 6.16: a scatterlist entry per bvec */
+	HB_SEG_GEN_MERGE,	/* 6.16: adjacent bvecs merge in map_sg */
+	HB_SEG_GEN_DMA_ITER,	/* 6.17: nvme-pci on the DMA iterator too */
+};
+
+enum hb_seg_driver {
+	HB_SEG_DRV_NONE,
+	HB_SEG_DRV_VIRTIO_BLK,
+	HB_SEG_DRV_NVME_PCI,
+};
+
+struct hb_seg_cfg {
+	enum hb_seg_driver driver;
+	bool nvme_sgls;			/* Identify Controller SGLS set */
+	unsigned int sgl_threshold;	/* nvme.sgl_threshold (32768) */
+};
+
+/* one request */
+struct hb_seg_req {
+	uint64_t bytes;
+	unsigned int nr_phys_segments;	/* the block layer's count */
+	unsigned int sg_entries;	/* blk_rq_map_sg() / DMA iterator */
+	bool sgl;			/* NVMe: SGL, else PRP */
+	unsigned int prp_entries;	/* NVMe PRP: PRP1, PRP2 or list */
+	unsigned int sgl_descs;		/* NVMe SGL: data descriptors */
+	unsigned int desc_lists;	/* NVMe: PRP or SGL list pages */
+	unsigned int virtio_descs;	/* virtio-blk: header, data, status */
+};
+
+/* totals over the requests */
+struct hb_seg_pred {
+	enum hb_seg_gen gen;
+	unsigned int requests;
+	unsigned int sgl_requests;
+	uint64_t bytes;
+	uint64_t nr_phys_segments;
+	uint64_t sg_entries;
+	uint64_t prp_entries;
+	uint64_t sgl_descs;
+	uint64_t desc_lists;
+	uint64_t virtio_descs;
+};
+
+enum hb_seg_gen hb_seg_gen_of(const struct hb_kmodel *km);
+const char *hb_seg_gen_name(enum hb_seg_gen g);
+int hb_phys_bvecs_4k(const uint64_t *pfn, uint64_t nr_pages, uint32_t offset,
+		     uint64_t len, struct hb_phys_bvec *bv);
+int hb_model_segments(const struct hb_kmodel *km,
+		      const struct hb_phys_bvec *bv, unsigned int nr,
+		      const struct hb_queue_limits *q,
+		      const struct hb_seg_cfg *cfg, struct hb_seg_req *reqs,
+		      unsigned int max_reqs, struct hb_seg_pred *out);
+
 /* plain O_DIRECT: hb_model_plain(3) */
 
 struct hb_plain_pred {
