@@ -80,6 +80,9 @@
 #                       [mdts=0: no controller limit, so that the
 #                       driver's own limit, 4 MiB on 6.1 and 128 KiB
 #                       (dma_opt_mapping_size) on 6.12, decides]
+#   KTEST_PROBES_TAB    the probe table the guests run and the host
+#                       judges, e.g. a copy of probes.tab cut to the lines
+#                       wanted [kernel/probes.tab]
 #   KTEST_NVME_SUITE    tests to run again with their files on NVMe: all,
 #                       0 (none), or a comma list of test names; the whole
 #                       suite on NVMe costs ~13 min under TCG, so the
@@ -153,7 +156,7 @@ elapsed() { echo $(($(date +%s) - T0)); }
 
 # ---- the probes: kernel/probes.tab -------------------------------------------
 
-PROBES_TAB=$KDIR/probes.tab
+PROBES_TAB=${KTEST_PROBES_TAB:-$KDIR/probes.tab}
 PROBE_COLUMNS="name guest stage kernels needs tag results judge report program"
 
 # the table's lines without comments: name guest stage kernels needs tag

@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * seg-profile: lib's segment model (hb_model_segments()) against what the
+ * kernel counts for one 8 MiB O_DIRECT READ_FIXED from a buffer of 4 KiB
+ * pages whose PFNs are read from /proc/self/pagemap (issue 44, item 2).
+ * Run by kernel/ktest.sh in the guests (probes.tab: seg-profile) and on a
+ * host by t/seg-host.sh.
+ *
+ * Layouts of the buffer, each registered alone (4 KiB folios: one bvec
+ * per page):
+ *   alloc      8 MiB touched in order, as the page allocator gives it;
+ *   scattered  every other page of 16 MiB, moved together by mremap();
+ *   thp        one 4 KiB page, then THPs: the mix of folio sizes keeps
+ *              io_uring from coalescing, so the bvecs are 4 KiB pages
+ *              that are physically adjacent inside each THP (skipped when
+ *              no THP can be had).
+ * Each I/O is read WINDOWS times; other block I/O in a window can only add
+ * to a count, so the figure compared is the minimum over the windows.
+ *
+ * With kprobe events (the guests' Debian kernels): per window
+ *   requests     calls of nvme_setup_cmd() or virtio_queue_rq();
+ *   sg_entries   the sum of __blk_rq_map_sg()'s return values, or on
+ *                7.x NVMe the DMA iterator's segments (the true returns
+ *                of blk_rq_dma_map_iter_start() and _next());
+ *   nr_phys      the sum of the request's nr_phys_segments at
+ *                __blk_rq_map_sg() (BTF argument; where the kernel
+ *                cannot, not compared);
+ *   NVMe         which of the PRP and SGL setup functions ran, and
+ *                dma_pool_alloc() calls, the list pages;
+ * each compared with the model for the running kernel, the disk's queue
+ * limits (sysfs) and the controller's SGL support (Identify).
+ *
+ * Without kprobe events (a host kernel without KPROBE_EVENTS), from the
+ * block tracepoints of a tracefs instance of its own, on virtio-blk:
+ *   the requests' sectors at block_rq_issue, first issue of each (the
+ *   split, which is nr_phys_segments' doing), and block_rq_requeue:
+ *   without indirect descriptors a request takes sg_entries + 2 of the
+ *   ring's 2 x nr_tags descriptors (virtblk_probe() sizes the tag set
+ *   to half the ring), so when the model's descriptors of the I/O's
+ *   requests all fit in the ring, no request may be requeued; when they
+ *   do not, requeues are shown, not judged (a completion between two
+ *   adds makes room).
+ *
+ * Output: "SEGPROF key=value ..." lines, "SEGPROF model ... result=ok"
+ * per judged figure; exit 0 pass, 1 fail, 77 skip (no device, no
+ * pagemap PFNs, no tracing).
+ *
+ * Usage: seg-profile -d /dev/DISK [-o OFFSET] [-t TRACEFS]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/nvme_ioctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "../../t/helpers.h"
+
+#define MiB		(1024UL * 1024UL)
+#define IO_SIZE		(8 * MiB)
+#define NPAGES		(IO_SIZE / 4096)
+#define WINDOWS		3
+#define MAX_REQS	4096
+#define GROUP		"hbseg"
+
+static const char *tracefs = "/sys/kernel/tracing";
+static char inst[256];		/* the tracepoint instance */
+static bool kprobes;
+static bool have_nr;		/* nr_phys_segments read at map_sg */
+static bool nvme;
+static bool nvme_sgls;
+static struct hb_kmodel km;
+static struct hb_queue_limits lim;
+static unsigned int ring_descs;	/* virtio-blk without indirect: 2 x tags */
+
+/* the kprobe events: name, definition; a missing symbol is left out */
+struct kev {
+	const char *name;
+	const char *def;
+	bool on;
+};
+
+static struct kev kevs[] = {
+	{ "sg", "r:" GROUP "/sg __blk_rq_map_sg ret=$retval", false },
+	{ "nr", "p:" GROUP "/nr __blk_rq_map_sg nr=rq->nr_phys_segments:u16",
+	  false },
+	{ "ds", "r:" GROUP "/ds blk_rq_dma_map_iter_start ret=$retval:u8",
+	  false },
+	{ "dn", "r:" GROUP "/dn blk_rq_dma_map_iter_next ret=$retval:u8",
+	  false },
+	{ "cmd", "p:" GROUP "/cmd nvme_setup_cmd", false },
+	{ "vq", "p:" GROUP "/vq virtio_queue_rq", false },
+	{ "pool", "p:" GROUP "/pool dma_pool_alloc", false },
+	{ "prp", "p:" GROUP "/prp nvme_pci_setup_prps", false },
+	{ "prp", "p:" GROUP "/prp nvme_pci_setup_data_prp", false },
+	{ "sgl", "p:" GROUP "/sgl nvme_pci_setup_sgls", false },
+	{ "sgl", "p:" GROUP "/sgl nvme_pci_setup_data_sgl", false },
+	{ "prp1", "p:" GROUP "/prp1 nvme_setup_prp_simple", false },
+	{ "sgl1", "p:" GROUP "/sgl1 nvme_setup_sgl_simple", false },
+	{ "simple", "p:" GROUP "/simple nvme_pci_setup_data_simple", false },
+};
+#define NKEVS (sizeof(kevs) / sizeof(kevs[0]))
+
+/* what one window counted */
+struct counts {
+	unsigned long requests, sg, nr, dma, pool, prp, sgl, simple;
+	unsigned long requeues, reqs_seen;
+	unsigned long start[MAX_REQS], sectors[MAX_REQS];
+};
+
+static bool ev_defined(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < NKEVS; i++)
+		if (kevs[i].on && !strcmp(kevs[i].name, name))
+			return true;
+	return false;
+}
+
+static void kprobes_close(void)
+{
+	char def[96];
+	unsigned int i;
+
+	t_trace_write(tracefs, "events/" GROUP "/enable", "0", false);
+	for (i = 0; i < NKEVS; i++) {
+		if (!kevs[i].on)
+			continue;
+		snprintf(def, sizeof(def), "-:" GROUP "/%s", kevs[i].name);
+		t_trace_write(tracefs, "kprobe_events", def, true);
+		kevs[i].on = false;
+	}
+}
+
+/* 1: kprobe events made, 0: none in this kernel */
+static int kprobes_open(void)
+{
+	char path[300];
+	unsigned int i;
+
+	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs);
+	if (access(path, W_OK))
+		return 0;
+	for (i = 0; i < NKEVS; i++) {
+		if (ev_defined(kevs[i].name))
+			continue;
+		kevs[i].on = !t_trace_write(tracefs, "kprobe_events",
+					    kevs[i].def, true);
+	}
+	have_nr = ev_defined("nr");
+	for (i = 0; i < NKEVS; i++)
+		if (kevs[i].on)
+			printf("SEGPROF event=%s def=\"%s\"\n", kevs[i].name,
+			       kevs[i].def);
+	if (!ev_defined("sg") && !ev_defined("ds"))
+		return 0;
+	return 1;
+}
+
+/* the block tracepoints in an instance of our own */
+static int instance_open(void)
+{
+	char path[300];
+
+	snprintf(inst, sizeof(inst), "%s/instances/hbseg-%d", tracefs,
+		 (int)getpid());
+	if (mkdir(inst, 0700))
+		return 0;
+	snprintf(path, sizeof(path), "%s/events/block/block_rq_issue/enable",
+		 inst);
+	if (t_knob_write(path, "1", O_TRUNC))
+		return 0;
+	snprintf(path, sizeof(path),
+		 "%s/events/block/block_rq_requeue/enable", inst);
+	if (t_knob_write(path, "1", O_TRUNC))
+		return 0;
+	return 1;
+}
+
+static void instance_close(void)
+{
+	if (inst[0])
+		rmdir(inst);
+}
+
+static const char *trace_dir(void)
+{
+	return kprobes ? tracefs : inst;
+}
+
+static int window_begin(void)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/trace", trace_dir());
+	if (t_knob_write(path, "", O_TRUNC))
+		return -1;
+	if (kprobes)
+		return t_trace_write(tracefs, "events/" GROUP "/enable", "1",
+				     false);
+	return 0;
+}
+
+/* "name=0x1f" or "name=31" after @key in @line */
+static unsigned long field(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	return p ? strtoul(p + strlen(key), NULL, 0) : 0;
+}
+
+static void count_kprobe_line(const char *line, struct counts *c)
+{
+	if (strstr(line, " sg: "))
+		c->sg += field(line, "ret=");
+	else if (strstr(line, " nr: "))
+		c->nr += field(line, "nr=");
+	else if (strstr(line, " ds: ") || strstr(line, " dn: "))
+		c->dma += field(line, "ret=") & 1;
+	else if (strstr(line, " cmd: ") || strstr(line, " vq: "))
+		c->requests++;
+	else if (strstr(line, " pool: "))
+		c->pool++;
+	else if (strstr(line, " prp: ") || strstr(line, " prp1: "))
+		c->prp++;
+	else if (strstr(line, " sgl: ") || strstr(line, " sgl1: "))
+		c->sgl++;
+	else if (strstr(line, " simple: "))
+		c->simple++;
+}
+
+/* block_rq_issue "... R 2032 () 1234 + 2032 [comm]": our disk only */
+static void count_block_line(const char *line, dev_t dev, struct counts *c)
+{
+	char want[32];
+	const char *p;
+	unsigned long sector, n, i;
+
+	snprintf(want, sizeof(want), " %u,%u ", major(dev), minor(dev));
+	p = strstr(line, want);
+	if (!p)
+		return;
+	if (strstr(line, "block_rq_requeue:")) {
+		c->requeues++;
+		return;
+	}
+	if (!strstr(line, "block_rq_issue:"))
+		return;
+	p = strstr(p, ") ");
+	if (!p || sscanf(p + 2, "%lu + %lu", &sector, &n) != 2)
+		return;
+	/* a requeued request is issued again: count its first issue */
+	for (i = 0; i < c->reqs_seen && i < MAX_REQS; i++)
+		if (c->start[i] == sector)
+			return;
+	if (c->reqs_seen < MAX_REQS) {
+		c->start[c->reqs_seen] = sector;
+		c->sectors[c->reqs_seen] = n;
+	}
+	c->reqs_seen++;
+}
+
+static int window_end(dev_t dev, struct counts *c)
+{
+	char path[300], line[1024];
+	FILE *f;
+
+	if (kprobes)
+		t_trace_write(tracefs, "events/" GROUP "/enable", "0", false);
+	snprintf(path, sizeof(path), "%s/trace", trace_dir());
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	memset(c, 0, sizeof(*c));
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		if (kprobes)
+			count_kprobe_line(line, c);
+		else
+			count_block_line(line, dev, c);
+	}
+	fclose(f);
+	if (!kprobes)
+		c->requests = c->reqs_seen;
+	c->dma = c->dma ? c->dma : c->sg;
+	return 0;
+}
+
+/* the minimum of each figure over the windows */
+static void keep_min(struct counts *m, const struct counts *c, int w)
+{
+	if (!w) {
+		*m = *c;
+		return;
+	}
+#define KEEP(f) (m->f = c->f < m->f ? c->f : m->f)
+	KEEP(requests);
+	KEEP(sg);
+	KEEP(nr);
+	KEEP(dma);
+	KEEP(pool);
+	KEEP(prp);
+	KEEP(sgl);
+	KEEP(simple);
+	KEEP(requeues);
+#undef KEEP
+}
+
+static int judge(const char *layout, const char *what, uint64_t model,
+		 unsigned long counted)
+{
+	bool ok = model == counted;
+
+	printf("SEGPROF model layout=%s figure=%s model=%llu counted=%lu "
+	       "result=%s\n", layout, what, (unsigned long long)model,
+	       counted, ok ? "ok" : "FAIL");
+	return ok ? 0 : 1;
+}
+
+/* one 4 KiB-page buffer of NPAGES pages at @buf: PFNs, model, I/O */
+static int run_layout(const char *layout, void *buf, int fd, dev_t dev,
+		      uint64_t off)
+{
+	static struct hb_phys_bvec bv[NPAGES];
+	static struct hb_seg_req reqs[MAX_REQS];
+	struct hb_seg_cfg cfg = { HB_SEG_DRV_VIRTIO_BLK, false, 32768 };
+	struct io_uring ring;
+	static struct counts c, m;
+	struct hb_seg_pred p;
+	uint64_t pfn[NPAGES], ent[NPAGES], adj = 0, descs = 0;
+	struct iovec iov = { buf, IO_SIZE };
+	unsigned int i;
+	int pm, ret, w, fail = 0;
+
+	memset(&m, 0, sizeof(m));
+	if (nvme)
+		cfg = (struct hb_seg_cfg){ HB_SEG_DRV_NVME_PCI, nvme_sgls,
+					   32768 };
+	pm = hb_pagemap_open();
+	if (pm < 0 || hb_pagemap_read(pm, (uintptr_t)buf, NPAGES, ent)) {
+		printf("SEGPROF skip=no pagemap: %s\n", hb_errmsg());
+		return 77;
+	}
+	close(pm);
+	for (i = 0; i < NPAGES; i++) {
+		pfn[i] = hb_pagemap_pfn(ent[i]);
+		if (!pfn[i]) {
+			printf("SEGPROF skip=no PFNs in pagemap (not root?)\n");
+			return 77;
+		}
+		adj += i && pfn[i] == pfn[i - 1] + 1;
+	}
+	if (hb_phys_bvecs_4k(pfn, NPAGES, 0, IO_SIZE, bv) != (int)NPAGES ||
+	    hb_model_segments(&km, bv, NPAGES, &lim, &cfg, reqs, MAX_REQS,
+			      &p)) {
+		printf("SEGPROF layout=%s error=model:%s\n", layout,
+		       hb_errmsg());
+		return 1;
+	}
+	printf("SEGPROF layout=%s adjacent_pairs=%llu/%lu requests=%u "
+	       "nr_phys=%llu sg_entries=%llu prp=%llu sgl_descs=%llu "
+	       "lists=%llu sgl_requests=%u virtio_descs=%llu gen=%s\n",
+	       layout, (unsigned long long)adj, NPAGES - 1, p.requests,
+	       (unsigned long long)p.nr_phys_segments,
+	       (unsigned long long)p.sg_entries,
+	       (unsigned long long)p.prp_entries,
+	       (unsigned long long)p.sgl_descs,
+	       (unsigned long long)p.desc_lists, p.sgl_requests,
+	       (unsigned long long)p.virtio_descs, hb_seg_gen_name(p.gen));
+	if (io_uring_queue_init(4, &ring, 0)) {
+		printf("SEGPROF skip=no io_uring\n");
+		return 77;
+	}
+	ret = io_uring_register_buffers(&ring, &iov, 1);
+	if (ret) {
+		printf("SEGPROF layout=%s error=register:%s\n", layout,
+		       strerror(-ret));
+		io_uring_queue_exit(&ring);
+		return 1;
+	}
+	/* one read outside the windows: TCG translates the path once */
+	ret = t_io(&ring, IORING_OP_READ_FIXED, fd, buf, IO_SIZE, off, 0);
+	for (w = 0; ret == (int)IO_SIZE && w < WINDOWS; w++) {
+		if (window_begin()) {
+			ret = -EIO;
+			break;
+		}
+		ret = t_io(&ring, IORING_OP_READ_FIXED, fd, buf, IO_SIZE, off,
+			   0);
+		if (window_end(dev, &c)) {
+			ret = -EIO;
+			break;
+		}
+		keep_min(&m, &c, w);
+	}
+	io_uring_unregister_buffers(&ring);
+	io_uring_queue_exit(&ring);
+	if (ret != (int)IO_SIZE) {
+		printf("SEGPROF layout=%s error=io:%d\n", layout, ret);
+		return 1;
+	}
+	fail |= judge(layout, "requests", p.requests, m.requests);
+	if (kprobes) {
+		fail |= judge(layout, nvme && hb_seg_gen_of(&km) ==
+			      HB_SEG_GEN_DMA_ITER ? "dma_segments" :
+			      "sg_entries", p.sg_entries, m.dma);
+		if (have_nr)
+			fail |= judge(layout, "nr_phys_segments",
+				      p.nr_phys_segments, m.nr);
+		/* a setup function inlined in this build is not judged */
+		if (nvme && ev_defined("sgl") && ev_defined("prp"))
+			fail |= judge(layout, "sgl_requests", p.sgl_requests,
+				      m.sgl);
+		if (nvme && ev_defined("pool"))
+			fail |= judge(layout, "list_pages", p.desc_lists,
+				      m.pool);
+		return fail;
+	}
+	/* tracepoints: every request's sectors, then the ring */
+	for (i = 0; i < p.requests && i < MAX_REQS; i++) {
+		descs += reqs[i].virtio_descs;
+		if (i < c.reqs_seen && reqs[i].bytes >> 9 != c.sectors[i]) {
+			printf("SEGPROF layout=%s request=%u model_sectors=%llu "
+			       "issued=%lu result=FAIL\n", layout, i,
+			       (unsigned long long)(reqs[i].bytes >> 9),
+			       c.sectors[i]);
+			fail = 1;
+		}
+	}
+	if (descs <= ring_descs)
+		fail |= judge(layout, "requeues(ring holds all)", 0,
+			      m.requeues);
+	else
+		printf("SEGPROF layout=%s ring=%u model_descs=%llu "
+		       "requeues=%lu judged=no\n", layout, ring_descs,
+		       (unsigned long long)descs, m.requeues);
+	return fail;
+}
+
+static void *map_touched(size_t len, int advice)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t i;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, len, advice);
+	for (i = 0; i < len; i += 4096)
+		p[i] = 1;
+	return p;
+}
+
+/* every other page of 2 x IO_SIZE, moved next to each other */
+static void *map_scattered(void)
+{
+	char *src = map_touched(2 * IO_SIZE, MADV_NOHUGEPAGE);
+	char *dst = mmap(NULL, IO_SIZE, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t i;
+
+	if (!src || dst == MAP_FAILED)
+		return NULL;
+	for (i = 0; i < NPAGES; i++)
+		if (mremap(src + 2 * i * 4096, 4096, 4096,
+			   MREMAP_MAYMOVE | MREMAP_FIXED,
+			   dst + i * 4096) == MAP_FAILED)
+			return NULL;
+	munmap(src, 2 * IO_SIZE);
+	return dst;
+}
+
+/* a 4 KiB page, then THPs up to IO_SIZE; NULL when no THP came */
+static void *map_thp(void)
+{
+	size_t span = IO_SIZE + 4 * MiB;
+	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a, *buf;
+	size_t i;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)p + 4 * MiB - 1) & ~(2 * MiB - 1));
+	buf = a - 4096;
+	madvise(a - 2 * MiB, 2 * MiB, MADV_NOHUGEPAGE);
+	madvise(a, IO_SIZE, MADV_HUGEPAGE);
+	for (i = 0; i < IO_SIZE; i += 4096)
+		buf[i] = 1;
+	return t_thp_backed(a, IO_SIZE - 2 * MiB) ? buf : NULL;
+}
+
+/* Identify Controller's SGLS (bytes 536-539): SGLs supported */
+static bool ctrl_has_sgls(int fd)
+{
+	struct nvme_admin_cmd cmd;
+	uint32_t sgls = 0;
+	uint8_t *id;
+
+	if (posix_memalign((void **)&id, 4096, 4096))
+		return false;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opcode = 0x06;
+	cmd.cdw10 = 1;
+	cmd.addr = (uint64_t)(uintptr_t)id;
+	cmd.data_len = 4096;
+	if (ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd) == 0)
+		memcpy(&sgls, id + 536, 4);
+	free(id);
+	return sgls & 3;
+}
+
+/* the first line of a sysfs file, or "" */
+static void read_line(const char *path, char *buf, int len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (f && !fgets(buf, len, f))
+		buf[0] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/*
+ * virtio-blk's ring when the device has no indirect descriptors (feature
+ * bit 28, VIRTIO_RING_F_INDIRECT_DESC), else 0
+ */
+static unsigned int virtio_ring(const char *disk)
+{
+	char path[160], feat[160], tags[32];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/device/features", disk);
+	read_line(path, feat, sizeof(feat));
+	if (strlen(feat) < 29 || feat[28] != '0')
+		return 0;
+	snprintf(path, sizeof(path), "/sys/block/%s/mq/0/nr_tags", disk);
+	read_line(path, tags, sizeof(tags));
+	return 2 * (unsigned int)strtoul(tags, NULL, 10);
+}
+
+/* the disk @dev at @off (from its end when @from_end): 0, or 77 */
+static int open_disk(const char *dev, bool from_end, int *fd, dev_t *rdev,
+		     uint64_t *off)
+{
+	const char *disk = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	uint64_t size = 0;
+	struct stat st;
+
+	*fd = open(dev, O_RDONLY | O_DIRECT);
+	if (*fd < 0 || fstat(*fd, &st) || !S_ISBLK(st.st_mode) ||
+	    ioctl(*fd, BLKGETSIZE64, &size) || size < *off + IO_SIZE) {
+		printf("SEGPROF skip=no whole disk %s with %llu bytes\n", dev,
+		       (unsigned long long)(*off + IO_SIZE));
+		if (*fd >= 0)
+			close(*fd);
+		return 77;
+	}
+	if (from_end)
+		*off = size - *off;
+	*rdev = st.st_rdev;
+	nvme = !strncmp(disk, "nvme", 4);
+	nvme_sgls = nvme && ctrl_has_sgls(*fd);
+	ring_descs = nvme ? 0 : virtio_ring(disk);
+	if (hb_blkdev_queue_limits(disk, false, &lim)) {
+		printf("SEGPROF skip=%s\n", hb_errmsg());
+		close(*fd);
+		return 77;
+	}
+	printf("SEGPROF disk=%s kernel=%s offset=%llu max_bytes=%llu "
+	       "max_segments=%u max_segment_size=%llu virt_boundary=%llu "
+	       "nvme_sgls=%d ring=%u\n", disk, km.name,
+	       (unsigned long long)*off, (unsigned long long)lim.max_hw_bytes,
+	       lim.max_segments, (unsigned long long)lim.max_segment_size,
+	       (unsigned long long)lim.virt_boundary_mask, nvme_sgls,
+	       ring_descs);
+	if (!kprobes && !ring_descs) {
+		printf("SEGPROF skip=%s: no kprobe events, and no virtio-blk "
+		       "ring without indirect descriptors\n", disk);
+		close(*fd);
+		return 77;
+	}
+	return 0;
+}
+
+/* kprobe events, else the block tracepoints: 0, or 77 */
+static int open_counting(void)
+{
+	if (hb_kmodel_running(&km)) {
+		printf("SEGPROF skip=%s\n", hb_errmsg());
+		return 77;
+	}
+	kprobes = kprobes_open() == 1;
+	if (!kprobes) {
+		kprobes_close();
+		if (!instance_open()) {
+			instance_close();
+			printf("SEGPROF skip=no kprobe events and no block "
+			       "tracepoints in %s\n", tracefs);
+			return 77;
+		}
+	}
+	printf("SEGPROF counting=%s\n", kprobes ? "kprobes" : "tracepoints");
+	return 0;
+}
+
+/* the three layouts on one disk: 0, 1 or 77 */
+static int run_disk(const char *dev, bool from_end, uint64_t off)
+{
+	int fd, ret, fail = 0;
+	dev_t rdev;
+	void *buf;
+
+	ret = open_disk(dev, from_end, &fd, &rdev, &off);
+	if (ret)
+		return ret;
+	buf = map_touched(IO_SIZE, MADV_NOHUGEPAGE);
+	ret = buf ? run_layout("alloc", buf, fd, rdev, off) : 1;
+	if (ret != 77) {
+		fail |= ret;
+		buf = map_scattered();
+		fail |= buf ? run_layout("scattered", buf, fd, rdev, off) : 1;
+		buf = map_thp();
+		if (buf)
+			fail |= run_layout("thp", buf, fd, rdev, off);
+		else
+			printf("SEGPROF layout=thp skip=no THP\n");
+	}
+	close(fd);
+	return ret == 77 ? 77 : fail;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev[4];
+	unsigned int nd = 0, i;
+	uint64_t off = 64 * MiB;
+	bool from_end = false, usage = false;
+	int opt, ret, fail = 0, skips = 0;
+
+	while ((opt = getopt(argc, argv, "d:e:o:t:")) != -1) {
+		switch (opt) {
+		case 'd':
+			if (nd < 4)
+				dev[nd++] = optarg;
+			break;
+		case 'e':
+		case 'o':
+			off = strtoull(optarg, NULL, 0);
+			from_end = opt == 'e';
+			break;
+		case 't':
+			tracefs = optarg;
+			break;
+		default:
+			usage = true;
+			break;
+		}
+	}
+	if (usage || !nd || off % 4096 || (from_end && off < IO_SIZE)) {
+		fprintf(stderr, "usage: %s -d /dev/DISK [-d ...] [-o OFFSET | "
+			"-e BYTES_FROM_END (4 KiB aligned)] [-t TRACEFS]\n",
+			argv[0]);
+		return 1;
+	}
+	ret = open_counting();
+	if (ret)
+		return ret;
+	for (i = 0; i < nd; i++) {
+		ret = run_disk(dev[i], from_end, off);
+		skips += ret == 77;
+		fail |= ret == 1;
+	}
+	if (kprobes)
+		kprobes_close();
+	instance_close();
+	printf("SEGPROF done fail=%d skipped=%d\n", fail, skips);
+	return fail ? 1 : skips == (int)nd ? 77 : 0;
+}
