@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# bench/cpu-gap.sh: where the CPU of "hugebuf 4k fixed" and fio's
+# "io_uring malloc fixed" goes at 8M and 32M randread (issue 44), in
+# counts: kernel tracepoint hits per I/O (perf stat, counted in the fio
+# process's threads, and system-wide for the block layer), and user-space
+# instructions per I/O (callgrind).  Each figure is the difference of two
+# runs of N1 and N2 I/Os divided by N2 - N1, so start-up (allocation,
+# registration, page faults) drops out.
+#
+#   bench/cpu-gap.sh [--no-callgrind]
+#
+# Environment: FIO (fio), HUGEBUF_ENGINE (engines/hugebuf.so),
+# HUGEBUF_GAP_FILE (/var/tmp/hugebuf-instr.dat, a file of 1 GiB or more
+# on the disk measured), HUGEBUF_GAP_IODEPTH (16).  Root (perf counts
+# kernel tracepoints); run under the machine's heavy lock: it reads the
+# disk and counts its requests.
+set -u -o pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+FIO=${FIO:-fio}
+ENGINE=${HUGEBUF_ENGINE:-$TOP/engines/hugebuf.so}
+FILE=${HUGEBUF_GAP_FILE:-/var/tmp/hugebuf-instr.dat}
+DEPTH=${HUGEBUF_GAP_IODEPTH:-16}
+CALLGRIND=1
+[ "${1:-}" = --no-callgrind ] && CALLGRIND=0
+
+die() { echo "cpu-gap: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root: perf counts kernel tracepoints"
+command -v perf >/dev/null || die "no perf: apt-get install linux-perf"
+[ -f "$ENGINE" ] || die "no $ENGINE: run ./configure && make"
+[ -f "$FILE" ] || die "no $FILE: make bench-instr writes it, or set HUGEBUF_GAP_FILE"
+
+# in the fio process's threads (perf stat follows them)
+TASK_EVENTS="task-clock,context-switches,page-faults,\
+syscalls:sys_enter_io_uring_enter,io_uring:io_uring_submit_req,\
+io_uring:io_uring_queue_async_work,io_uring:io_uring_task_add,\
+io_uring:io_uring_task_work_run,io_uring:io_uring_local_work_run,\
+io_uring:io_uring_cqring_wait,iomap:iomap_dio_rw_begin,\
+ext4:ext4_ext_map_blocks_enter,block:block_bio_queue,block:block_split,\
+block:block_getrq,block:block_plug,block:block_unplug,\
+block:block_rq_insert,block:block_rq_issue,block:block_rq_requeue,\
+irq:irq_handler_entry,irq:softirq_entry,sched:sched_switch,\
+sched:sched_wakeup,ipi:ipi_send_cpu,kmem:kmalloc,kmem:kmem_cache_alloc,\
+kmem:mm_page_alloc,workqueue:workqueue_queue_work"
+# everywhere (kblockd re-runs a stopped queue, completions come in
+# interrupts): other activity on the machine adds to these
+SYS_EVENTS="block:block_rq_issue,block:block_rq_requeue,\
+block:block_rq_complete,workqueue:workqueue_queue_work,\
+irq:irq_handler_entry"
+
+fio_args() {	# config bs nios
+	local eng
+	case $1 in
+	hugebuf) eng=(--ioengine=external:"$ENGINE" --backing=4k --fixedbufs=1
+		--registerfiles --report=off) ;;
+	fio) eng=(--ioengine=io_uring --fixedbufs=1 --registerfiles=1
+		--mem=malloc) ;;
+	esac
+	echo --name=gap --filename="$FILE" --size=1g --io_size=1t --direct=1 \
+		--thread --randrepeat=0 --norandommap --rw=randread --bs="$2" \
+		--iodepth="$DEPTH" --number_ios="$3" --output=/dev/null \
+		"${eng[@]}"
+}
+
+# perf stat's CSV of one run: "count,,event,..." -> "event count"
+counts() {	# scope(task|sys) config bs nios
+	local out
+	out=$(mktemp)
+	# shellcheck disable=SC2046
+	if [ "$1" = task ]; then
+		perf stat -x, -o "$out" -e "$TASK_EVENTS" -- \
+			"$FIO" $(fio_args "$2" "$3" "$4") >/dev/null 2>&1
+	else
+		perf stat -a -x, -o "$out" -e "$SYS_EVENTS" -- \
+			"$FIO" $(fio_args "$2" "$3" "$4") >/dev/null 2>&1
+	fi || { rm -f "$out"; die "fio under perf failed: $2 $3 $4"; }
+	awk -F, '$1 ~ /^[0-9.]+$/ { print $3, $1 }' "$out"
+	rm -f "$out"
+}
+
+# per-I/O figures: (count at N2 - count at N1) / (N2 - N1)
+per_io() {	# scope config bs n1 n2
+	join <(counts "$1" "$2" "$3" "$4" | sort) \
+		<(counts "$1" "$2" "$3" "$5" | sort) |
+		awk -v d=$(($5 - $4)) '{ printf "%s %.2f\n", $1, ($3 - $2) / d }'
+}
+
+# callgrind's total instructions of one run
+instr() {	# config bs nios
+	local out
+	out=$(mktemp)
+	# shellcheck disable=SC2046
+	LD_BIND_NOW=1 valgrind --tool=callgrind --callgrind-out-file="$out" \
+		"$FIO" $(fio_args "$1" "$2" "$3") >/dev/null 2>&1 ||
+		{ rm -f "$out"; die "fio under callgrind failed: $1 $2 $3"; }
+	awk '/^summary:/ { print $2 }' "$out"
+	rm -f "$out"
+}
+
+echo "# cpu-gap: $(uname -r), $("$FIO" --version), iodepth $DEPTH, $FILE"
+for bs in 8m 32m; do
+	if [ $bs = 8m ]; then n1=100 n2=300; else n1=30 n2=90; fi
+	for scope in task sys; do
+		for cfg in hugebuf fio; do
+			per_io $scope $cfg $bs $n1 $n2 >"/tmp/cpu-gap.$$.$cfg"
+		done
+		echo "## $bs, $scope, per I/O ($n1 -> $n2 I/Os): event hugebuf fio"
+		join "/tmp/cpu-gap.$$.hugebuf" "/tmp/cpu-gap.$$.fio" |
+			awk '{ printf "%-40s %12s %12s\n", $1, $2, $3 }'
+	done
+	rm -f /tmp/cpu-gap.$$.*
+	[ $CALLGRIND = 1 ] || continue
+	command -v valgrind >/dev/null || { echo "# no valgrind"; continue; }
+	for cfg in hugebuf fio; do
+		a=$(instr $cfg $bs $n1) b=$(instr $cfg $bs $n2)
+		echo "## $bs user-space instructions per I/O, $cfg: $(((b - a) / (n2 - n1)))"
+	done
+done
