@@ -45,7 +45,14 @@
  * per judged figure; exit 0 pass, 1 fail, 77 skip (no device, no
  * pagemap PFNs, no tracing).
  *
- * Usage: seg-profile -d /dev/DISK [-o OFFSET] [-t TRACEFS]
+ * With -m PID it does no I/O: it models the largest private anonymous
+ * mapping of process PID (a running fio job's buffers) cut into I/Os of
+ * -b bytes on the disk's limits, and prints the per-request segments,
+ * scatterlist entries and descriptors averaged over those I/Os.
+ *
+ * Usage: seg-profile -d /dev/DISK [-d ...] [-o OFFSET | -e FROM_END]
+ *                    [-t TRACEFS]
+ *        seg-profile -m PID -b BYTES -d /dev/DISK
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -638,16 +645,135 @@ static int run_disk(const char *dev, bool from_end, uint64_t off)
 	return ret == 77 ? 77 : fail;
 }
 
+/* the largest private anonymous writable mapping of @pid */
+static int largest_anon(int pid, uint64_t *start, uint64_t *len)
+{
+	char path[64], line[512], perm[8];
+	unsigned long a, b, ino;
+	int n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	*len = 0;
+	while (fgets(line, sizeof(line), f)) {
+		n = sscanf(line, "%lx-%lx %7s %*s %*s %lu", &a, &b, perm, &ino);
+		if (n == 4 && !ino && perm[0] == 'r' && perm[1] == 'w' &&
+		    perm[3] == 'p' && b - a > *len && !strstr(line, "[")) {
+			*start = a;
+			*len = b - a;
+		}
+	}
+	fclose(f);
+	return *len ? 0 : -1;
+}
+
+/* the PFNs of @nr pages of @pid from @va: 0, or -1 (a page not present) */
+static int pid_pfns(int fd, uint64_t va, unsigned int nr, uint64_t *pfn)
+{
+	unsigned int i;
+
+	if (pread(fd, pfn, nr * 8ULL, (off_t)(va / 4096 * 8)) !=
+	    (ssize_t)(nr * 8ULL))
+		return -1;
+	for (i = 0; i < nr; i++) {
+		pfn[i] = hb_pagemap_pfn(pfn[i]);
+		if (!pfn[i])
+			return -1;
+	}
+	return 0;
+}
+
+/* -m: the model over every whole @bs of @pid's largest mapping */
+static int model_pid(int pid, uint64_t bs, const char *dev)
+{
+	static struct hb_seg_req reqs[MAX_REQS];
+	const char *disk = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	struct hb_seg_cfg cfg = { HB_SEG_DRV_VIRTIO_BLK, false, 32768 };
+	uint64_t start, len, va, *pfn, adj = 0, pairs = 0, full = 0;
+	uint64_t nr_req = 0, segs = 0, ents = 0, descs = 0, maxd = 0;
+	unsigned int nios = 0, npg = (unsigned int)(bs / 4096), i;
+	struct hb_phys_bvec *bv;
+	struct hb_seg_pred p;
+	char path[64];
+	int fd;
+
+	if (hb_kmodel_running(&km) || hb_blkdev_queue_limits(disk, false,
+							      &lim)) {
+		printf("SEGPROF skip=%s\n", hb_errmsg());
+		return 77;
+	}
+	if (!strncmp(disk, "nvme", 4))
+		cfg.driver = HB_SEG_DRV_NVME_PCI;
+	ring_descs = virtio_ring(disk);
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	fd = open(path, O_RDONLY);
+	pfn = calloc(npg, sizeof(*pfn));
+	bv = calloc(npg, sizeof(*bv));
+	if (fd < 0 || !pfn || !bv || largest_anon(pid, &start, &len)) {
+		printf("SEGPROF skip=no mapping or pagemap of pid %d\n", pid);
+		return 77;
+	}
+	for (va = start; va + bs <= start + len; va += bs) {
+		if (pid_pfns(fd, va, npg, pfn) ||
+		    hb_phys_bvecs_4k(pfn, npg, 0, bs, bv) != (int)npg ||
+		    hb_model_segments(&km, bv, npg, &lim, &cfg, reqs, MAX_REQS,
+				      &p))
+			continue;
+		for (i = 1; i < npg; i++)
+			adj += pfn[i] == pfn[i - 1] + 1;
+		pairs += npg - 1;
+		for (i = 0; i < p.requests && i < MAX_REQS; i++) {
+			maxd = reqs[i].virtio_descs > maxd ?
+			       reqs[i].virtio_descs : maxd;
+			full += ring_descs &&
+				2 * reqs[i].virtio_descs > ring_descs;
+		}
+		nios++;
+		nr_req += p.requests;
+		segs += p.nr_phys_segments;
+		ents += p.sg_entries;
+		descs += p.virtio_descs;
+	}
+	close(fd);
+	free(pfn);
+	free(bv);
+	if (!nios || !nr_req) {
+		printf("SEGPROF skip=no I/O of %llu bytes with all pages present "
+		       "in pid %d\n", (unsigned long long)bs, pid);
+		return 77;
+	}
+	printf("SEGPROF pid=%d mapping=%llu ios=%u adjacent=%.1f%% "
+	       "requests/io=%.2f nr_phys/req=%.1f sg_entries/req=%.1f "
+	       "virtio_descs/req=%.1f max_descs=%llu ring=%u "
+	       "reqs_over_half_ring=%.1f%% kernel=%s\n", pid,
+	       (unsigned long long)len, nios, 100.0 * adj / pairs,
+	       (double)nr_req / nios, (double)segs / nr_req,
+	       (double)ents / nr_req, (double)descs / nr_req,
+	       (unsigned long long)maxd, ring_descs, 100.0 * full / nr_req,
+	       km.name);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev[4];
 	unsigned int nd = 0, i;
 	uint64_t off = 64 * MiB;
 	bool from_end = false, usage = false;
-	int opt, ret, fail = 0, skips = 0;
+	int opt, ret, fail = 0, skips = 0, pid = 0;
+	uint64_t bs = IO_SIZE;
 
-	while ((opt = getopt(argc, argv, "d:e:o:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:d:e:m:o:t:")) != -1) {
 		switch (opt) {
+		case 'b':
+			bs = strtoull(optarg, NULL, 0);
+			break;
+		case 'm':
+			pid = atoi(optarg);
+			break;
 		case 'd':
 			if (nd < 4)
 				dev[nd++] = optarg;
@@ -665,12 +791,16 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (usage || !nd || off % 4096 || (from_end && off < IO_SIZE)) {
+	if (usage || !nd || off % 4096 || (from_end && off < IO_SIZE) ||
+	    !bs || bs % 4096 || bs / 4096 > 65536) {
 		fprintf(stderr, "usage: %s -d /dev/DISK [-d ...] [-o OFFSET | "
-			"-e BYTES_FROM_END (4 KiB aligned)] [-t TRACEFS]\n",
-			argv[0]);
+			"-e BYTES_FROM_END (4 KiB aligned)] [-t TRACEFS]\n"
+			"       %s -m PID [-b BYTES (4 KiB multiple, <= 256 "
+			"MiB)] -d /dev/DISK\n", argv[0], argv[0]);
 		return 1;
 	}
+	if (pid)
+		return model_pid(pid, bs, dev[0]);
 	ret = open_counting();
 	if (ret)
 		return ret;
