@@ -243,25 +243,31 @@ static void count_kprobe_line(const char *line, struct counts *c)
 		c->simple++;
 }
 
-/* block_rq_issue "... R 2032 () 1234 + 2032 [comm]": our disk only */
-static void count_block_line(const char *line, dev_t dev, struct counts *c)
+/*
+ * block_rq_issue "254,0 R 1040384 () 131072 + 2032 ..." and
+ * block_rq_requeue "254,0 R () 131072 + 2032 ...": our disk and the
+ * sectors of our I/O only (another's request in the window is not ours)
+ */
+static void count_block_line(const char *line, dev_t dev, uint64_t off,
+			     struct counts *c)
 {
+	unsigned long sector, n, i, first = off >> 9;
 	char want[32];
 	const char *p;
-	unsigned long sector, n, i;
 
 	snprintf(want, sizeof(want), " %u,%u ", major(dev), minor(dev));
 	p = strstr(line, want);
 	if (!p)
+		return;
+	p = strstr(p, ") ");
+	if (!p || sscanf(p + 2, "%lu + %lu", &sector, &n) != 2 ||
+	    sector < first || sector >= first + (IO_SIZE >> 9))
 		return;
 	if (strstr(line, "block_rq_requeue:")) {
 		c->requeues++;
 		return;
 	}
 	if (!strstr(line, "block_rq_issue:"))
-		return;
-	p = strstr(p, ") ");
-	if (!p || sscanf(p + 2, "%lu + %lu", &sector, &n) != 2)
 		return;
 	/* a requeued request is issued again: count its first issue */
 	for (i = 0; i < c->reqs_seen && i < MAX_REQS; i++)
@@ -274,7 +280,7 @@ static void count_block_line(const char *line, dev_t dev, struct counts *c)
 	c->reqs_seen++;
 }
 
-static int window_end(dev_t dev, struct counts *c)
+static int window_end(dev_t dev, uint64_t off, struct counts *c)
 {
 	char path[300], line[1024];
 	FILE *f;
@@ -292,7 +298,7 @@ static int window_end(dev_t dev, struct counts *c)
 		if (kprobes)
 			count_kprobe_line(line, c);
 		else
-			count_block_line(line, dev, c);
+			count_block_line(line, dev, off, c);
 	}
 	fclose(f);
 	if (!kprobes)
@@ -402,7 +408,7 @@ static int run_layout(const char *layout, void *buf, int fd, dev_t dev,
 		}
 		ret = t_io(&ring, IORING_OP_READ_FIXED, fd, buf, IO_SIZE, off,
 			   0);
-		if (window_end(dev, &c)) {
+		if (window_end(dev, off, &c)) {
 			ret = -EIO;
 			break;
 		}
