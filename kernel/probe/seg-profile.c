@@ -50,8 +50,12 @@
  * -b bytes on the disk's limits, and prints the per-request segments,
  * scatterlist entries and descriptors averaged over those I/Os.
  *
+ * With -S BYTES, on NVMe with SGLs the layouts run again with
+ * nvme.sgl_threshold set to BYTES (put back after), so that the SGL path
+ * is counted too.
+ *
  * Usage: seg-profile -d /dev/DISK [-d ...] [-o OFFSET | -e FROM_END]
- *                    [-t TRACEFS]
+ *                    [-S BYTES] [-t TRACEFS]
  *        seg-profile -m PID -b BYTES -d /dev/DISK
  */
 #include <errno.h>
@@ -82,6 +86,9 @@ static bool kprobes;
 static bool have_nr;		/* nr_phys_segments read at map_sg */
 static bool nvme;
 static bool nvme_sgls;
+/* nvme.sgl_threshold as the layouts run (sysfs), and -S's value */
+static unsigned int sgl_threshold = 32768;
+static unsigned int sgl_try;
 static struct hb_kmodel km;
 static struct hb_queue_limits lim;
 static unsigned int ring_descs;	/* virtio-blk without indirect: 2 x tags */
@@ -97,6 +104,8 @@ static struct kev kevs[] = {
 	{ "sg", "r:" GROUP "/sg __blk_rq_map_sg ret=$retval", false },
 	{ "nr", "p:" GROUP "/nr __blk_rq_map_sg nr=rq->nr_phys_segments:u16",
 	  false },
+	{ "nr2", "p:" GROUP "/nr2 blk_rq_dma_map_iter_start "
+	  "nr=req->nr_phys_segments:u16", false },
 	{ "ds", "r:" GROUP "/ds blk_rq_dma_map_iter_start ret=$retval:u8",
 	  false },
 	{ "dn", "r:" GROUP "/dn blk_rq_dma_map_iter_next ret=$retval:u8",
@@ -117,6 +126,7 @@ static struct kev kevs[] = {
 /* what one window counted */
 struct counts {
 	unsigned long requests, sg, nr, dma, pool, prp, sgl, simple;
+	unsigned long iter_ends;	/* _next() returning false */
 	unsigned long requeues, reqs_seen;
 	unsigned long start[MAX_REQS], sectors[MAX_REQS];
 };
@@ -161,7 +171,7 @@ static int kprobes_open(void)
 		kevs[i].on = !t_trace_write(tracefs, "kprobe_events",
 					    kevs[i].def, true);
 	}
-	have_nr = ev_defined("nr");
+	have_nr = ev_defined("nr") || ev_defined("nr2");
 	for (i = 0; i < NKEVS; i++)
 		if (kevs[i].on)
 			printf("SEGPROF event=%s def=\"%s\"\n", kevs[i].name,
@@ -227,10 +237,14 @@ static void count_kprobe_line(const char *line, struct counts *c)
 {
 	if (strstr(line, " sg: "))
 		c->sg += field(line, "ret=");
-	else if (strstr(line, " nr: "))
+	else if (strstr(line, " nr: ") || strstr(line, " nr2: "))
 		c->nr += field(line, "nr=");
-	else if (strstr(line, " ds: ") || strstr(line, " dn: "))
+	else if (strstr(line, " ds: "))
 		c->dma += field(line, "ret=") & 1;
+	else if (strstr(line, " dn: ") && (field(line, "ret=") & 1))
+		c->dma++;
+	else if (strstr(line, " dn: "))
+		c->iter_ends++;
 	else if (strstr(line, " cmd: ") || strstr(line, " vq: "))
 		c->requests++;
 	else if (strstr(line, " pool: "))
@@ -324,6 +338,7 @@ static void keep_min(struct counts *m, const struct counts *c, int w)
 	KEEP(sgl);
 	KEEP(simple);
 	KEEP(requeues);
+	KEEP(iter_ends);
 #undef KEEP
 }
 
@@ -344,7 +359,7 @@ static int run_layout(const char *layout, void *buf, int fd, dev_t dev,
 {
 	static struct hb_phys_bvec bv[NPAGES];
 	static struct hb_seg_req reqs[MAX_REQS];
-	struct hb_seg_cfg cfg = { HB_SEG_DRV_VIRTIO_BLK, false, 32768 };
+	struct hb_seg_cfg cfg = { HB_SEG_DRV_VIRTIO_BLK, false, 0 };
 	struct io_uring ring;
 	static struct counts c, m;
 	struct hb_seg_pred p;
@@ -356,7 +371,7 @@ static int run_layout(const char *layout, void *buf, int fd, dev_t dev,
 	memset(&m, 0, sizeof(m));
 	if (nvme)
 		cfg = (struct hb_seg_cfg){ HB_SEG_DRV_NVME_PCI, nvme_sgls,
-					   32768 };
+					   sgl_threshold };
 	pm = hb_pagemap_open();
 	if (pm < 0 || hb_pagemap_read(pm, (uintptr_t)buf, NPAGES, ent)) {
 		printf("SEGPROF skip=no pagemap: %s\n", hb_errmsg());
@@ -428,6 +443,20 @@ static int run_layout(const char *layout, void *buf, int fd, dev_t dev,
 		if (have_nr)
 			fail |= judge(layout, "nr_phys_segments",
 				      p.nr_phys_segments, m.nr);
+		/*
+		 * 7.x: nvme_pci_setup_data_sgl() calls _next() until it
+		 * returns false, the PRP setup stops at the last byte: one
+		 * false return per SGL request of more than one segment
+		 */
+		if (nvme && hb_seg_gen_of(&km) == HB_SEG_GEN_DMA_ITER) {
+			unsigned long multi = 0;
+
+			for (i = 0; i < p.requests && i < MAX_REQS; i++)
+				multi += reqs[i].sgl &&
+					 reqs[i].nr_phys_segments > 1;
+			fail |= judge(layout, "sgl_iter_requests", multi,
+				      m.iter_ends);
+		}
 		/* a setup function inlined in this build is not judged */
 		if (nvme && ev_defined("sgl") && ev_defined("prp"))
 			fail |= judge(layout, "sgl_requests", p.sgl_requests,
@@ -625,30 +654,76 @@ static int open_counting(void)
 	return 0;
 }
 
-/* the three layouts on one disk: 0, 1 or 77 */
+#define SGL_PARAM "/sys/module/nvme/parameters/sgl_threshold"
+
+/* nvme.sgl_threshold now, or the default where it cannot be read */
+static unsigned int read_sgl_threshold(void)
+{
+	char v[32];
+
+	read_line(SGL_PARAM, v, sizeof(v));
+	return v[0] ? (unsigned int)strtoul(v, NULL, 10) : 32768;
+}
+
+/* the three layouts, their names after @pass: 0, 1 or 77 */
+static int run_layouts(const char *pass, int fd, dev_t rdev, uint64_t off)
+{
+	char name[64];
+	int ret, fail = 0;
+	void *buf;
+
+	sgl_threshold = read_sgl_threshold();
+	snprintf(name, sizeof(name), "alloc%s", pass);
+	buf = map_touched(IO_SIZE, MADV_NOHUGEPAGE);
+	ret = buf ? run_layout(name, buf, fd, rdev, off) : 1;
+	if (ret == 77)
+		return 77;
+	fail |= ret;
+	snprintf(name, sizeof(name), "scattered%s", pass);
+	buf = map_scattered();
+	fail |= buf ? run_layout(name, buf, fd, rdev, off) : 1;
+	snprintf(name, sizeof(name), "thp%s", pass);
+	buf = map_thp();
+	if (buf)
+		fail |= run_layout(name, buf, fd, rdev, off);
+	else
+		printf("SEGPROF layout=%s skip=no THP\n", name);
+	return fail;
+}
+
+/*
+ * The layouts on one disk: 0, 1 or 77.  With -S on NVMe with SGLs, again
+ * with nvme.sgl_threshold at that value (then put back), so that the SGL
+ * path runs too.
+ */
 static int run_disk(const char *dev, bool from_end, uint64_t off)
 {
-	int fd, ret, fail = 0;
+	unsigned int was;
+	char v[32];
+	int fd, ret;
 	dev_t rdev;
-	void *buf;
 
 	ret = open_disk(dev, from_end, &fd, &rdev, &off);
 	if (ret)
 		return ret;
-	buf = map_touched(IO_SIZE, MADV_NOHUGEPAGE);
-	ret = buf ? run_layout("alloc", buf, fd, rdev, off) : 1;
-	if (ret != 77) {
-		fail |= ret;
-		buf = map_scattered();
-		fail |= buf ? run_layout("scattered", buf, fd, rdev, off) : 1;
-		buf = map_thp();
-		if (buf)
-			fail |= run_layout("thp", buf, fd, rdev, off);
-		else
-			printf("SEGPROF layout=thp skip=no THP\n");
+	ret = run_layouts("", fd, rdev, off);
+	if (ret != 77 && nvme && nvme_sgls && sgl_try) {
+		was = read_sgl_threshold();
+		snprintf(v, sizeof(v), "%u", sgl_try);
+		if (t_knob_write(SGL_PARAM, v, O_TRUNC)) {
+			printf("SEGPROF layout=sgl skip=cannot write %s\n",
+			       SGL_PARAM);
+		} else {
+			printf("SEGPROF sgl_threshold=%u (was %u)\n", sgl_try,
+			       was);
+			if (run_layouts("-sgl", fd, rdev, off) == 1)
+				ret = 1;
+			snprintf(v, sizeof(v), "%u", was);
+			t_knob_write(SGL_PARAM, v, O_TRUNC);
+		}
 	}
 	close(fd);
-	return ret == 77 ? 77 : fail;
+	return ret;
 }
 
 /* the largest private anonymous writable mapping of @pid */
@@ -772,8 +847,11 @@ int main(int argc, char **argv)
 	int opt, ret, fail = 0, skips = 0, pid = 0;
 	uint64_t bs = IO_SIZE;
 
-	while ((opt = getopt(argc, argv, "b:d:e:m:o:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:d:e:m:o:S:t:")) != -1) {
 		switch (opt) {
+		case 'S':
+			sgl_try = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
 		case 'b':
 			bs = strtoull(optarg, NULL, 0);
 			break;
@@ -800,7 +878,8 @@ int main(int argc, char **argv)
 	if (usage || !nd || off % 4096 || (from_end && off < IO_SIZE) ||
 	    !bs || bs % 4096 || bs / 4096 > 65536) {
 		fprintf(stderr, "usage: %s -d /dev/DISK [-d ...] [-o OFFSET | "
-			"-e BYTES_FROM_END (4 KiB aligned)] [-t TRACEFS]\n"
+			"-e BYTES_FROM_END (4 KiB aligned)] [-S SGL_THRESHOLD] "
+			"[-t TRACEFS]\n"
 			"       %s -m PID [-b BYTES (4 KiB multiple, <= 256 "
 			"MiB)] -d /dev/DISK\n", argv[0], argv[0]);
 		return 1;

@@ -332,18 +332,21 @@ static void nvme_prps(uint64_t first_phys, uint64_t bytes,
 
 /*
  * nvme_pci_setup_sgls() (6.1, 6.12): one data descriptor per DMA segment;
- * one segment goes in the command itself, more in list pages of
+ * a single segment goes in the command itself, more in list pages of
  * SGES_PER_PAGE chained through the last slot.  7.3's
- * nvme_pci_setup_data_sgl() has one list (NVME_MAX_SEGS is a page's worth,
- * so the segment limit keeps it there).
+ * nvme_pci_setup_data_sgl() decides by nr_phys_segments instead (one
+ * segment, or an IOMMU-coalesced mapping, in the command) and has one
+ * list: NVME_MAX_SEGS is a page's worth.
  */
-static void nvme_sgls(unsigned int dma_segs, struct hb_seg_req *r)
+static void nvme_sgls(enum hb_seg_gen gen, struct hb_seg_req *r)
 {
-	uint64_t n = dma_segs;
+	uint64_t n = r->sg_entries;
+	unsigned int decide = gen == HB_SEG_GEN_DMA_ITER ?
+			      r->nr_phys_segments : r->sg_entries;
 
 	r->sgl = true;
-	r->sgl_descs = dma_segs;
-	if (dma_segs <= 1)
+	r->sgl_descs = r->sg_entries;
+	if (decide <= 1)
 		r->desc_lists = 0;
 	else if (n <= NVME_SGES_PER_LIST)
 		r->desc_lists = 1;
@@ -382,14 +385,15 @@ static void nvme_request(enum hb_seg_gen gen, const struct hb_seg_cfg *cfg,
 		/* 7.3 takes an SGL here whatever sgl_threshold says */
 		if (sgls && (cfg->sgl_threshold ||
 			     gen == HB_SEG_GEN_DMA_ITER)) {
-			nvme_sgls(1, r);
+			r->sgl = true;
+			r->sgl_descs = 1;
 			return;
 		}
 	}
 	avg = (r->bytes + r->nr_phys_segments - 1) / r->nr_phys_segments;
 	if (forced || (sgls && cfg->sgl_threshold &&
 		       avg >= cfg->sgl_threshold))
-		nvme_sgls(r->sg_entries, r);
+		nvme_sgls(gen, r);
 	else
 		nvme_prps(first_phys, r->bytes, r);
 }
