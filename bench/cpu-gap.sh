@@ -7,7 +7,10 @@
 # process's threads, and system-wide for the block layer), and user-space
 # instructions per I/O (callgrind).  Each figure is the difference of two
 # runs of N1 and N2 I/Os divided by N2 - N1, so start-up (allocation,
-# registration, page faults) drops out.
+# registration, page faults) drops out.  Then, for a job of each kind
+# running 4 s, its buffers through lib's segment model (seg-profile -m):
+# the share of adjacent pages and the scatterlist entries and virtio
+# descriptors per request they give on this disk.
 #
 #   bench/cpu-gap.sh [--no-callgrind]
 #
@@ -24,6 +27,7 @@ ENGINE=${HUGEBUF_ENGINE:-$TOP/engines/hugebuf.so}
 FILE=${HUGEBUF_GAP_FILE:-/var/tmp/hugebuf-instr.dat}
 DEPTH=${HUGEBUF_GAP_IODEPTH:-16}
 CALLGRIND=1
+SEGPROF=$TOP/kernel/static/seg-profile
 [ "${1:-}" = --no-callgrind ] && CALLGRIND=0
 
 die() { echo "cpu-gap: $*" >&2; exit 1; }
@@ -87,6 +91,22 @@ per_io() {	# scope config bs n1 n2
 		awk -v d=$(($5 - $4)) '{ printf "%s %.2f\n", $1, ($3 - $2) / d }'
 }
 
+# the buffers of a running job through lib's segment model
+# (kernel/probe/seg-profile -m): contiguity, entries and descriptors
+contiguity() {	# config bs
+	local pid disk
+	[ -x "$SEGPROF" ] || { echo "# no $SEGPROF: make static"; return; }
+	disk=$(df --output=source "$FILE" | tail -1)
+	disk=/dev/$(lsblk -no pkname "$disk" 2>/dev/null || basename "$disk")
+	[ "$disk" = /dev/ ] && disk=$(df --output=source "$FILE" | tail -1)
+	# shellcheck disable=SC2046
+	"$FIO" $(fio_args "$1" "$2" 100000) --time_based --runtime=4s &
+	pid=$!
+	sleep 2
+	echo "## $2 $1: $("$SEGPROF" -m "$pid" -b $((${2%m} << 20)) -d "$disk")"
+	wait "$pid"
+}
+
 # callgrind's total instructions of one run
 instr() {	# config bs nios
 	local out
@@ -111,6 +131,9 @@ for bs in 8m 32m; do
 			awk '{ printf "%-40s %12s %12s\n", $1, $2, $3 }'
 	done
 	rm -f /tmp/cpu-gap.$$.*
+	for cfg in hugebuf fio; do
+		contiguity $cfg $bs
+	done
 	[ $CALLGRIND = 1 ] || continue
 	command -v valgrind >/dev/null || { echo "# no valgrind"; continue; }
 	for cfg in hugebuf fio; do
