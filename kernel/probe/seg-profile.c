@@ -598,7 +598,12 @@ static int open_disk(const char *dev, bool from_end, int *fd, dev_t *rdev,
 	struct stat st;
 
 	*fd = open(dev, O_RDONLY | O_DIRECT);
-	if (*fd < 0 || fstat(*fd, &st) || !S_ISBLK(st.st_mode) ||
+	if (*fd < 0) {
+		printf("SEGPROF skip=cannot open %s for O_DIRECT reads: %s\n",
+		       dev, strerror(errno));
+		return 77;
+	}
+	if (fstat(*fd, &st) || !S_ISBLK(st.st_mode) ||
 	    ioctl(*fd, BLKGETSIZE64, &size) || size < *off + IO_SIZE) {
 		printf("SEGPROF skip=no whole disk %s with %llu bytes\n", dev,
 		       (unsigned long long)(*off + IO_SIZE));
