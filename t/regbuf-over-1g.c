@@ -18,7 +18,8 @@
  *    modelled import of each I/O against the probed pages, all with the
  *    data compared; then the block requests of one 8 MiB O_DIRECT
  *    READ_FIXED across 1 GiB, against the model's bvec table (one bvec
- *    per page and one per folio give different counts);
+ *    per page and one per folio give different counts), and VmPin while
+ *    registered against the model's charge;
  *  - where it does not, the kernel refuses it with the model's errno and
  *    VmPin and the pool stay as they were.
  * The hugetlb case needs 514 free 2 MiB pages: as root the test grows the
@@ -44,10 +45,12 @@ static const uint64_t across[][2] = {
 	{ T_SZ_1G - SPAN_IO / 2, SPAN_IO },
 };
 
+static int note_vmpin(const struct t_case *c, const struct t_model *m,
+		      uint64_t (*more)[2], unsigned int *nr_more);
 static int check_thp(const struct t_case *c, const struct t_model *m,
 		     uint64_t (*more)[2], unsigned int *nr_more);
-static int span_requests(const struct t_case *c, const struct t_regbuf *rb,
-			 const struct t_model *m, struct t_file *f);
+static int while_registered(const struct t_case *c, const struct t_regbuf *rb,
+			    const struct t_model *m, struct t_file *f);
 
 static const struct t_case cases[] = {
 	{
@@ -57,7 +60,8 @@ static const struct t_case cases[] = {
 		.pool_size = T_SZ_2M,
 		.extra = across,
 		.nr_extra = T_ARRAY_SIZE(across),
-		.registered = span_requests,
+		.expect = note_vmpin,
+		.registered = while_registered,
 	},
 	{
 		.name = "THP, 1 GiB + 4 MiB",
@@ -66,16 +70,29 @@ static const struct t_case cases[] = {
 		.extra = across,
 		.nr_extra = T_ARRAY_SIZE(across),
 		.expect = check_thp,
-		.registered = span_requests,
+		.registered = while_registered,
 	},
 };
+
+/* this process's VmPin before the case registers anything */
+static long vmpin_before;
+
+static int note_vmpin(const struct t_case *c, const struct t_model *m,
+		      uint64_t (*more)[2], unsigned int *nr_more)
+{
+	(void)c;
+	(void)m;
+	(void)more;
+	(void)nr_more;
+	vmpin_before = hb_vmpin_kb();
+	return T_EXIT_PASS;
+}
 
 /* THP: only a buffer the probe sees in PMD folios is the THP case */
 static int check_thp(const struct t_case *c, const struct t_model *m,
 		     uint64_t (*more)[2], unsigned int *nr_more)
 {
-	(void)more;
-	(void)nr_more;
+	note_vmpin(c, m, more, nr_more);
 	if (m->probe->source != HB_PROBE_KPAGEFLAGS ||
 	    m->probe->max_folio < T_SZ_2M)
 		return t_skip("%s: no PMD THP behind the buffer (%s): set "
@@ -88,10 +105,31 @@ static int check_thp(const struct t_case *c, const struct t_model *m,
 	return T_EXIT_PASS;
 }
 
-/* the kernel's block requests for the 8 MiB across 1 GiB, as modelled */
-static int span_requests(const struct t_case *c, const struct t_regbuf *rb,
-			 const struct t_model *m, struct t_file *f)
+/*
+ * While registered: VmPin holds the model's charge for the one buffer
+ * (whole hugepages; nothing for a ring of CAP_IPC_LOCK from 7.2, which
+ * t_vmpin_expect() knows), and the kernel's block requests for the
+ * 8 MiB across 1 GiB are the model's.
+ */
+static int while_registered(const struct t_case *c, const struct t_regbuf *rb,
+			    const struct t_model *m, struct t_file *f)
 {
+	unsigned int nr = m->probe->nr_pages;
+	uint64_t charged;
+	char when[120];
+	int ret;
+
+	if (hb_model_account(m->km, m->probe->pages, &nr, 1, &charged))
+		return t_fail("%s: hb_model_account: %s", c->name,
+			      hb_errmsg());
+	snprintf(when, sizeof(when), "%s: while registered (model: %llu kB)",
+		 c->name, (unsigned long long)(charged >> 10));
+	ret = t_vmpin_expect(vmpin_before, (long)(charged >> 10), when);
+	if (ret)
+		return ret;
+	t_info("%s: VmPin %ld kB while registered (%s)", c->name,
+	       hb_vmpin_kb() - vmpin_before,
+	       t_vmpin_charged() ? "charged" : "this ring is not charged");
 	return t_check_io_requests(rb, m, f, T_SZ_1G - SPAN_IO / 2, SPAN_IO,
 				   c->name);
 }
