@@ -611,6 +611,11 @@ int t_trace_write(const char *tracefs, const char *file, const char *s,
 		  bool append);
 int t_kprobe_profile(const char *tracefs, const char *event,
 		     unsigned long *hits, unsigned long *misses);
+/*
+ * Identify Controller's SGLS (bytes 536-539) of the NVMe device open at
+ * @fd: whether the controller offers SGLs (false when it cannot be asked)
+ */
+bool t_nvme_sgls(int fd);
 /* Completed reads or writes of block device @disk; -1 when unreadable. */
 long t_disk_ios(const char *disk, bool write);
 /*

@@ -648,26 +648,6 @@ static int run_backing(struct io_uring *ring, const struct nvdev *d,
 	return fail;
 }
 
-/* Identify Controller's SGLS (bytes 536-539): whether SGLs are offered */
-static bool ctrl_sgls(int fd)
-{
-	struct nvme_admin_cmd cmd;
-	uint32_t sgls = 0;
-	uint8_t *id;
-
-	if (posix_memalign((void **)&id, 4096, 4096))
-		return false;
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.opcode = 0x06;
-	cmd.cdw10 = 1;
-	cmd.addr = (uint64_t)(uintptr_t)id;
-	cmd.data_len = 4096;
-	if (ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd) == 0)
-		memcpy(&sgls, id + 536, 4);
-	free(id);
-	return sgls & 3;
-}
-
 /* the namespace: both fds, its id and block size, its queue limits */
 static int open_dev(struct nvdev *d)
 {
@@ -806,7 +786,7 @@ int main(int argc, char **argv)
 	}
 	hb_iommu_cfg_default(&cfg, !strcmp(mode, "strict"));
 	cfg.translated = strcmp(mode, "direct");
-	cfg.sgl = ctrl_sgls(d.fd);
+	cfg.sgl = t_nvme_sgls(d.fd);
 	for (i = 0; i < NSYMS; i++)
 		syms[i] = prof[i].name;
 	if (t_kcount_open(tracefs, syms, NSYMS, counted, "IOMMUPROF") <= 0)

@@ -61,7 +61,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
-#include <linux/nvme_ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -540,26 +539,6 @@ static void *map_thp(void)
 	return t_thp_backed(a, IO_SIZE - 2 * MiB) ? buf : NULL;
 }
 
-/* Identify Controller's SGLS (bytes 536-539): SGLs supported */
-static bool ctrl_has_sgls(int fd)
-{
-	struct nvme_admin_cmd cmd;
-	uint32_t sgls = 0;
-	uint8_t *id;
-
-	if (posix_memalign((void **)&id, 4096, 4096))
-		return false;
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.opcode = 0x06;
-	cmd.cdw10 = 1;
-	cmd.addr = (uint64_t)(uintptr_t)id;
-	cmd.data_len = 4096;
-	if (ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd) == 0)
-		memcpy(&sgls, id + 536, 4);
-	free(id);
-	return sgls & 3;
-}
-
 /* the first line of a sysfs file, or "" */
 static void read_line(const char *path, char *buf, int len)
 {
@@ -615,7 +594,7 @@ static int open_disk(const char *dev, bool from_end, int *fd, dev_t *rdev,
 		*off = size - *off;
 	*rdev = st.st_rdev;
 	nvme = !strncmp(disk, "nvme", 4);
-	nvme_sgls = nvme && ctrl_has_sgls(*fd);
+	nvme_sgls = nvme && t_nvme_sgls(*fd);
 	ring_descs = nvme ? 0 : virtio_ring(disk);
 	if (hb_blkdev_queue_limits(disk, false, &lim)) {
 		printf("SEGPROF skip=%s\n", hb_errmsg());

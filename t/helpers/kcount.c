@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/hw_breakpoint.h>
+#include <linux/nvme_ioctl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -390,4 +391,23 @@ int t_kprobe_profile(const char *tracefs, const char *event,
 		}
 	fclose(f);
 	return ret;
+}
+
+bool t_nvme_sgls(int fd)
+{
+	struct nvme_admin_cmd cmd;
+	uint32_t sgls = 0;
+	uint8_t *id;
+
+	if (posix_memalign((void **)&id, 4096, 4096))
+		return false;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opcode = 0x06;
+	cmd.cdw10 = 1;
+	cmd.addr = (uint64_t)(uintptr_t)id;
+	cmd.data_len = 4096;
+	if (ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd) == 0)
+		memcpy(&sgls, id + 536, 4);
+	free(id);
+	return sgls & 3;
 }
