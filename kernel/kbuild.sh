@@ -10,8 +10,8 @@
 # cached in $KTEST_CACHE/images under a key of (source package version,
 # fragment, compiler [, series]).  A "fix" kernel (kernels.tab's
 # build:fix:PATCH lines) is the control with one patch of kernel/patches/
-# alone, built in a copy of the control's build tree, so that make
-# rebuilds only what the patch touches.  Every other kernel is Debian's
+# alone, built in the control's tree, so that make rebuilds only what the
+# patch touches.  Every other kernel is Debian's
 # own prebuilt image (kernel/kdeb.sh).
 # Needs from ktest.sh: KDIR, TOP, KTEST_CACHE, KTEST_KERNELS, KTEST_JOBS,
 # log, die, count.
@@ -347,7 +347,6 @@ image_of() {
 kernel_config() {
 	case $(kernel_field "$1" source) in
 	build:debug) echo "$BUILD_DEBUG/.config" ;;
-	build:fix:*) echo "$KTEST_CACHE/build-$1/.config" ;;
 	build:*) echo "$BUILD/.config" ;;
 	*) echo "${DEB_CONFIG[$1]:-}" ;;
 	esac
@@ -384,45 +383,22 @@ fix_image() {	# $1 = kernel
 	echo "$IMAGES/bzImage-$1-$( { echo "$KEY_U"; patch_diff "$PATCHES/$(fix_patch "$1")"; } | sha)"
 }
 
-# Fix kernel $1: the control's build tree copied once (rebuilt from
-# scratch only when the control's key changes), the pristine tree with
-# only its patch, and CONFIG_LOCALVERSION "-hb$1": "-hbfix-NAME", which
-# lib's model reads as 6.1 with that fix (hbi_kmodel_release_fix()).
-# make then rebuilds what the patch and the release string touch: the
-# reverted and patched files get a fresh mtime, newer than the copy's
-# objects.  The control is built first when its image is missing, so
-# that the copy holds its objects.
+# Fix kernel $1: the control's own build tree ($BUILD), the pristine
+# tree with only its patch, and CONFIG_LOCALVERSION "-hb$1": "-hbfix-NAME",
+# which lib's model reads as 6.1 with that fix (hbi_kmodel_release_fix()).
+# make rebuilds what the patch and the release string touch (the reverted
+# and patched files get a fresh mtime), as it does between the control
+# and the patched kernel.  Not in a copy of the tree: objtool's build
+# records the tree's absolute path, so a copy rebuilds objtool, and with
+# it every object.
 build_fix() {	# $1 = kernel, $2 = destination image
-	local b=$KTEST_CACHE/build-$1 lv=-hb$1
 	case $1 in
 	fix-*) ;;
 	*) die "kernel/kernels.tab: $1: a build:fix kernel's name must start with fix- (its release ends -hbfix-NAME)" ;;
 	esac
-	if ! [ -f "$IMG_U" ]; then
-		unpack_source
-		configure_kernel ""
-		revert_series
-		make_image control "$IMG_U"
-	fi
-	if ! [ -f "$BUILD/.config" ] ||
-	   [ "$(head -1 "$BUILD/.ktest-config" 2>/dev/null)" != "$KEY_U" ]; then
-		configure_kernel ""
-	fi
-	if [ "$(head -1 "$b/.ktest-config" 2>/dev/null)" != "$KEY_U" ]; then
-		log "$1: copying the control's build tree to $b"
-		rm -rf "$b"
-		cp -a "$BUILD" "$b" || die "copying $BUILD to $b failed"
-		printf '%s\nlv=\n' "$KEY_U" >"$b/.ktest-config"
-	fi
+	configure_kernel "-hb$1"
 	apply_patches "$(fix_patch "$1")"
-	if [ "$(sed -n 2p "$b/.ktest-config")" != "lv=$lv" ]; then
-		"$SRC/scripts/config" --file "$b/.config" --set-str LOCALVERSION "$lv" &&
-			make -C "$SRC" O="$b" ARCH=x86_64 olddefconfig \
-				>>"$KTEST_CACHE/config.log" 2>&1 ||
-			die "setting CONFIG_LOCALVERSION in $b failed, see $KTEST_CACHE/config.log"
-		printf '%s\nlv=%s\n' "$KEY_U" "$lv" >"$b/.ktest-config"
-	fi
-	make_image "$1" "$2" "$b"
+	make_image "$1" "$2"
 }
 
 # build kernel $1 (control, patched, debug or a fix) unless its image is
