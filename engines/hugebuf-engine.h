@@ -197,6 +197,7 @@ struct hbe_slot {
 	int error;
 	bool eof;
 	struct hbe_piece *pieces;
+	void *dsm;		/* passthrough trims: the DSM range list */
 };
 
 /*
@@ -245,6 +246,7 @@ struct hbe_data {
 	struct cmdprio cmdprio;
 	struct hbe_slot *slots;
 	unsigned int depth;
+	unsigned int max_pieces;	/* per slot: chunk_size's, num_range */
 	unsigned int buf_index_base;	/* whole-table clone (6.12) */
 	/* io_us queued since the last commit, for issue_time */
 	struct io_u **queued;
@@ -254,6 +256,11 @@ struct hbe_data {
 	struct io_u **events;
 	unsigned int nr_events;
 	struct hbe_pt_stats *pt;	/* NULL: not passthrough */
+	/* trims (engines/trim.c): per file, through io_uring or not */
+	bool *trim_async;
+	unsigned int nr_trim_files;
+	bool trim_sync_said;
+	unsigned long long trim_ios, trim_cmds, trim_sync;
 	/* the job beyond the I/O path: plan, buffers, findings (lib's) */
 	struct hb_job *job;
 	bool cmdprio_ok;
@@ -279,6 +286,10 @@ static inline struct hbe_slot *hbe_slot_of(struct hbe_data *hd,
  */
 enum fio_q_status hbe_queue_pieces(struct thread_data *td,
 				   struct hbe_data *hd, struct io_u *io_u);
+/* the same for pieces set up by the caller (trims) */
+void hbe_slot_start(struct hbe_slot *s, struct io_u *io_u, unsigned int n);
+enum fio_q_status hbe_submit_slot(struct thread_data *td, struct hbe_data *hd,
+				  struct io_u *io_u);
 void hbe_reap_pieces(struct thread_data *td, struct hbe_data *hd,
 		     unsigned int max);
 
@@ -315,6 +326,59 @@ int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
 		  struct io_uring_sqe *sqe, int fd, struct hbe_piece *pc,
 		  bool fixed, unsigned int buf_index);
 int hbe_nvme_result(struct hbe_data *hd, struct hbe_piece *pc, int res);
+
+/*
+ * Trims (engines/trim.c), built for fio 3.41: the kernel's discard
+ * command or NVMe Dataset Management through the ring, fio's synchronous
+ * trim where the kernel has no such command (asked at open).  Built for
+ * fio 3.33 trims are fio's synchronous ones (FIO_ASYNCIO_SYNC_TRIM).
+ */
+#ifdef HBE_FIO_341_OPTIONS
+int hbe_trim_alloc(struct thread_data *td, struct hbe_data *hd);
+void hbe_trim_open(struct thread_data *td, struct hbe_data *hd,
+		   struct fio_file *f);
+bool hbe_trim_queue(struct thread_data *td, struct hbe_data *hd,
+		    struct io_u *io_u, enum fio_q_status *st);
+void hbe_trim_prep(struct thread_data *td, struct hbe_data *hd,
+		   struct io_uring_sqe *sqe, int fd, struct hbe_piece *pc,
+		   uint32_t nsid, unsigned int lba_shift);
+void hbe_trim_report(struct hbe_data *hd);
+#else
+static inline int hbe_trim_alloc(struct thread_data *td, struct hbe_data *hd)
+{
+	(void)td;
+	(void)hd;
+	return 0;
+}
+
+static inline void hbe_trim_open(struct thread_data *td, struct hbe_data *hd,
+				 struct fio_file *f)
+{
+	(void)td;
+	(void)hd;
+	(void)f;
+}
+
+/* never called: fio does a 3.33 build's trims */
+static inline void hbe_trim_prep(struct thread_data *td, struct hbe_data *hd,
+				 struct io_uring_sqe *sqe, int fd,
+				 struct hbe_piece *pc, uint32_t nsid,
+				 unsigned int lba_shift)
+{
+	(void)td;
+	(void)hd;
+	(void)sqe;
+	(void)fd;
+	(void)pc;
+	(void)nsid;
+	(void)lba_shift;
+}
+
+static inline void hbe_trim_report(struct hbe_data *hd)
+{
+	(void)hd;
+}
+#endif
 
 /* engines/report.c: the notes and the job-end report */
 /* What the kernel is (version and behaviour), said once per process. */

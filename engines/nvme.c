@@ -413,6 +413,10 @@ int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
 				0, ns->lba_shift, false, 0);
 		return 0;
 	}
+	if (io_u->ddir == DDIR_TRIM) {
+		hbe_trim_prep(td, hd, sqe, fd, pc, ns->nsid, ns->lba_shift);
+		return 0;
+	}
 	if ((pc->off | pc->len) & ((1ULL << ns->lba_shift) - 1) || !pc->len)
 		return -EINVAL;
 	op = rd ? hbe_nvme_read_op(td, hd, pc) : c->write_op;
