@@ -214,6 +214,10 @@ struct hbe_pt_cmd {
 	bool write_data;	/* the write command carries the io_u's data */
 	bool compare;		/* verify-phase reads are NVMe Compare */
 	uint32_t cdw12[2];	/* FUA, DEAC: [DDIR_READ], [DDIR_WRITE] */
+	uint32_t prinfo;	/* PRACT and PRCHK (cdw12 bits 29:26) */
+	uint32_t cdw15;		/* application tag mask and tag */
+	char *md;		/* the slots' metadata, md_per_io apart */
+	unsigned int md_per_io;
 };
 
 struct hbe_pt_stats {
@@ -322,6 +326,7 @@ int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 		  struct fio_file *f);
 void hbe_nvme_free_files(struct thread_data *td);
 void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd);
+void hbe_nvme_md_place(struct hbe_data *hd);
 int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
 		  struct io_uring_sqe *sqe, int fd, struct hbe_piece *pc,
 		  bool fixed, unsigned int buf_index);

@@ -250,6 +250,8 @@ static int hbe_init(struct thread_data *td)
 	ret = hbe_alloc_buffers(td, hd);
 	if (ret)
 		goto fail;
+	if (hd->pt)
+		hbe_nvme_md_place(hd);
 	hbe_warn_replay(td);
 	hbe_note_kernel();
 	return 0;
