@@ -98,7 +98,7 @@ static inline uint64_t hbe_ns_lbas(const struct hbe_ns *ns, uint64_t bytes)
 {
 	if (!ns->lba_ext)
 		return bytes >> ns->lba_shift;
-	return (uint64_t)(((unsigned __int128)bytes * ns->ext_recip) >> 64);
+	return (uint64_t)(((__uint128_t)bytes * ns->ext_recip) >> 64);
 }
 
 /* Bytes of an LBA as the host transfers it. */
