@@ -230,6 +230,7 @@ void hbe_trim_prep(struct thread_data *td, struct hbe_data *hd,
 	cmd->data_len = nr * sizeof(struct hbe_dsm_range);
 	cmd->cdw10 = nr - 1;
 	cmd->cdw11 = HBE_NVME_DSM_AD;
+	cmd->cdw12 = 0;
 }
 
 /*
@@ -244,8 +245,12 @@ bool hbe_trim_queue(struct thread_data *td, struct hbe_data *hd,
 	struct fio_file *f = io_u->file;
 	bool zbd = td->o.zone_mode == ZONE_MODE_ZBD;
 
-	/* zonemode=zbd: a trim resets zones, fio's own synchronous work */
-	if (hd->pt && !zbd) {
+	/*
+	 * zonemode=zbd: a trim resets zones, fio's own synchronous work;
+	 * a job that is not a trim job (trim_percentage of a verify job)
+	 * has no range lists: fio's too
+	 */
+	if (hd->pt && !zbd && hbe_slot_of(hd, io_u)->dsm) {
 		hd->trim_ios++;
 		hbe_trim_dsm(hd, io_u);
 		return false;
