@@ -7,7 +7,8 @@
  * each is refused in one line that names the option and fio's
  * io_uring_cmd, and a plan without them is not refused for them.  The
  * plan is a 4 KiB job without files, so not passthrough (the checks after
- * this one need no pool).
+ * this one need no pool); with cmd_type=nvme it is, and takes them all,
+ * md_per_io_size's buffers placed after the data in what it allocates.
  */
 #include <errno.h>
 #include <string.h>
@@ -99,13 +100,70 @@ static int check_plain(void)
 	return t_pass();
 }
 
+/*
+ * Through passthrough (cmd_type=nvme; a plan without files passes its
+ * char-device rule) the same fields are the commands' own: not refused.
+ */
+static int check_passthrough(const struct ecase *c)
+{
+	struct hb_jobplan p;
+	int ret;
+
+	base_plan(&p);
+	p.cmd_type = "nvme";
+	set_extra(&p, c);
+	ret = hb_jobplan_check(&p);
+	if (ret || !p.passthrough)
+		return t_fail("%s through passthrough: returned %d, "
+			      "passthrough %d (%s)", c->names, ret,
+			      p.passthrough, ret ? hb_errmsg() : "");
+	return t_pass();
+}
+
+/*
+ * md_per_io_size: a buffer per slot after the last slot's data, page
+ * aligned, inside the length the plan allocates.
+ */
+static int check_md_place(void)
+{
+	struct hb_jobplan p;
+	uint64_t data_end;
+	int ret;
+
+	base_plan(&p);
+	p.cmd_type = "nvme";
+	p.depth = 3;
+	p.md_per_io_size = 520;
+	ret = hb_jobplan_check(&p);
+	if (ret)
+		return t_fail("md plan refused: %s", hb_errmsg());
+	data_end = (uint64_t)(p.depth - 1) * p.stride + p.max_bs;
+	if (p.md_off < data_end || p.md_off % 4096 ||
+	    p.len < p.md_off + (uint64_t)p.depth * p.md_per_io_size)
+		return t_fail("md_off %llu, len %llu: want >= %llu, page "
+			      "aligned, and %u x %u bytes inside len",
+			      (unsigned long long)p.md_off,
+			      (unsigned long long)p.len,
+			      (unsigned long long)data_end, p.depth,
+			      p.md_per_io_size);
+	t_info("md_off %llu after %llu bytes of data, len %llu",
+	       (unsigned long long)p.md_off, (unsigned long long)data_end,
+	       (unsigned long long)p.len);
+	return t_pass();
+}
+
 int main(void)
 {
 	int ret = check_plain();
 	unsigned int i;
 
-	for (i = 0; i < T_ARRAY_SIZE(cases); i++)
+	for (i = 0; i < T_ARRAY_SIZE(cases); i++) {
 		if (check_refused(&cases[i]))
 			ret = T_EXIT_FAIL;
+		if (check_passthrough(&cases[i]))
+			ret = T_EXIT_FAIL;
+	}
+	if (check_md_place())
+		ret = T_EXIT_FAIL;
 	return t_done(ret);
 }
