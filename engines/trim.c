@@ -14,8 +14,9 @@
  * checked after the device's discard support, the file's write mode and
  * the device's read-only state: blk_validate_byte_range()); any other
  * answer (EOPNOTSUPP from a kernel without the command, from a file
- * without uring_cmd or from a device without discard) means the
- * synchronous path, which then gets the device's own answer.
+ * without uring_cmd or from a device without discard; a kernel without
+ * IORING_OP_URING_CMD is not asked) means the synchronous path, which
+ * then gets the device's own answer.
  *
  * num_range > 1 on a block device: the kernel's discard command takes one
  * range, so each range is one command (one piece of the io_u), counted.
@@ -66,6 +67,11 @@ static int hbe_trim_probe(int fd)
 	ret = io_uring_queue_init(1, &ring, 0);
 	if (ret)
 		return ret;
+	/* before 5.19 (ee692a21e9bf) an unknown opcode is EINVAL too */
+	if (!hb_uring_op_supported(&ring, IORING_OP_URING_CMD)) {
+		io_uring_queue_exit(&ring);
+		return -EOPNOTSUPP;
+	}
 	sqe = io_uring_get_sqe(&ring);
 	hbe_prep_discard(sqe, fd, 0, 0);
 	ret = io_uring_submit_and_wait(&ring, 1);
