@@ -168,6 +168,19 @@ int hbe_check_atomic_file(struct thread_data *td, const char *path);
 struct hbe_slot;
 struct hbe_share;
 
+/*
+ * struct io_uring_attr_pi (include/uapi/linux/io_uring.h, newer than the
+ * C library's): a read's or write's metadata buffer (engines/meta.c)
+ */
+struct hbe_attr_pi {
+	uint16_t flags;		/* IO_INTEGRITY_CHK_* */
+	uint16_t app_tag;
+	uint32_t len;
+	uint64_t addr;
+	uint64_t seed;		/* the reference tag's first LBA */
+	uint64_t rsvd;
+};
+
 /* One SQE's worth of an io_u: what is left to transfer. */
 struct hbe_piece {
 	struct hbe_slot *slot;
@@ -176,6 +189,19 @@ struct hbe_piece {
 	unsigned long long len;
 	struct iovec iov;	/* nonvectored=0: READV/WRITEV of one */
 	struct iovec *viov;	/* vec_iovecs: the cut of this piece */
+	struct hbe_attr_pi pi;	/* md_per_io_size without passthrough */
+};
+
+/* md_per_io_size without passthrough (engines/meta.c) */
+struct hbe_meta {
+	bool on;
+	char *md;		/* the slots' metadata, @per_io apart */
+	unsigned int per_io;
+	unsigned int interval;	/* bytes of data per metadata unit */
+	unsigned int shift;	/* log2(@interval) */
+	unsigned int ms;	/* metadata bytes per unit */
+	uint16_t flags;		/* IO_INTEGRITY_CHK_* of pi_chk */
+	uint16_t app_tag;
 };
 
 /*
@@ -260,6 +286,7 @@ struct hbe_data {
 	struct io_u **events;
 	unsigned int nr_events;
 	struct hbe_pt_stats *pt;	/* NULL: not passthrough */
+	struct hbe_meta meta;
 	/* trims (engines/trim.c): per file, through io_uring or not */
 	bool *trim_async;
 	unsigned int nr_trim_files;
@@ -382,6 +409,39 @@ static inline void hbe_trim_prep(struct thread_data *td, struct hbe_data *hd,
 static inline void hbe_trim_report(struct hbe_data *hd)
 {
 	(void)hd;
+}
+#endif
+
+/* md_per_io_size without passthrough (engines/meta.c), fio 3.41 */
+#ifdef HBE_FIO_341_OPTIONS
+int hbe_meta_init(struct thread_data *td, struct hbe_data *hd);
+int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
+		  struct fio_file *f);
+void hbe_meta_prep(struct hbe_data *hd, struct io_uring_sqe *sqe,
+		   struct hbe_piece *pc);
+#else
+static inline int hbe_meta_init(struct thread_data *td, struct hbe_data *hd)
+{
+	(void)td;
+	(void)hd;
+	return 0;
+}
+
+static inline int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
+				struct fio_file *f)
+{
+	(void)td;
+	(void)hd;
+	(void)f;
+	return 0;
+}
+
+static inline void hbe_meta_prep(struct hbe_data *hd,
+				 struct io_uring_sqe *sqe, struct hbe_piece *pc)
+{
+	(void)hd;
+	(void)sqe;
+	(void)pc;
 }
 #endif
 

@@ -252,6 +252,9 @@ static int hbe_init(struct thread_data *td)
 		goto fail;
 	if (hd->pt)
 		hbe_nvme_md_place(hd);
+	ret = hbe_meta_init(td, hd);
+	if (ret)
+		goto fail;
 	hbe_warn_replay(td);
 	hbe_note_kernel();
 	return 0;
@@ -478,14 +481,16 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
  * The fast path applies to a job whose every read and write is one SQE
  * of the io_u's whole transfer: not cut by chunk_size or vec_iovecs, not
  * an NVMe command, not READV of one iovec (nonvectored=0 without
- * fixedbufs) and without force_async's every-Nth flag.
+ * fixedbufs), without force_async's every-Nth flag and without a
+ * metadata buffer (its attribute is per I/O).
  */
 static bool hbe_fast_ok(const struct hbe_data *hd)
 {
 	struct hbe_options *o = hd->o;
 
 	return !hd->pt && !hd->job->plan.vec_iovecs && !o->chunk_size &&
-	       !(hd->u.vectored && !o->fixedbufs) && !hd->u.force_async;
+	       !(hd->u.vectored && !o->fixedbufs) && !hd->u.force_async &&
+	       !hd->meta.on;
 }
 
 /*
@@ -609,6 +614,16 @@ static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 			log_err(HBE_LOG_PREFIX "closing %s failed too\n",
 				f->file_name);
 		return 1;
+	}
+	if (!hd->pt) {
+		ret = hbe_meta_open(td, hd, f);
+		if (ret) {
+			td_verror(td, -ret, "md_per_io_size");
+			if (generic_close_file(td, f))
+				log_err(HBE_LOG_PREFIX "closing %s failed too\n",
+					f->file_name);
+			return 1;
+		}
 	}
 	hb_job_file_opened(hd->job, f->file_name,
 			   f->filetype == FIO_TYPE_CHAR);

@@ -57,6 +57,8 @@ static void hbe_prep_rw(struct hbe_data *hd, struct io_uring_sqe *sqe,
 		io_uring_prep_write(sqe, fd, pc->addr, pc->len, pc->off);
 	}
 	sqe->rw_flags = hd->u.rw_flags | (rd ? 0 : hd->u.write_flags);
+	if (hd->meta.on)
+		hbe_meta_prep(hd, sqe, pc);
 	/*
 	 * As fio's io_uring: the submitter may be an SQPOLL thread, so the
 	 * priority goes in every SQE (cmdprio* may raise it per I/O).

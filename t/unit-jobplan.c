@@ -3,12 +3,12 @@
  * Unit test of lib/job/jobplan.c's rule for fio 3.41's NVMe command variants
  * (check_nvme_extras()): readfua, writefua, write_mode other than write,
  * verify_mode=compare and deac are fields of NVMe commands, which a plan
- * without passthrough does not send, and md_per_io_size is not sent yet:
- * each is refused in one line that names the option and fio's
- * io_uring_cmd, and a plan without them is not refused for them.  The
- * plan is a 4 KiB job without files, so not passthrough (the checks after
- * this one need no pool); with cmd_type=nvme it is, and takes them all,
- * md_per_io_size's buffers placed after the data in what it allocates.
+ * without passthrough does not send: each is refused in one line that
+ * names the option and fio's io_uring_cmd, and a plan without them is not
+ * refused for them.  The plan is a 4 KiB job without files, so not
+ * passthrough (the checks after this one need no pool); with
+ * cmd_type=nvme it is, and takes them all.  md_per_io_size is taken by
+ * both, its buffers placed after the data in what the plan allocates.
  */
 #include <errno.h>
 #include <string.h>
@@ -31,6 +31,7 @@ struct ecase {
 	enum extra kind;
 	const char *wmode;		/* for WMODE */
 	const char *names;		/* what the message must name */
+	bool plain_ok;			/* taken without passthrough too */
 };
 
 static void set_extra(struct hb_jobplan *p, const struct ecase *c)
@@ -58,14 +59,14 @@ static void set_extra(struct hb_jobplan *p, const struct ecase *c)
 }
 
 static const struct ecase cases[] = {
-	{ READ_FUA, NULL, "readfua=1" },
-	{ WRITE_FUA, NULL, "writefua=1" },
-	{ WMODE, "zeroes", "write_mode=zeroes" },
-	{ WMODE, "uncor", "write_mode=uncor" },
-	{ WMODE, "verify", "write_mode=verify" },
-	{ COMPARE, NULL, "verify_mode=compare" },
-	{ DEAC, NULL, "deac=1" },
-	{ MD, NULL, "md_per_io_size" },
+	{ READ_FUA, NULL, "readfua=1", false },
+	{ WRITE_FUA, NULL, "writefua=1", false },
+	{ WMODE, "zeroes", "write_mode=zeroes", false },
+	{ WMODE, "uncor", "write_mode=uncor", false },
+	{ WMODE, "verify", "write_mode=verify", false },
+	{ COMPARE, NULL, "verify_mode=compare", false },
+	{ DEAC, NULL, "deac=1", false },
+	{ MD, NULL, "md_per_io_size", true },
 };
 
 static int check_refused(const struct ecase *c)
@@ -102,7 +103,8 @@ static int check_plain(void)
 
 /*
  * Through passthrough (cmd_type=nvme; a plan without files passes its
- * char-device rule) the same fields are the commands' own: not refused.
+ * char-device rule) the same fields are the commands' own: not refused;
+ * nor is md_per_io_size without it (plain reads and writes carry it).
  */
 static int check_passthrough(const struct ecase *c)
 {
@@ -117,6 +119,14 @@ static int check_passthrough(const struct ecase *c)
 		return t_fail("%s through passthrough: returned %d, "
 			      "passthrough %d (%s)", c->names, ret,
 			      p.passthrough, ret ? hb_errmsg() : "");
+	if (!c->plain_ok)
+		return t_pass();
+	base_plan(&p);
+	set_extra(&p, c);
+	ret = hb_jobplan_check(&p);
+	if (ret)
+		return t_fail("%s without passthrough: returned %d (%s)",
+			      c->names, ret, hb_errmsg());
 	return t_pass();
 }
 
@@ -158,7 +168,7 @@ int main(void)
 	unsigned int i;
 
 	for (i = 0; i < T_ARRAY_SIZE(cases); i++) {
-		if (check_refused(&cases[i]))
+		if (!cases[i].plain_ok && check_refused(&cases[i]))
 			ret = T_EXIT_FAIL;
 		if (check_passthrough(&cases[i]))
 			ret = T_EXIT_FAIL;

@@ -183,13 +183,6 @@ static int check_nvme_extras(const struct hb_jobplan *p)
 				 "effect): use cmd_type=nvme on /dev/ngXnY, "
 				 "as fio's io_uring_cmd does, or drop it",
 				 opt, what);
-	if (p->md_per_io_size && !p->passthrough)
-		return hb_seterr(EINVAL, "md_per_io_size without passthrough "
-				 "asks for metadata with plain reads and "
-				 "writes (IORING_RW_ATTR_FLAG_PI), which "
-				 "hugebuf does not send yet: use cmd_type=nvme "
-				 "on /dev/ngXnY as fio's io_uring_cmd does, or "
-				 "fio's io_uring");
 	if (p->md_per_io_size && p->clone != HB_JOB_CLONE_OFF)
 		return hb_seterr(EINVAL, "md_per_io_size with clone_buffers: "
 				 "the metadata buffers are a job's own, not "
