@@ -107,16 +107,17 @@ int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
 		return 0;
 	memset(&cap, 0, sizeof(cap));
 	if (ioctl(f->fd, HBE_FS_IOC_GETLBMD_CAP, &cap)) {
-		log_err(HBE_LOG_PREFIX "%s: FS_IOC_GETLBMD_CAP failed (%s): "
-			"md_per_io_size needs a block device and a kernel "
-			"that describes its metadata, or cmd_type=nvme on "
-			"/dev/ngXnY\n", f->file_name, strerror(errno));
+		log_err(HBE_LOG_PREFIX "md_per_io_size on %s: "
+			"FS_IOC_GETLBMD_CAP failed (%s): use a block device "
+			"with metadata on a kernel that describes it, or "
+			"cmd_type=nvme on /dev/ngXnY\n", f->file_name,
+			strerror(errno));
 		return -errno;
 	}
 	if (!(cap.lbmd_flags & HBE_LBMD_PI_CAP_INTEGRITY) ||
 	    cap.lbmd_storage_tag_size || !cap.lbmd_interval ||
 	    cap.lbmd_interval & (cap.lbmd_interval - 1)) {
-		log_err(HBE_LOG_PREFIX "%s: %s: md_per_io_size needs a "
+		log_err(HBE_LOG_PREFIX "md_per_io_size on %s: %s: use a "
 			"format with protection information and no storage "
 			"tag (as fio's io_uring)\n", f->file_name,
 			cap.lbmd_storage_tag_size ? "storage tags" :
@@ -125,8 +126,9 @@ int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
 	}
 	if (m->interval && (m->interval != cap.lbmd_interval ||
 			    m->ms != cap.lbmd_size)) {
-		log_err(HBE_LOG_PREFIX "%s: metadata of %u bytes per %u, "
-			"another file's is %u per %u: one format per job\n",
+		log_err(HBE_LOG_PREFIX "md_per_io_size on %s: metadata of "
+			"%u bytes per %u, another file's is %u per %u: one "
+			"format per job\n",
 			f->file_name, cap.lbmd_size, cap.lbmd_interval, m->ms,
 			m->interval);
 		return -EINVAL;
@@ -136,9 +138,10 @@ int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
 	m->ms = cap.lbmd_size;
 	need = (td_max_bs(td) >> m->shift) * m->ms;
 	if (m->per_io < need) {
-		log_err(HBE_LOG_PREFIX "%s: %u bytes of metadata per %u-byte "
-			"block: md_per_io_size=%llu at least (bs / block x "
-			"metadata)\n", f->file_name, m->ms, m->interval, need);
+		log_err(HBE_LOG_PREFIX "md_per_io_size on %s: %u bytes of "
+			"metadata per %u-byte block: use md_per_io_size=%llu "
+			"at least (bs / block x metadata)\n", f->file_name,
+			m->ms, m->interval, need);
 		return -EINVAL;
 	}
 	return 0;
