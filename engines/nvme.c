@@ -652,7 +652,8 @@ int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
 		hbe_trim_prep(td, hd, sqe, fd, pc, ns->nsid, ns->lba_shift);
 		return 0;
 	}
-	if (!pc->len)
+	if (!pc->len || (!ns->lba_ext &&
+			 (pc->off | pc->len) & ((1ULL << ns->lba_shift) - 1)))
 		return -EINVAL;
 	op = rd ? hbe_nvme_read_op(td, hd, pc) : c->write_op;
 	hb_prep_nvme_io(sqe, fd, op, ns->nsid, pc->addr, pc->len, pc->off,
