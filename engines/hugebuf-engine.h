@@ -354,6 +354,16 @@ int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 void hbe_nvme_free_files(struct thread_data *td);
 void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd);
 void hbe_nvme_md_place(struct hbe_data *hd);
+/* zonemode=zbd: a zoned namespace's, fio's own code for other files */
+int hbe_nvme_zoned_model(struct thread_data *td, struct fio_file *f,
+			 enum zbd_zoned_model *model);
+int hbe_nvme_max_open_zones(struct thread_data *td, struct fio_file *f,
+			    unsigned int *max);
+int hbe_nvme_report_zones(struct thread_data *td, struct fio_file *f,
+			  uint64_t offset, struct zbd_zone *zbdz,
+			  unsigned int nr_zones);
+int hbe_nvme_reset_wp(struct thread_data *td, struct fio_file *f,
+		      uint64_t offset, uint64_t length);
 int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
 		  struct io_uring_sqe *sqe, int fd, struct hbe_piece *pc,
 		  bool fixed, unsigned int buf_index);
