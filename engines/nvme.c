@@ -932,6 +932,8 @@ int hbe_nvme_reset_wp(struct thread_data *td, struct fio_file *f,
 
 	if (!ns)
 		return blkzoned_reset_wp(td, f, offset, length);
+	if (!zs)
+		zs = length ? length : 1;
 	/* one Zone Management Send per zone, stopping at the first error */
 	for (; offset < end && !ret; offset += zs)
 		ret = hbe_zns_cmd(f->file_name, ns, HBE_ZNS_CMD_SEND,
