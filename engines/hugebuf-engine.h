@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/uio.h>
 
 /*
@@ -191,6 +192,25 @@ struct hbe_piece {
 	struct iovec *viov;	/* vec_iovecs: the cut of this piece */
 	struct hbe_attr_pi pi;	/* md_per_io_size without passthrough */
 };
+
+/*
+ * pi_chk's names, as fio 3.41 reads them (a substring each), in the bits
+ * of the kernel's IO_INTEGRITY_CHK_* (include/uapi/linux/fs.h)
+ */
+enum {
+	HBE_PI_CHK_GUARD = 1 << 0,
+	HBE_PI_CHK_REFTAG = 1 << 1,
+	HBE_PI_CHK_APPTAG = 1 << 2,
+};
+
+static inline unsigned int hbe_pi_chk(const char *s)
+{
+	if (!s)
+		return 0;
+	return (strstr(s, "GUARD") ? HBE_PI_CHK_GUARD : 0) |
+	       (strstr(s, "REFTAG") ? HBE_PI_CHK_REFTAG : 0) |
+	       (strstr(s, "APPTAG") ? HBE_PI_CHK_APPTAG : 0);
+}
 
 /* md_per_io_size without passthrough (engines/meta.c) */
 struct hbe_meta {

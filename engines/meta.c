@@ -28,9 +28,6 @@
 
 /* include/uapi/linux/io_uring.h and fs.h, newer than the C library's */
 #define HBE_RW_ATTR_FLAG_PI		(1U << 0)
-#define HBE_INTEGRITY_CHK_GUARD		(1U << 0)
-#define HBE_INTEGRITY_CHK_REFTAG	(1U << 1)
-#define HBE_INTEGRITY_CHK_APPTAG	(1U << 2)
 #define HBE_LBMD_PI_CAP_INTEGRITY	(1U << 0)
 
 struct hbe_lbmd_cap {
@@ -79,12 +76,8 @@ int hbe_meta_init(struct thread_data *td, struct hbe_data *hd)
 	m->md = hd->job->map + p->head + p->md_off;
 	m->per_io = o->md_per_io_size;
 	m->app_tag = o->apptag;
-	if (o->pi_chk && strstr(o->pi_chk, "GUARD"))
-		m->flags |= HBE_INTEGRITY_CHK_GUARD;
-	if (o->pi_chk && strstr(o->pi_chk, "REFTAG"))
-		m->flags |= HBE_INTEGRITY_CHK_REFTAG;
-	if (o->pi_chk && strstr(o->pi_chk, "APPTAG"))
-		m->flags |= HBE_INTEGRITY_CHK_APPTAG;
+	/* the kernel's IO_INTEGRITY_CHK_* bits */
+	m->flags = hbe_pi_chk(o->pi_chk);
 	hbe_note(HBE_LOG_PREFIX "metadata: %u buffers of %u bytes in the "
 		 "data buffers' backing, %llu bytes after the first (not "
 		 "registered: the kernel maps them per I/O)\n", hd->depth,
@@ -160,7 +153,7 @@ void hbe_meta_prep(struct hbe_data *hd, struct io_uring_sqe *sqe,
 	a->addr = (uintptr_t)(m->md + (uint64_t)io_u->index * m->per_io +
 			      ((pc->off - io_u->offset) >> m->shift) * m->ms);
 	a->len = (pc->len >> m->shift) * m->ms;
-	a->seed = m->flags & HBE_INTEGRITY_CHK_REFTAG ?
+	a->seed = m->flags & HBE_PI_CHK_REFTAG ?
 		  (uint32_t)(pc->off >> m->shift) : 0;
 	a->rsvd = 0;
 	/* attr_ptr and attr_type_mask where the C library has addr3 */

@@ -403,6 +403,7 @@ void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd)
 	c->write_data = true;
 #ifdef HBE_FIO_341_OPTIONS
 	struct hbe_options *o = hd->o;
+	unsigned int chk;
 
 	switch (o->write_mode) {
 	case HBE_WMODE_UNCOR:
@@ -431,11 +432,12 @@ void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd)
 	 */
 	if (o->pi_act)
 		c->prinfo |= HBE_NVME_PRACT;
-	if (o->pi_chk && strstr(o->pi_chk, "GUARD"))
+	chk = hbe_pi_chk(o->pi_chk);
+	if (chk & HBE_PI_CHK_GUARD)
 		c->prinfo |= HBE_NVME_PRCHK_GUARD;
-	if (o->pi_chk && strstr(o->pi_chk, "REFTAG"))
+	if (chk & HBE_PI_CHK_REFTAG)
 		c->prinfo |= HBE_NVME_PRCHK_REF;
-	if (o->pi_chk && strstr(o->pi_chk, "APPTAG"))
+	if (chk & HBE_PI_CHK_APPTAG)
 		c->prinfo |= HBE_NVME_PRCHK_APP;
 	c->cdw15 = (o->apptag_mask & 0xffff) << 16 | (o->apptag & 0xffff);
 	c->md_per_io = o->md_per_io_size;
