@@ -262,8 +262,9 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
         if pid:
             break
         vmpin_max = max(vmpin_max, vmpin_kb(p.pid))
+        # until the buffers are there: fio may still be setting up
         if buf_bytes and contig is None and time.monotonic() >= contig_at:
-            contig = pfnscan.scan(p.pid, buf_bytes) or {}
+            contig = pfnscan.scan(p.pid, buf_bytes)
         cpu = tree_cpu_ns(p.pid, seen)
         if cpu is not None:
             samples.append({"t": time.monotonic(), "cpu": cpu,

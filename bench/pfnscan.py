@@ -56,7 +56,7 @@ def pfns(pid, lo, hi):
 def measure(frames):
     """hb_contig's counts over one mapping's frames (None: absent)."""
     c = {"pages": 0, "pairs": 0, "adjacent": 0, "runs": 0, "longest": 0,
-         "known": True}
+         "descending": 0, "known": True}
     run, prev = 0, None
     for p in frames:
         if p is None:
@@ -67,6 +67,9 @@ def measure(frames):
         c["pages"] += 1
         if prev is not None:
             c["pairs"] += 1
+        if prev is not None and p + 1 == prev:
+            # frames handed out in reverse: a freed run served LIFO
+            c["descending"] += 1
         if prev is not None and p == prev + 1:
             c["adjacent"] += 1
             run += 1
@@ -96,7 +99,7 @@ def scan(pid, total):
             if sums is None:
                 sums = c
                 continue
-            for k in ("pages", "pairs", "adjacent", "runs"):
+            for k in ("pages", "pairs", "adjacent", "runs", "descending"):
                 sums[k] += c[k]
             sums["longest"] = max(sums["longest"], c["longest"])
             sums["known"] &= c["known"]
