@@ -302,11 +302,11 @@ static void print_contig(const struct check *c)
 		printf("not measured: the PFNs need CAP_SYS_ADMIN\n");
 		return;
 	}
-	printf("%llu pages in %llu physical runs, longest %llu pages (%s), "
+	printf("%llu pages in %llu physical runs, longest %llu page%s (%s), "
 	       "%.1f%% of neighbouring pages adjacent\n",
 	       (unsigned long long)k->nr_pages,
 	       (unsigned long long)k->nr_runs,
-	       (unsigned long long)k->longest,
+	       (unsigned long long)k->longest, k->longest == 1 ? "" : "s",
 	       hb_fmt_size(k->longest << HB_PAGE_SHIFT, lb, sizeof(lb)),
 	       100 * hb_contig_share(k));
 }

@@ -271,13 +271,14 @@ static void text_contig(struct hb_str *out, const char *prefix,
 	}
 	hb_fmt_size(c->longest << HB_PAGE_SHIFT, lb, sizeof(lb));
 	hbi_str_printf(out, "%llu pages in %llu physical runs (%llu-%llu per "
-		      "buffer), longest %llu pages (%s), %.1f%% of "
+		      "buffer), longest %llu page%s (%s), %.1f%% of "
 		      "neighbouring pages adjacent\n",
 		      (unsigned long long)c->nr_pages,
 		      (unsigned long long)c->nr_runs,
 		      (unsigned long long)r->st.min_runs,
 		      (unsigned long long)r->st.max_runs,
-		      (unsigned long long)c->longest, lb,
+		      (unsigned long long)c->longest,
+		      c->longest == 1 ? "" : "s", lb,
 		      100 * hb_contig_share(c));
 }
 
