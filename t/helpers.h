@@ -287,6 +287,12 @@ void t_pool_restore(void);
 int t_thp_only(uint64_t size);
 void t_thp_restore(void);
 /*
+ * The PFNs of the @nr pages from @addr (page aligned), read from
+ * /proc/self/pagemap here, not through lib/: 0 for a page not present or
+ * a PFN hidden (no CAP_SYS_ADMIN).  0, or -errno.
+ */
+int t_read_pfns(const void *addr, uint64_t nr, uint64_t *pfn);
+/*
  * hb_backing_parse(@backing) + hb_alloc(); a failure is a SKIP naming
  * the backing and lib's message (a missing resource, not a bug).
  */
