@@ -65,6 +65,16 @@ struct fio_option hbe_option_table[] = {
 		.type = FIO_OPT_STR_STORE, .off1 = HBE_OFF(hugepage_size),
 		.help = "Page/folio size of the backing: 2M|1G (hugetlb, memfd, "
 			"shm) or an mTHP size (mthp)"),
+	HBE_OPT(.name = "contig", .lname = "hugebuf 4k contiguity",
+		.type = FIO_OPT_STR, .off1 = HBE_OFF(contig), .def = "given",
+		.help = "given|scattered: backing=4k's pages as the allocator "
+			"gives them, or no two neighbours physically adjacent",
+		.posval = {
+			{ .ival = "given", .oval = HB_CONTIG_GIVEN,
+			  .help = "as the page allocator hands them out" },
+			{ .ival = "scattered", .oval = HB_CONTIG_SCATTERED,
+			  .help = "neighbouring pages in frames apart" },
+		}),
 	HBE_OPT(.name = "layout", .lname = "hugebuf buffer layout",
 		.type = FIO_OPT_STR, .off1 = HBE_OFF(layout), .def = "per-io",
 		.help = "per-io: one registered buffer per io_u; region: io_us "
@@ -233,73 +243,71 @@ struct fio_option hbe_option_table[] = {
 		.help = "Set IOSQE_ASYNC every N requests"),
 #ifdef HBE_FIO_341_OPTIONS
 	/*
-	 * fio 3.41's io_uring / io_uring_cmd options.  The engine sends NVMe
-	 * Read and Write without FUA, metadata or protection information,
-	 * so lib's job check refuses a value that asks for more, in one line
-	 * naming the option (hb_jobplan_check(), check_nvme_extras());
-	 * pi_act, pi_chk, apptag and apptag_mask only act on a namespace
-	 * with protection information, which the engine refuses.
+	 * fio 3.41's io_uring / io_uring_cmd options.  FUA, write_mode,
+	 * verify_mode, deac, md_per_io_size and the protection information
+	 * options are fields of the NVMe commands the engine sends through
+	 * passthrough (engines/nvme.c hbe_nvme_modes()); without
+	 * passthrough lib's job check refuses the first five by name
+	 * (check_nvme_extras()), and the PI options act on nothing.
 	 */
 	HBE_OPT(.name = "readfua", .lname = "Read fua flag support",
 		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(readfua), .def = "0",
 		.help = "Set FUA flag (force unit access) for all Read "
-			"operations (refused: not sent by hugebuf)"),
+			"operations (NVMe passthrough)"),
 	HBE_OPT(.name = "writefua", .lname = "Write fua flag support",
 		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(writefua), .def = "0",
 		.help = "Set FUA flag (force unit access) for all Write "
-			"operations (refused: not sent by hugebuf)"),
+			"operations (NVMe passthrough)"),
 	HBE_OPT(.name = "write_mode", .lname = "NVMe write command",
 		.type = FIO_OPT_STR, .off1 = HBE_OFF(write_mode),
 		.def = "write",
-		.help = "NVMe command for writes: write (the only one hugebuf "
-			"sends), uncor, zeroes, verify",
+		.help = "NVMe command for writes through passthrough: write, "
+			"uncor, zeroes, verify",
 		.posval = {
 			{ .ival = "write", .oval = HBE_WMODE_WRITE,
 			  .help = "NVMe Write" },
 			{ .ival = "uncor", .oval = HBE_WMODE_UNCOR,
-			  .help = "Write Uncorrectable (refused)" },
+			  .help = "Write Uncorrectable" },
 			{ .ival = "zeroes", .oval = HBE_WMODE_ZEROES,
-			  .help = "Write Zeroes (refused)" },
+			  .help = "Write Zeroes" },
 			{ .ival = "verify", .oval = HBE_WMODE_VERIFY,
-			  .help = "Verify (refused)" },
+			  .help = "Verify" },
 		}),
 	HBE_OPT(.name = "verify_mode", .lname = "NVMe verify command",
 		.type = FIO_OPT_STR, .off1 = HBE_OFF(verify_mode),
 		.def = "read",
-		.help = "NVMe command of the verify phase: read (the only one "
-			"hugebuf sends), compare",
+		.help = "NVMe command of the verify phase through passthrough: "
+			"read, compare",
 		.posval = {
 			{ .ival = "read", .oval = HBE_VMODE_READ,
 			  .help = "NVMe Read, data compared by fio" },
 			{ .ival = "compare", .oval = HBE_VMODE_COMPARE,
-			  .help = "NVMe Compare (refused)" },
+			  .help = "NVMe Compare, data compared by the device" },
 		}),
 	HBE_OPT(.name = "deac", .lname = "Deallocate bit for write zeroes",
 		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(deac), .def = "0",
-		.help = "Set DEAC for write zeroes (refused: hugebuf sends no "
-			"Write Zeroes)"),
+		.help = "Set DEAC for write zeroes (NVMe passthrough)"),
 	HBE_OPT(.name = "md_per_io_size",
 		.lname = "Separate Metadata Buffer Size per I/O",
 		.type = FIO_OPT_INT, .off1 = HBE_OFF(md_per_io_size),
 		.def = "0",
-		.help = "Separate metadata buffer per I/O (only 0: hugebuf "
-			"registers data buffers only)"),
+		.help = "Separate metadata buffer per I/O (NVMe passthrough; "
+			"in the buffers' backing)"),
 	HBE_OPT(.name = "pi_act", .lname = "Protection Information Action",
 		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(pi_act), .def = "1",
-		.help = "PRACT bit (no effect: namespaces with protection "
-			"information are refused)"),
+		.help = "PRACT: the controller inserts and strips protection "
+			"information (0, host-made PI, is refused)"),
 	HBE_OPT(.name = "pi_chk", .lname = "Protection Information Check",
 		.type = FIO_OPT_STR_STORE, .off1 = HBE_OFF(pi_chk),
-		.help = "GUARD,REFTAG,APPTAG checking (no effect: namespaces "
-			"with protection information are refused)"),
+		.help = "Protection information the controller checks: "
+			"GUARD,REFTAG,APPTAG"),
 	HBE_OPT(.name = "apptag", .lname = "Application Tag",
 		.type = FIO_OPT_INT, .off1 = HBE_OFF(apptag), .def = "0x1234",
-		.help = "Application tag of protection information (no "
-			"effect here)"),
+		.help = "Application tag of protection information"),
 	HBE_OPT(.name = "apptag_mask", .lname = "Application Tag Mask",
 		.type = FIO_OPT_INT, .off1 = HBE_OFF(apptag_mask),
 		.def = "0xffff",
-		.help = "Application tag mask (no effect here)"),
+		.help = "Application tag mask of protection information"),
 #endif
 	{
 		.name = NULL,
@@ -427,6 +435,7 @@ int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
 
 	p->backing = o->backing;
 	p->hugepage_size = o->hugepage_size;
+	p->contig = o->contig;
 	if (fio_option_is_set(&td->o, hugepage_size))
 		p->fw_hugepage_size = td->o.hugepage_size;
 	if (fio_option_is_set(&td->o, mem_type))
@@ -591,6 +600,17 @@ void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 	/* the plan checked that atomic_writes comes with direct=1 */
 	if (o->atomic_writes)
 		u->write_flags = HBE_RWF_ATOMIC;
+#ifdef HBE_FIO_341_OPTIONS
+	/*
+	 * fio's atomic=1 (FIO_ATOMICWRITES): RWF_ATOMIC on every write, as
+	 * fio 3.41's io_uring sends it, with no check of ours: the file or
+	 * device answers (6.11+, c34fc6f26ab8: -EINVAL outside its atomic
+	 * write unit limits, -EOPNOTSUPP without them or without O_DIRECT).
+	 * fio clears oatomic for a job that does not write.
+	 */
+	if (td->o.oatomic)
+		u->write_flags = HBE_RWF_ATOMIC;
+#endif
 }
 
 /* the running kernel, as the lines name it */

@@ -124,6 +124,15 @@ if [ -d $q ]; then
 		"sgl_threshold=$(cat /sys/module/nvme/parameters/sgl_threshold 2>/dev/null || echo n/a)"
 fi
 
+# KTEST_ONLY (ktest.sh): a comma list of the suite's tests, the probes
+# (kernel/probes.tab's names), "check" (hugebuf info and check) and "fio"
+# to run; empty runs everything
+only() {	# name
+	[ -z "$KTEST_ONLY" ] && return 0
+	case ",$KTEST_ONLY," in *",$1,"*) return 0 ;; esac
+	return 1
+}
+
 run() {	# name, command...
 	name=$1
 	shift
@@ -174,6 +183,7 @@ probes() {	# stage, guest
 		prog args <&3; do
 		case $name in '#'* | '') continue ;; esac
 		[ "$guest" = "$p_guest" ] && [ "$stage" = "$p_stage" ] || continue
+		only "$name" || continue
 		probe_wanted "$kernels" "$needs" || continue
 		[ "$args" = - ] && args=
 		eval "set -- $args"
@@ -323,6 +333,7 @@ fi
 
 for t in /hugebuf/tests/*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
+	only "$(basename "$t")" || continue
 	run "test:$(basename "$t")" "$t"
 done
 # liburing 2.9's runner (bash) with our exported folio-boundary tests and
@@ -364,7 +375,7 @@ fi
 # then the ones on the main disk (regbuf-probe)
 probes nvmefs main
 probes disk main
-if [ -x /hugebuf/bin/hugebuf ]; then
+if [ -x /hugebuf/bin/hugebuf ] && only check; then
 	# no HUGEBUF_KERNEL anywhere: the generation comes from the release
 	# string and the behaviour check
 	run info /hugebuf/bin/hugebuf info
@@ -380,7 +391,7 @@ if [ -x /hugebuf/bin/hugebuf ]; then
 	run check-json /hugebuf/bin/hugebuf check --backing=hugetlb:2M \
 		--size=8M --file=/mnt/hugebuf-check.dat --json
 fi
-if [ -x /usr/bin/fio ] && [ -f /hugebuf/engine/hugebuf.so ]; then
+if [ -x /usr/bin/fio ] && [ -f /hugebuf/engine/hugebuf.so ] && only fio; then
 	run fio /usr/bin/fio /hugebuf/fio.job
 	# plain O_DIRECT (fixedbufs=0) from every backing and head offset,
 	# each write read back and verified

@@ -130,6 +130,7 @@ build_initramfs() {	# $1 = label, $2 = output
 		echo "KTEST_HUGEPAGES=$KTEST_HUGEPAGES"
 		echo "KTEST_MAX_SECTORS_KB=$KTEST_MAX_SECTORS_KB"
 		echo "KTEST_NVME_SUITE=$KTEST_NVME_SUITE"
+		echo "KTEST_ONLY=$KTEST_ONLY"
 		echo "KTEST_MAIN_SERIAL=$(main_serial "$1")"
 		echo "KTEST_KERNEL=$1"
 		echo "KTEST_BAD_RE='$BAD_RE'"

@@ -89,6 +89,12 @@
 #                       default is the cases that check data at folio
 #                       boundaries that are quick there [regbuf-thp-tail,
 #                       regbuf-small-in-folio]
+#   KTEST_ONLY          a comma list of what the guests run: test
+#                       names of the suite, probe names of
+#                       kernel/probes.tab, "check" (hugebuf info and
+#                       check) and "fio"; the rest is neither run nor
+#                       judged (liburing's tests and the NVMe suite keep
+#                       their own settings) [""]: everything
 #
 # Exit status: 0 when everything ran and passed, 1 otherwise (a failed test,
 # a kernel BUG/WARNING/Oops/Bad page, a timeout or a build failure).
@@ -123,6 +129,7 @@ KTEST_NVME_SIZE=${KTEST_NVME_SIZE:-2G}
 KTEST_NVME_OPTS=${KTEST_NVME_OPTS:-}
 KTEST_IOMMU_NVME_OPTS=${KTEST_IOMMU_NVME_OPTS-mdts=0}
 KTEST_NVME_SUITE=${KTEST_NVME_SUITE:-regbuf-thp-tail,regbuf-small-in-folio}
+KTEST_ONLY=${KTEST_ONLY:-}
 [ "$KTEST_NVME_SUITE" = 1 ] && KTEST_NVME_SUITE=all	# the old spelling
 
 T0=$(date +%s)
@@ -158,6 +165,13 @@ elapsed() { echo $(($(date +%s) - T0)); }
 
 PROBES_TAB=${KTEST_PROBES_TAB:-$KDIR/probes.tab}
 PROBE_COLUMNS="name guest stage kernels needs tag results judge report program"
+
+# whether KTEST_ONLY lets the guests run $1 (a test, probe, check or fio)
+ktest_only() {
+	[ -z "$KTEST_ONLY" ] && return 0
+	case ",$KTEST_ONLY," in *",$1,"*) return 0 ;; esac
+	return 1
+}
 
 # the table's lines without comments: name guest stage kernels needs tag
 # results judge report program [arguments...]
@@ -481,6 +495,7 @@ print_table() {
 # io_uring/io_uring.c) registers one bvec per page like 6.1.  Each kernel's expectation: kernels.tab's coal column.
 check_coalescing() {
 	local k want got
+	ktest_only check || return 0
 	for k in $KTEST_KERNELS; do
 		want=$(kernel_field "$k" coal) got=${R[$k,coal]:-}
 		if [ -z "${R[$k,cjrc]:-}" ]; then
@@ -593,6 +608,7 @@ judge_probes() {	# kernels of the DMA-direct guests, of the IOMMU guests
 	while read -r name guest _ kernels _ tag results judge _ _ _ <&3; do
 		ks=$1
 		[ "$guest" = iommu ] && ks=$2
+		ktest_only "$name" || continue
 		for k in $ks; do
 			probe_on_kernel "$kernels" "$k" || continue
 			label=$k

@@ -34,6 +34,7 @@ struct hb_jobplan {
 	/* inputs, in lib's words (fio's names only in the messages) */
 	const char *backing;		/* backing= as written, NULL: unset */
 	const char *hugepage_size;	/* hugepage_size= as written */
+	enum hb_contig_mode contig;	/* contig=: the 4k pages' runs */
 	uint64_t fw_hugepage_size;	/* fio's hugepage-size, 0: unset */
 	const char *mem_name;		/* fio's mem= as written, NULL */
 	const char *mem_kind;		/* the backing it means */
@@ -74,6 +75,7 @@ struct hb_jobplan {
 	unsigned int max_pieces;	/* SQEs per I/O (chunk_size) */
 	unsigned int dio_align;		/* direct: the strictest file's */
 	uint64_t len;			/* bytes to allocate at @head */
+	uint64_t md_off;		/* md_per_io_size: metadata, from @head */
 	bool passthrough;		/* NVMe commands (cmd_type=nvme) */
 	bool pt_direct_ignored;		/* passthrough with direct=1 */
 };

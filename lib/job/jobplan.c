@@ -135,43 +135,59 @@ static int check_passthrough(struct hb_jobplan *p)
 }
 
 /*
- * fio 3.41's io_uring engines can set NVMe's FUA bit, send Write
- * Uncorrectable, Write Zeroes (with DEAC), Verify or Compare instead of
- * Write and Read, and carry a metadata buffer per I/O.  hugebuf sends
- * Read and Write of data from its registered buffers only, and refuses
- * namespaces with metadata, so each of these is refused by name rather
- * than run as something else.
+ * fio 3.41's io_uring_cmd sets NVMe's FUA bit, sends Write Uncorrectable,
+ * Write Zeroes (with DEAC), Verify or Compare instead of Write and Read:
+ * fields of an NVMe command, which the engine sends through passthrough
+ * (engines/nvme.c).  Plain reads and writes have no such field, and fio
+ * 3.41's io_uring takes the options there without effect; a job that
+ * asks for them without passthrough is refused by name instead.
  */
+/* The first NVMe command field the plan asks for, NULL: none. */
+static const char *nvme_field(const struct hb_jobplan *p, char *wm,
+			      size_t len, const char **what)
+{
+	if (p->read_fua) {
+		*what = "NVMe's FUA bit on reads";
+		return "readfua=1";
+	}
+	if (p->write_fua) {
+		*what = "NVMe's FUA bit on writes";
+		return "writefua=1";
+	}
+	if (p->write_mode) {
+		snprintf(wm, len, "write_mode=%s", p->write_mode);
+		*what = "another NVMe command than Write";
+		return wm;
+	}
+	if (p->verify_compare) {
+		*what = "NVMe Compare";
+		return "verify_mode=compare";
+	}
+	if (p->deac) {
+		*what = "Write Zeroes with its deallocate bit";
+		return "deac=1";
+	}
+	return NULL;
+}
+
 static int check_nvme_extras(const struct hb_jobplan *p)
 {
-	const char *opt = NULL, *what = NULL;
+	const char *opt, *what = NULL;
 	char wm[64];
 
-	if (p->read_fua) {
-		opt = "readfua=1";
-		what = "NVMe's FUA bit on reads";
-	} else if (p->write_fua) {
-		opt = "writefua=1";
-		what = "NVMe's FUA bit on writes";
-	} else if (p->write_mode) {
-		snprintf(wm, sizeof(wm), "write_mode=%s", p->write_mode);
-		opt = wm;
-		what = "another NVMe command than Write";
-	} else if (p->verify_compare) {
-		opt = "verify_mode=compare";
-		what = "NVMe Compare";
-	} else if (p->deac) {
-		opt = "deac=1";
-		what = "Write Zeroes with its deallocate bit";
-	} else if (p->md_per_io_size) {
-		opt = "md_per_io_size";
-		what = "a metadata buffer per I/O";
-	}
-	if (!opt)
-		return 0;
-	return hb_seterr(EINVAL, "%s asks for %s, which hugebuf does not "
-			 "send (data Read and Write only): drop it, or run "
-			 "fio's io_uring_cmd engine for it", opt, what);
+	opt = p->passthrough ? NULL : nvme_field(p, wm, sizeof(wm), &what);
+	if (opt)
+		return hb_seterr(EINVAL, "%s asks for %s, a field of NVMe "
+				 "commands that plain reads and writes do "
+				 "not carry (fio's io_uring takes it without "
+				 "effect): use cmd_type=nvme on /dev/ngXnY, "
+				 "as fio's io_uring_cmd does, or drop it",
+				 opt, what);
+	if (p->md_per_io_size && p->clone != HB_JOB_CLONE_OFF)
+		return hb_seterr(EINVAL, "md_per_io_size with clone_buffers: "
+				 "the metadata buffers are a job's own, not "
+				 "in the shared mapping: drop one of them");
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -304,6 +320,22 @@ static int plan_backing(struct hb_jobplan *p)
 		return ret;
 	return p->mem_name ? plan_mem_backing(p, mine) :
 	       plan_own_backing(p, mine);
+}
+
+/* contig=scattered shapes 4 KiB pages; a larger folio has its own runs */
+static int plan_contig(struct hb_jobplan *p)
+{
+	char bk[HB_BACKING_STR_MAX];
+
+	if (p->contig != HB_CONTIG_GIVEN && p->b.kind != HB_BACKING_4K) {
+		hb_backing_str(&p->b, bk, sizeof(bk));
+		return hb_seterr(EINVAL, "contig=%s is for backing=4k, the "
+				 "backing here is %s: use backing=4k or "
+				 "contig=given", hb_contig_mode_name(p->contig),
+				 bk);
+	}
+	p->b.contig = p->contig;
+	return 0;
 }
 
 /* iomem_align is fio's name for the offset of every buffer */
@@ -542,6 +574,17 @@ static int check_resources(struct hb_jobplan *p)
 	unsigned int nr = 0;
 	int ret;
 
+	/*
+	 * md_per_io_size: a metadata buffer per slot after the last slot's
+	 * data, page aligned, in the same backing (not registered: the
+	 * kernel maps metadata per command, bio_integrity_map_user())
+	 */
+	p->md_off = 0;
+	if (p->md_per_io_size) {
+		p->md_off = (ours + HB_PAGE_SIZE - 1) &
+			    ~(uint64_t)(HB_PAGE_SIZE - 1);
+		ours = p->md_off + (uint64_t)p->depth * p->md_per_io_size;
+	}
 	p->len = ours > p->min_len ? ours : p->min_len;
 	plan.map_len = hbi_map_len(&p->b, p->len, p->head);
 	ret = hb_sysinfo_read(&si);
@@ -581,6 +624,8 @@ int hb_jobplan_check(struct hb_jobplan *p)
 		ret = check_nvme_extras(p);
 	if (!ret)
 		ret = plan_backing(p);
+	if (!ret)
+		ret = plan_contig(p);
 	if (!ret)
 		ret = plan_head(p);
 	if (!ret)

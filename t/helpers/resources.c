@@ -481,3 +481,24 @@ int t_thp_only(uint64_t size)
 	}
 	return 0;
 }
+
+int t_read_pfns(const void *addr, uint64_t nr, uint64_t *pfn)
+{
+	off_t off = (off_t)((uintptr_t)addr / T_SZ_4K) * sizeof(*pfn);
+	size_t want = nr * sizeof(*pfn);
+	uint64_t i;
+	ssize_t got;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	got = pread(fd, pfn, want, off);
+	close(fd);
+	if (got != (ssize_t)want)
+		return got < 0 ? -errno : -EIO;
+	/* Documentation/admin-guide/mm/pagemap.rst: bit 63 present, 0-54 */
+	for (i = 0; i < nr; i++)
+		pfn[i] = pfn[i] >> 63 ? pfn[i] & ((1ULL << 55) - 1) : 0;
+	return 0;
+}
