@@ -204,8 +204,20 @@ struct hbe_slot {
  * in as the job opens its namespace and issues commands.  Allocated for
  * passthrough jobs only: hd->pt says the job is one.
  */
+/*
+ * The NVMe commands a passthrough job sends for its reads and writes
+ * (fio 3.41's io_uring_cmd options, engines/nvme.c hbe_nvme_modes()).
+ */
+struct hbe_pt_cmd {
+	uint8_t write_op;	/* Write, Write Uncorrectable/Zeroes, Verify */
+	bool write_data;	/* the write command carries the io_u's data */
+	bool compare;		/* verify-phase reads are NVMe Compare */
+	uint32_t cdw12[2];	/* FUA, DEAC: [DDIR_READ], [DDIR_WRITE] */
+};
+
 struct hbe_pt_stats {
 	char dev[PATH_MAX + 48];	/* "/dev/ng0n1 nsid 1, 512-byte LBAs" */
+	struct hbe_pt_cmd cmd;
 	struct hb_queue_limits lim;	/* r.lim points here once known */
 	struct hb_pt_report r;
 	bool status_said, einval_said;
@@ -298,8 +310,10 @@ int hbe_nvme_file_size(struct thread_data *td, struct fio_file *f);
 int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 		  struct fio_file *f);
 void hbe_nvme_free_files(struct thread_data *td);
-int hbe_nvme_prep(struct hbe_data *hd, struct io_uring_sqe *sqe, int fd,
-		  struct hbe_piece *pc, bool fixed, unsigned int buf_index);
+void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd);
+int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
+		  struct io_uring_sqe *sqe, int fd, struct hbe_piece *pc,
+		  bool fixed, unsigned int buf_index);
 int hbe_nvme_result(struct hbe_data *hd, struct hbe_piece *pc, int res);
 
 /* engines/report.c: the notes and the job-end report */

@@ -219,6 +219,8 @@ static int hbe_init(struct thread_data *td)
 
 	/* allocate: the engine's tables, then the buffers */
 	ret = hbe_take_plan(hd);
+	if (!ret && hd->pt)
+		hbe_nvme_modes(td, hd);
 	if (!ret)
 		ret = hbe_alloc_slots(hd);
 	if (ret == -ENOMEM)
@@ -974,6 +976,19 @@ static int hbe_get_file_size(struct thread_data *td, struct fio_file *f)
 	return generic_get_file_size(td, f);
 }
 
+/*
+ * fio 3.41: atomic=1 runs (FIO_ATOMICWRITES: fio refuses the option for
+ * an engine without it).  fio 3.33: trims are fio's synchronous
+ * do_io_u_trim(), timed as such.
+ */
+#ifdef HBE_FIO_341_OPTIONS
+#define HBE_OPS_FLAGS	(FIO_NO_OFFLOAD | FIO_ASYNCIO_SETS_ISSUE_TIME | \
+			 FIO_ASYNCIO_SYNC_TRIM | FIO_ATOMICWRITES)
+#else
+#define HBE_OPS_FLAGS	(FIO_NO_OFFLOAD | FIO_ASYNCIO_SETS_ISSUE_TIME | \
+			 FIO_ASYNCIO_SYNC_TRIM)
+#endif
+
 /* dlopen_ioengine() looks this symbol up by name */
 struct ioengine_ops ioengine;
 
@@ -1013,8 +1028,7 @@ __attribute__((constructor)) static void hbe_check_fio_release(void)
 struct ioengine_ops ioengine = {
 	.name			= "hugebuf",
 	.version		= FIO_IOOPS_VERSION,
-	.flags			= FIO_NO_OFFLOAD | FIO_ASYNCIO_SETS_ISSUE_TIME |
-				  FIO_ASYNCIO_SYNC_TRIM,
+	.flags			= HBE_OPS_FLAGS,
 	.init			= hbe_init,
 	.post_init		= hbe_post_init,
 	.io_u_init		= hbe_io_u_init,

@@ -32,6 +32,19 @@
 #include "hugebuf-engine.h"
 #include "base/uring-compat.h"
 
+#include "verify.h"
+
+/*
+ * I/O command set opcodes beyond lib's read/write/flush (NVMe base spec
+ * 2.0, NVM command set 1.0), and command dword 12's bits for them
+ */
+#define HBE_NVME_CMD_WRITE_UNCOR	0x04
+#define HBE_NVME_CMD_COMPARE		0x05
+#define HBE_NVME_CMD_WRITE_ZEROES	0x08
+#define HBE_NVME_CMD_VERIFY		0x0c
+#define HBE_NVME_CDW12_FUA		(1U << 30)
+#define HBE_NVME_CDW12_DEAC		(1U << 25)
+
 /* admin: Identify, CNS 0 = the namespace's data structure */
 #define HBE_NVME_IDENTIFY	0x06
 #define HBE_NVME_ID_LEN		4096
@@ -234,6 +247,32 @@ static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
 				 hbe_nvme_cmd_len(td, o), &pt->r);
 }
 
+/*
+ * A write command other than Write needs the job to write, as fio 3.41's
+ * io_uring_cmd says (fio_ioring_open_nvme()); atomic=1 is RWF_ATOMIC, a
+ * flag of read/write that no NVMe command carries (fio's io_uring_cmd
+ * has no FIO_ATOMICWRITES).
+ */
+static int hbe_nvme_check_modes(struct thread_data *td, struct hbe_data *hd,
+				struct fio_file *f)
+{
+	if (hd->pt->cmd.write_op != HB_NVME_CMD_WRITE && !td_write(td)) {
+		log_err(HBE_LOG_PREFIX "%s: write_mode sends its command for "
+			"writes, and rw=%s has none: use a rw= that writes, "
+			"or drop write_mode\n", f->file_name,
+			td_trim(td) ? "trim" : "read");
+		return -EINVAL;
+	}
+	if (td->o.oatomic) {
+		log_err(HBE_LOG_PREFIX "%s: atomic=1 is RWF_ATOMIC, a flag of "
+			"read/write that NVMe passthrough does not carry: run "
+			"it on the block device (/dev/nvmeXnY)\n",
+			f->file_name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* ->open_file (@hd set): the char device without O_DIRECT, the checks. */
 int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 		  struct fio_file *f)
@@ -252,6 +291,8 @@ int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 	if (ret)
 		return ret;
 	ret = hbe_nvme_check_lba(td, o, f, ns);
+	if (!ret)
+		ret = hbe_nvme_check_modes(td, hd, f);
 	if (!ret)
 		ret = hbe_nvme_predict(td, hd, o, f, ns);
 	if (ret) {
@@ -280,16 +321,91 @@ void hbe_nvme_free_files(struct thread_data *td)
 }
 
 /*
+ * The commands of the job's reads and writes, as fio 3.41's io_uring_cmd
+ * chooses them (fio_ioring_cmd_init()): write_mode's command for writes,
+ * FUA (command dword 12 bit 30) per direction, DEAC (bit 25) on Write
+ * Zeroes, NVMe Compare for the verify phase's reads.  Write
+ * Uncorrectable, Write Zeroes and Verify transfer no data (NVM command
+ * set 1.0), so they go without a buffer.  Built for fio 3.33: Read and
+ * Write.
+ */
+void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd)
+{
+	struct hbe_pt_cmd *c = &hd->pt->cmd;
+
+	c->write_op = HB_NVME_CMD_WRITE;
+	c->write_data = true;
+#ifdef HBE_FIO_341_OPTIONS
+	struct hbe_options *o = hd->o;
+
+	switch (o->write_mode) {
+	case HBE_WMODE_UNCOR:
+		c->write_op = HBE_NVME_CMD_WRITE_UNCOR;
+		break;
+	case HBE_WMODE_ZEROES:
+		c->write_op = HBE_NVME_CMD_WRITE_ZEROES;
+		if (o->deac)
+			c->cdw12[DDIR_WRITE] |= HBE_NVME_CDW12_DEAC;
+		break;
+	case HBE_WMODE_VERIFY:
+		c->write_op = HBE_NVME_CMD_VERIFY;
+		break;
+	}
+	c->write_data = c->write_op == HB_NVME_CMD_WRITE;
+	c->compare = o->verify_mode == HBE_VMODE_COMPARE &&
+		     td->o.verify != VERIFY_NONE;
+	if (o->readfua)
+		c->cdw12[DDIR_READ] |= HBE_NVME_CDW12_FUA;
+	if (o->writefua)
+		c->cdw12[DDIR_WRITE] |= HBE_NVME_CDW12_FUA;
+#else
+	(void)td;
+#endif
+}
+
+/*
+ * verify_mode=compare: a read of the verify phase becomes NVMe Compare of
+ * the data fio expects there, which fio writes into the buffer and then
+ * leaves to the device (IO_U_F_VER_IN_DEV: no compare of its own); a
+ * mismatch is the command's status (Compare Failure, SCT 2 SC 0x85).
+ * The first piece fills the whole io_u's buffer.
+ */
+static uint8_t hbe_nvme_read_op(struct thread_data *td, struct hbe_data *hd,
+				struct hbe_piece *pc)
+{
+#ifdef HBE_FIO_341_OPTIONS
+	struct io_u *io_u = pc->slot->io_u;
+
+	if (hd->pt->cmd.compare && (io_u->flags & IO_U_F_VER_LIST)) {
+		if (pc == &pc->slot->pieces[0]) {
+			populate_verify_io_u(td, io_u);
+			io_u_set(td, io_u, IO_U_F_VER_IN_DEV);
+		}
+		return HBE_NVME_CMD_COMPARE;
+	}
+#else
+	(void)td;
+	(void)hd;
+	(void)pc;
+#endif
+	return HB_NVME_CMD_READ;
+}
+
+/*
  * One command per piece: read/write of the piece's LBAs from its address
  * (a registered buffer's with @fixed), or a flush for fsync/fdatasync.
  * Returns -EINVAL for a piece that is not whole LBAs (the open-time
  * checks make that impossible).
  */
-int hbe_nvme_prep(struct hbe_data *hd, struct io_uring_sqe *sqe, int fd,
-		  struct hbe_piece *pc, bool fixed, unsigned int buf_index)
+int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
+		  struct io_uring_sqe *sqe, int fd, struct hbe_piece *pc,
+		  bool fixed, unsigned int buf_index)
 {
 	struct io_u *io_u = pc->slot->io_u;
 	struct hbe_ns *ns = FILE_ENG_DATA(io_u->file);
+	const struct hbe_pt_cmd *c = &hd->pt->cmd;
+	struct nvme_uring_cmd *cmd = (struct nvme_uring_cmd *)sqe->cmd;
+	bool rd = io_u->ddir == DDIR_READ;
 	uint8_t op;
 
 	if (!ddir_rw(io_u->ddir)) {
@@ -299,9 +415,17 @@ int hbe_nvme_prep(struct hbe_data *hd, struct io_uring_sqe *sqe, int fd,
 	}
 	if ((pc->off | pc->len) & ((1ULL << ns->lba_shift) - 1) || !pc->len)
 		return -EINVAL;
-	op = io_u->ddir == DDIR_READ ? HB_NVME_CMD_READ : HB_NVME_CMD_WRITE;
+	op = rd ? hbe_nvme_read_op(td, hd, pc) : c->write_op;
 	hb_prep_nvme_io(sqe, fd, op, ns->nsid, pc->addr, pc->len, pc->off,
 			ns->lba_shift, fixed, buf_index);
+	if (!rd && !c->write_data) {
+		/* no data: the LBAs of the piece, nothing mapped */
+		cmd->addr = 0;
+		cmd->data_len = 0;
+		sqe->uring_cmd_flags = 0;
+		sqe->buf_index = 0;
+	}
+	cmd->cdw12 |= c->cdw12[io_u->ddir];
 	hd->pt->r.commands++;
 	return 0;
 }

@@ -233,51 +233,51 @@ struct fio_option hbe_option_table[] = {
 		.help = "Set IOSQE_ASYNC every N requests"),
 #ifdef HBE_FIO_341_OPTIONS
 	/*
-	 * fio 3.41's io_uring / io_uring_cmd options.  The engine sends NVMe
-	 * Read and Write without FUA, metadata or protection information,
-	 * so lib's job check refuses a value that asks for more, in one line
-	 * naming the option (hb_jobplan_check(), check_nvme_extras());
-	 * pi_act, pi_chk, apptag and apptag_mask only act on a namespace
-	 * with protection information, which the engine refuses.
+	 * fio 3.41's io_uring / io_uring_cmd options.  FUA, write_mode,
+	 * verify_mode and deac are fields of the NVMe commands the engine
+	 * sends through passthrough (engines/nvme.c hbe_nvme_modes());
+	 * without passthrough lib's job check refuses them by name
+	 * (check_nvme_extras()).  pi_act, pi_chk, apptag and apptag_mask
+	 * only act on a namespace with protection information, which the
+	 * engine refuses.
 	 */
 	HBE_OPT(.name = "readfua", .lname = "Read fua flag support",
 		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(readfua), .def = "0",
 		.help = "Set FUA flag (force unit access) for all Read "
-			"operations (refused: not sent by hugebuf)"),
+			"operations (NVMe passthrough)"),
 	HBE_OPT(.name = "writefua", .lname = "Write fua flag support",
 		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(writefua), .def = "0",
 		.help = "Set FUA flag (force unit access) for all Write "
-			"operations (refused: not sent by hugebuf)"),
+			"operations (NVMe passthrough)"),
 	HBE_OPT(.name = "write_mode", .lname = "NVMe write command",
 		.type = FIO_OPT_STR, .off1 = HBE_OFF(write_mode),
 		.def = "write",
-		.help = "NVMe command for writes: write (the only one hugebuf "
-			"sends), uncor, zeroes, verify",
+		.help = "NVMe command for writes through passthrough: write, "
+			"uncor, zeroes, verify",
 		.posval = {
 			{ .ival = "write", .oval = HBE_WMODE_WRITE,
 			  .help = "NVMe Write" },
 			{ .ival = "uncor", .oval = HBE_WMODE_UNCOR,
-			  .help = "Write Uncorrectable (refused)" },
+			  .help = "Write Uncorrectable" },
 			{ .ival = "zeroes", .oval = HBE_WMODE_ZEROES,
-			  .help = "Write Zeroes (refused)" },
+			  .help = "Write Zeroes" },
 			{ .ival = "verify", .oval = HBE_WMODE_VERIFY,
-			  .help = "Verify (refused)" },
+			  .help = "Verify" },
 		}),
 	HBE_OPT(.name = "verify_mode", .lname = "NVMe verify command",
 		.type = FIO_OPT_STR, .off1 = HBE_OFF(verify_mode),
 		.def = "read",
-		.help = "NVMe command of the verify phase: read (the only one "
-			"hugebuf sends), compare",
+		.help = "NVMe command of the verify phase through passthrough: "
+			"read, compare",
 		.posval = {
 			{ .ival = "read", .oval = HBE_VMODE_READ,
 			  .help = "NVMe Read, data compared by fio" },
 			{ .ival = "compare", .oval = HBE_VMODE_COMPARE,
-			  .help = "NVMe Compare (refused)" },
+			  .help = "NVMe Compare, data compared by the device" },
 		}),
 	HBE_OPT(.name = "deac", .lname = "Deallocate bit for write zeroes",
 		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(deac), .def = "0",
-		.help = "Set DEAC for write zeroes (refused: hugebuf sends no "
-			"Write Zeroes)"),
+		.help = "Set DEAC for write zeroes (NVMe passthrough)"),
 	HBE_OPT(.name = "md_per_io_size",
 		.lname = "Separate Metadata Buffer Size per I/O",
 		.type = FIO_OPT_INT, .off1 = HBE_OFF(md_per_io_size),
@@ -591,6 +591,17 @@ void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 	/* the plan checked that atomic_writes comes with direct=1 */
 	if (o->atomic_writes)
 		u->write_flags = HBE_RWF_ATOMIC;
+#ifdef HBE_FIO_341_OPTIONS
+	/*
+	 * fio's atomic=1 (FIO_ATOMICWRITES): RWF_ATOMIC on every write, as
+	 * fio 3.41's io_uring sends it, with no check of ours: the file or
+	 * device answers (6.11+, c34fc6f26ab8: -EINVAL outside its atomic
+	 * write unit limits, -EOPNOTSUPP without them or without O_DIRECT).
+	 * fio clears oatomic for a job that does not write.
+	 */
+	if (td->o.oatomic)
+		u->write_flags = HBE_RWF_ATOMIC;
+#endif
 }
 
 /* the running kernel, as the lines name it */

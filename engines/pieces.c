@@ -73,7 +73,7 @@ static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
 	int fd = o->registerfiles ? f->fileno : f->fd;
 
 	if (hd->pt) {
-		if (hbe_nvme_prep(hd, sqe, fd, pc, o->fixedbufs,
+		if (hbe_nvme_prep(td, hd, sqe, fd, pc, o->fixedbufs,
 				  pc->slot->buf_index)) {
 			/* not whole LBAs: fail the io_u, the NOP says so */
 			pc->slot->error = EINVAL;

@@ -135,43 +135,60 @@ static int check_passthrough(struct hb_jobplan *p)
 }
 
 /*
- * fio 3.41's io_uring engines can set NVMe's FUA bit, send Write
- * Uncorrectable, Write Zeroes (with DEAC), Verify or Compare instead of
- * Write and Read, and carry a metadata buffer per I/O.  hugebuf sends
- * Read and Write of data from its registered buffers only, and refuses
- * namespaces with metadata, so each of these is refused by name rather
- * than run as something else.
+ * fio 3.41's io_uring_cmd sets NVMe's FUA bit, sends Write Uncorrectable,
+ * Write Zeroes (with DEAC), Verify or Compare instead of Write and Read:
+ * fields of an NVMe command, which the engine sends through passthrough
+ * (engines/nvme.c).  Plain reads and writes have no such field, and fio
+ * 3.41's io_uring takes the options there without effect; a job that
+ * asks for them without passthrough is refused by name instead.
  */
+/* The first NVMe command field the plan asks for, NULL: none. */
+static const char *nvme_field(const struct hb_jobplan *p, char *wm,
+			      size_t len, const char **what)
+{
+	if (p->read_fua) {
+		*what = "NVMe's FUA bit on reads";
+		return "readfua=1";
+	}
+	if (p->write_fua) {
+		*what = "NVMe's FUA bit on writes";
+		return "writefua=1";
+	}
+	if (p->write_mode) {
+		snprintf(wm, len, "write_mode=%s", p->write_mode);
+		*what = "another NVMe command than Write";
+		return wm;
+	}
+	if (p->verify_compare) {
+		*what = "NVMe Compare";
+		return "verify_mode=compare";
+	}
+	if (p->deac) {
+		*what = "Write Zeroes with its deallocate bit";
+		return "deac=1";
+	}
+	return NULL;
+}
+
 static int check_nvme_extras(const struct hb_jobplan *p)
 {
-	const char *opt = NULL, *what = NULL;
+	const char *opt, *what = NULL;
 	char wm[64];
 
-	if (p->read_fua) {
-		opt = "readfua=1";
-		what = "NVMe's FUA bit on reads";
-	} else if (p->write_fua) {
-		opt = "writefua=1";
-		what = "NVMe's FUA bit on writes";
-	} else if (p->write_mode) {
-		snprintf(wm, sizeof(wm), "write_mode=%s", p->write_mode);
-		opt = wm;
-		what = "another NVMe command than Write";
-	} else if (p->verify_compare) {
-		opt = "verify_mode=compare";
-		what = "NVMe Compare";
-	} else if (p->deac) {
-		opt = "deac=1";
-		what = "Write Zeroes with its deallocate bit";
-	} else if (p->md_per_io_size) {
-		opt = "md_per_io_size";
-		what = "a metadata buffer per I/O";
-	}
-	if (!opt)
-		return 0;
-	return hb_seterr(EINVAL, "%s asks for %s, which hugebuf does not "
-			 "send (data Read and Write only): drop it, or run "
-			 "fio's io_uring_cmd engine for it", opt, what);
+	opt = p->passthrough ? NULL : nvme_field(p, wm, sizeof(wm), &what);
+	if (opt)
+		return hb_seterr(EINVAL, "%s asks for %s, a field of NVMe "
+				 "commands that plain reads and writes do "
+				 "not carry (fio's io_uring takes it without "
+				 "effect): use cmd_type=nvme on /dev/ngXnY, "
+				 "as fio's io_uring_cmd does, or drop it",
+				 opt, what);
+	if (p->md_per_io_size)
+		return hb_seterr(EINVAL, "md_per_io_size asks for a metadata "
+				 "buffer per I/O, which hugebuf does not "
+				 "send yet: drop it, or run fio's io_uring_cmd "
+				 "engine for it");
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
