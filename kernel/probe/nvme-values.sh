@@ -125,14 +125,17 @@ trace_stop() {
 # the header)
 outcome() {	# rc, output, json
 	[ "$1" = 0 ] && { echo ok; return; }
+	# the device's answer: fio's io_uring_cmd says "sct=0x00; sc=0x02",
+	# the engine "(SCT 0, SC 0x02)": both as nvme:SCT/SC
+	s=$(grep -m1 -o -E 'sct=0x[0-9a-f]+; sc=0x[0-9a-f]+|SCT [0-9]+, SC 0x[0-9a-f]+' "$2" |
+		sed -E 's/sct=0x0*([0-9a-f]+); sc=/\1 /; s/SCT ([0-9]+), SC /\1 /')
+	if [ -n "$s" ]; then
+		echo "nvme:${s% *}/${s#* }"
+		return
+	fi
 	l=$(grep -m1 'io_u error' "$2")
 	if [ -n "$l" ]; then
-		s=$(grep -m1 -o 'sct=0x[0-9a-f]*; sc=0x[0-9a-f]*' "$2")
-		if [ -n "$s" ]; then
-			echo "nvme:$(echo "$s" | sed 's/sct=//; s/; sc=/\//')"
-		else
-			echo "io:$(echo "$l" | sed 's/^[^:]*: [^:]*: //; s/: [a-z]* offset=.*//' | tr ' ' _)"
-		fi
+		echo "io:$(echo "$l" | sed 's/^[^:]*: [^:]*: //; s/: [a-z]* offset=.*//' | tr ' ' _)"
 		return
 	fi
 	e=$(grep -o '"error" : [0-9]*' "$3" 2>/dev/null | head -n 1 | awk '{ print $3 }')
@@ -175,8 +178,10 @@ region_md5() {	# disk, offset, size
 
 # the engine's own refusal (its one line, or fio's for an ops flag the
 # engine lacks), not the kernel's or the device's
-own_refusal() {	# first line of its output
-	echo "$1" | grep -q -E '^hugebuf: |^fio: engine does not support'
+own_refusal() {	# outcome, first line of its output
+	case $1 in refused | err=*) ;; *) return 1 ;; esac
+	echo "$2" | grep -q -E '^hugebuf: |^fio: engine does not support' &&
+		! echo "$2" | grep -q -E 'NVMe status|the kernel refused'
 }
 
 # ---- the cases -----------------------------------------------------------------
@@ -260,7 +265,7 @@ run_case() {
 		eval "data_$e=\$data"
 	done
 	res=ok why=
-	if [ "$out_fio" != "$out_hugebuf" ] && own_refusal "$line_hugebuf"; then
+	if [ "$out_fio" != "$out_hugebuf" ] && own_refusal "$out_hugebuf" "$line_hugebuf"; then
 		res=skip why="the engine refuses it by itself where fio's engine gives $out_fio: $line_hugebuf"
 	elif [ "$out_fio" != "$out_hugebuf" ]; then
 		res=fail why="outcomes differ"
