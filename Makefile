@@ -181,7 +181,8 @@ $(CLI): $(CLI_OBJS) $(LIB_A)
 	$(CC) $(CLI_CFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(HB_LDLIBS)
 
 ENGINE_SRCS := engines/hugebuf.c engines/options.c engines/report.c \
-	engines/share.c engines/nvme.c engines/pieces.c
+	engines/share.c engines/nvme.c engines/pieces.c engines/trim.c \
+	engines/meta.c
 ENGINE_HDRS := engines/hugebuf-engine.h engines/enter.h
 
 # engines/hugebuf.map: the engine exports only the ops symbol fio's

@@ -168,6 +168,19 @@ int hbe_check_atomic_file(struct thread_data *td, const char *path);
 struct hbe_slot;
 struct hbe_share;
 
+/*
+ * struct io_uring_attr_pi (include/uapi/linux/io_uring.h, newer than the
+ * C library's): a read's or write's metadata buffer (engines/meta.c)
+ */
+struct hbe_attr_pi {
+	uint16_t flags;		/* IO_INTEGRITY_CHK_* */
+	uint16_t app_tag;
+	uint32_t len;
+	uint64_t addr;
+	uint64_t seed;		/* the reference tag's first LBA */
+	uint64_t rsvd;
+};
+
 /* One SQE's worth of an io_u: what is left to transfer. */
 struct hbe_piece {
 	struct hbe_slot *slot;
@@ -176,6 +189,19 @@ struct hbe_piece {
 	unsigned long long len;
 	struct iovec iov;	/* nonvectored=0: READV/WRITEV of one */
 	struct iovec *viov;	/* vec_iovecs: the cut of this piece */
+	struct hbe_attr_pi pi;	/* md_per_io_size without passthrough */
+};
+
+/* md_per_io_size without passthrough (engines/meta.c) */
+struct hbe_meta {
+	bool on;
+	char *md;		/* the slots' metadata, @per_io apart */
+	unsigned int per_io;
+	unsigned int interval;	/* bytes of data per metadata unit */
+	unsigned int shift;	/* log2(@interval) */
+	unsigned int ms;	/* metadata bytes per unit */
+	uint16_t flags;		/* IO_INTEGRITY_CHK_* of pi_chk */
+	uint16_t app_tag;
 };
 
 /*
@@ -197,6 +223,7 @@ struct hbe_slot {
 	int error;
 	bool eof;
 	struct hbe_piece *pieces;
+	void *dsm;		/* passthrough trims: the DSM range list */
 };
 
 /*
@@ -213,6 +240,10 @@ struct hbe_pt_cmd {
 	bool write_data;	/* the write command carries the io_u's data */
 	bool compare;		/* verify-phase reads are NVMe Compare */
 	uint32_t cdw12[2];	/* FUA, DEAC: [DDIR_READ], [DDIR_WRITE] */
+	uint32_t prinfo;	/* PRACT and PRCHK (cdw12 bits 29:26) */
+	uint32_t cdw15;		/* application tag mask and tag */
+	char *md;		/* the slots' metadata, md_per_io apart */
+	unsigned int md_per_io;
 };
 
 struct hbe_pt_stats {
@@ -245,6 +276,7 @@ struct hbe_data {
 	struct cmdprio cmdprio;
 	struct hbe_slot *slots;
 	unsigned int depth;
+	unsigned int max_pieces;	/* per slot: chunk_size's, num_range */
 	unsigned int buf_index_base;	/* whole-table clone (6.12) */
 	/* io_us queued since the last commit, for issue_time */
 	struct io_u **queued;
@@ -254,6 +286,12 @@ struct hbe_data {
 	struct io_u **events;
 	unsigned int nr_events;
 	struct hbe_pt_stats *pt;	/* NULL: not passthrough */
+	struct hbe_meta meta;
+	/* trims (engines/trim.c): per file, through io_uring or not */
+	bool *trim_async;
+	unsigned int nr_trim_files;
+	bool trim_sync_said;
+	unsigned long long trim_ios, trim_cmds, trim_sync;
 	/* the job beyond the I/O path: plan, buffers, findings (lib's) */
 	struct hb_job *job;
 	bool cmdprio_ok;
@@ -279,6 +317,10 @@ static inline struct hbe_slot *hbe_slot_of(struct hbe_data *hd,
  */
 enum fio_q_status hbe_queue_pieces(struct thread_data *td,
 				   struct hbe_data *hd, struct io_u *io_u);
+/* the same for pieces set up by the caller (trims) */
+void hbe_slot_start(struct hbe_slot *s, struct io_u *io_u, unsigned int n);
+enum fio_q_status hbe_submit_slot(struct thread_data *td, struct hbe_data *hd,
+				  struct io_u *io_u);
 void hbe_reap_pieces(struct thread_data *td, struct hbe_data *hd,
 		     unsigned int max);
 
@@ -311,10 +353,97 @@ int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 		  struct fio_file *f);
 void hbe_nvme_free_files(struct thread_data *td);
 void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd);
+void hbe_nvme_md_place(struct hbe_data *hd);
 int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
 		  struct io_uring_sqe *sqe, int fd, struct hbe_piece *pc,
 		  bool fixed, unsigned int buf_index);
 int hbe_nvme_result(struct hbe_data *hd, struct hbe_piece *pc, int res);
+
+/*
+ * Trims (engines/trim.c), built for fio 3.41: the kernel's discard
+ * command or NVMe Dataset Management through the ring, fio's synchronous
+ * trim where the kernel has no such command (asked at open).  Built for
+ * fio 3.33 trims are fio's synchronous ones (FIO_ASYNCIO_SYNC_TRIM).
+ */
+#ifdef HBE_FIO_341_OPTIONS
+int hbe_trim_alloc(struct thread_data *td, struct hbe_data *hd);
+void hbe_trim_open(struct thread_data *td, struct hbe_data *hd,
+		   struct fio_file *f);
+bool hbe_trim_queue(struct thread_data *td, struct hbe_data *hd,
+		    struct io_u *io_u, enum fio_q_status *st);
+void hbe_trim_prep(struct thread_data *td, struct hbe_data *hd,
+		   struct io_uring_sqe *sqe, int fd, struct hbe_piece *pc,
+		   uint32_t nsid, unsigned int lba_shift);
+void hbe_trim_report(struct hbe_data *hd);
+#else
+static inline int hbe_trim_alloc(struct thread_data *td, struct hbe_data *hd)
+{
+	(void)td;
+	(void)hd;
+	return 0;
+}
+
+static inline void hbe_trim_open(struct thread_data *td, struct hbe_data *hd,
+				 struct fio_file *f)
+{
+	(void)td;
+	(void)hd;
+	(void)f;
+}
+
+/* never called: fio does a 3.33 build's trims */
+static inline void hbe_trim_prep(struct thread_data *td, struct hbe_data *hd,
+				 struct io_uring_sqe *sqe, int fd,
+				 struct hbe_piece *pc, uint32_t nsid,
+				 unsigned int lba_shift)
+{
+	(void)td;
+	(void)hd;
+	(void)sqe;
+	(void)fd;
+	(void)pc;
+	(void)nsid;
+	(void)lba_shift;
+}
+
+static inline void hbe_trim_report(struct hbe_data *hd)
+{
+	(void)hd;
+}
+#endif
+
+/* md_per_io_size without passthrough (engines/meta.c), fio 3.41 */
+#ifdef HBE_FIO_341_OPTIONS
+int hbe_meta_init(struct thread_data *td, struct hbe_data *hd);
+int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
+		  struct fio_file *f);
+void hbe_meta_prep(struct hbe_data *hd, struct io_uring_sqe *sqe,
+		   struct hbe_piece *pc);
+#else
+static inline int hbe_meta_init(struct thread_data *td, struct hbe_data *hd)
+{
+	(void)td;
+	(void)hd;
+	return 0;
+}
+
+static inline int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
+				struct fio_file *f)
+{
+	(void)td;
+	(void)hd;
+	(void)f;
+	return 0;
+}
+
+static inline void hbe_meta_prep(struct hbe_data *hd,
+				 struct io_uring_sqe *sqe, struct hbe_piece *pc)
+{
+	(void)hd;
+	(void)sqe;
+	(void)pc;
+}
+#endif
 
 /* engines/report.c: the notes and the job-end report */
 /* What the kernel is (version and behaviour), said once per process. */

@@ -84,7 +84,9 @@ static void hbe_free_data(struct hbe_data *hd)
 		if (hd->slots[i].pieces)
 			free(hd->slots[i].pieces[0].viov);
 		free(hd->slots[i].pieces);
+		free(hd->slots[i].dsm);
 	}
+	free(hd->trim_async);
 	free(hd->slots);
 	free(hd->queued);
 	free(hd->events);
@@ -137,11 +139,31 @@ static int hbe_take_plan(struct hbe_data *hd)
 	return 0;
 }
 
-/* The engine's tables: a slot per io_u, its pieces and vectored cuts. */
-static int hbe_alloc_slots(struct hbe_data *hd)
+/*
+ * Pieces per slot: chunk_size's (the plan's), or a discard command per
+ * range of a trim with num_range (engines/trim.c).
+ */
+static unsigned int hbe_slot_pieces(struct thread_data *td,
+				    const struct hbe_data *hd)
 {
-	unsigned int i, pieces = hd->job->plan.max_pieces;
+	unsigned int pieces = hd->job->plan.max_pieces;
+
+#ifdef HBE_FIO_341_OPTIONS
+	if (td_trim(td) && !hd->pt && td->o.num_range > pieces)
+		pieces = td->o.num_range;
+#else
+	(void)td;
+#endif
+	return pieces;
+}
+
+/* The engine's tables: a slot per io_u, its pieces and vectored cuts. */
+static int hbe_alloc_slots(struct thread_data *td, struct hbe_data *hd)
+{
+	unsigned int i, pieces = hbe_slot_pieces(td, hd);
 	unsigned int vec_n = hd->job->plan.vec_iovecs;
+
+	hd->max_pieces = pieces;
 
 	hd->slots = calloc(hd->depth, sizeof(*hd->slots));
 	hd->queued = calloc(hd->depth, sizeof(*hd->queued));
@@ -160,7 +182,7 @@ static int hbe_alloc_slots(struct hbe_data *hd)
 				return -ENOMEM;
 		}
 	}
-	return 0;
+	return hbe_trim_alloc(td, hd);
 }
 
 /* The buffers: our own mapping, or this job's slice of a shared one. */
@@ -222,10 +244,15 @@ static int hbe_init(struct thread_data *td)
 	if (!ret && hd->pt)
 		hbe_nvme_modes(td, hd);
 	if (!ret)
-		ret = hbe_alloc_slots(hd);
+		ret = hbe_alloc_slots(td, hd);
 	if (ret == -ENOMEM)
 		goto nomem;
 	ret = hbe_alloc_buffers(td, hd);
+	if (ret)
+		goto fail;
+	if (hd->pt)
+		hbe_nvme_md_place(hd);
+	ret = hbe_meta_init(td, hd);
 	if (ret)
 		goto fail;
 	hbe_warn_replay(td);
@@ -345,7 +372,7 @@ static int hbe_register_files(struct thread_data *td, struct hbe_data *hd)
 static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
 			 struct hbe_options *o)
 {
-	unsigned int pieces = hd->job->plan.max_pieces;
+	unsigned int pieces = hd->max_pieces;
 	struct io_uring_params p;
 	unsigned int entries, cq;
 	int ret;
@@ -454,14 +481,16 @@ static int hbe_queue_init(struct thread_data *td, struct hbe_data *hd,
  * The fast path applies to a job whose every read and write is one SQE
  * of the io_u's whole transfer: not cut by chunk_size or vec_iovecs, not
  * an NVMe command, not READV of one iovec (nonvectored=0 without
- * fixedbufs) and without force_async's every-Nth flag.
+ * fixedbufs), without force_async's every-Nth flag and without a
+ * metadata buffer (its attribute is per I/O).
  */
 static bool hbe_fast_ok(const struct hbe_data *hd)
 {
 	struct hbe_options *o = hd->o;
 
 	return !hd->pt && !hd->job->plan.vec_iovecs && !o->chunk_size &&
-	       !(hd->u.vectored && !o->fixedbufs) && !hd->u.force_async;
+	       !(hd->u.vectored && !o->fixedbufs) && !hd->u.force_async &&
+	       !hd->meta.on;
 }
 
 /*
@@ -586,8 +615,19 @@ static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 				f->file_name);
 		return 1;
 	}
+	if (!hd->pt) {
+		ret = hbe_meta_open(td, hd, f);
+		if (ret) {
+			td_verror(td, -ret, "md_per_io_size");
+			if (generic_close_file(td, f))
+				log_err(HBE_LOG_PREFIX "closing %s failed too\n",
+					f->file_name);
+			return 1;
+		}
+	}
 	hb_job_file_opened(hd->job, f->file_name,
 			   f->filetype == FIO_TYPE_CHAR);
+	hbe_trim_open(td, hd, f);
 	if (o->registerfiles && hd->ring_ok) {
 		ret = io_uring_register_files_update(&hd->ring, f->fileno,
 						     &f->fd, 1);
@@ -621,6 +661,18 @@ static int hbe_close_file(struct thread_data *td, struct fio_file *f)
 /* I/O                                                                 */
 /* ------------------------------------------------------------------ */
 
+#ifdef HBE_FIO_341_OPTIONS
+/* As fio 3.41's io_uring engines: through the ring (engines/trim.c). */
+static enum fio_q_status hbe_trim(struct thread_data *td, struct hbe_data *hd,
+				  struct io_u *io_u)
+{
+	enum fio_q_status st;
+
+	if (hbe_trim_queue(td, hd, io_u, &st))
+		return st;
+	return hbe_submit_slot(td, hd, io_u);
+}
+#else
 /*
  * As fio's io_uring and io_uring_cmd (3.33): a trim is done synchronously
  * by fio's own do_io_u_trim() (BLKDISCARD on a block device) once the I/O
@@ -637,6 +689,7 @@ static enum fio_q_status hbe_trim(struct thread_data *td, struct hbe_data *hd,
 	io_u_mark_complete(td, 1);
 	return FIO_Q_COMPLETED;
 }
+#endif
 
 /* What is not the fast path: trims, cmdprio, pieces, a full SQ. */
 static __attribute__((noinline)) enum fio_q_status
@@ -956,6 +1009,7 @@ static void hbe_cleanup(struct thread_data *td)
 	hbe_options_restore(td, hd);
 	if (hd->ring_ok && !td->error && !hd->reported) {
 		hd->reported = true;
+		hbe_trim_report(hd);
 		hbe_report(td, hd);
 	}
 	hbe_share_detach(hd);
@@ -978,12 +1032,14 @@ static int hbe_get_file_size(struct thread_data *td, struct fio_file *f)
 
 /*
  * fio 3.41: atomic=1 runs (FIO_ATOMICWRITES: fio refuses the option for
- * an engine without it).  fio 3.33: trims are fio's synchronous
+ * an engine without it), trims go through the ring with num_range ranges
+ * each (FIO_MULTI_RANGE_TRIM), and the synchronous ones stamp their own
+ * issue time (engines/trim.c).  fio 3.33: trims are fio's synchronous
  * do_io_u_trim(), timed as such.
  */
 #ifdef HBE_FIO_341_OPTIONS
 #define HBE_OPS_FLAGS	(FIO_NO_OFFLOAD | FIO_ASYNCIO_SETS_ISSUE_TIME | \
-			 FIO_ASYNCIO_SYNC_TRIM | FIO_ATOMICWRITES)
+			 FIO_MULTI_RANGE_TRIM | FIO_ATOMICWRITES)
 #else
 #define HBE_OPS_FLAGS	(FIO_NO_OFFLOAD | FIO_ASYNCIO_SETS_ISSUE_TIME | \
 			 FIO_ASYNCIO_SYNC_TRIM)

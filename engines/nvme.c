@@ -44,25 +44,68 @@
 #define HBE_NVME_CMD_VERIFY		0x0c
 #define HBE_NVME_CDW12_FUA		(1U << 30)
 #define HBE_NVME_CDW12_DEAC		(1U << 25)
+/* PRINFO: PRACT, and the checks of guard, application and reference tag */
+#define HBE_NVME_PRACT			(1U << 29)
+#define HBE_NVME_PRCHK_GUARD		(1U << 28)
+#define HBE_NVME_PRCHK_APP		(1U << 27)
+#define HBE_NVME_PRCHK_REF		(1U << 26)
 
 /* admin: Identify, CNS 0 = the namespace's data structure */
 #define HBE_NVME_IDENTIFY	0x06
 #define HBE_NVME_ID_LEN		4096
 
-/* Identify Namespace fields (bytes): NSZE, NLBAF, FLBAS, LBAF0 */
+/* Identify Namespace fields (bytes): NSZE, NLBAF, FLBAS, DPS, LBAF0 */
 #define HBE_ID_NSZE		0
 #define HBE_ID_NLBAF		25
 #define HBE_ID_FLBAS		26
+#define HBE_ID_DPS		29
 #define HBE_ID_LBAF		128
+/* Identify Controller: CTRATT (bytes 96-99), its bit 15 ELBAS */
+#define HBE_ID_CTRATT		96
+#define HBE_CTRATT_ELBAS	(1U << 15)
+/* I/O Command Set specific Identify Namespace (CNS 5, NVM): ELBAF0 */
+#define HBE_ID_NVM_ELBAF	12
+#define HBE_CNS_NS		0x00
+#define HBE_CNS_CTRL		0x01
+#define HBE_CNS_CSI_NS		0x05
 
 /* one namespace, kept in the fio_file between get_file_size and cleanup */
 struct hbe_ns {
 	uint32_t nsid;
-	unsigned int lba_shift;
+	unsigned int lba_shift;	/* data bytes per LBA: 1 << lba_shift */
 	uint64_t nr_lbas;
+	/*
+	 * Metadata per LBA the host transfers (0: none, or protection
+	 * information the controller inserts and strips); with @lba_ext
+	 * it follows each LBA's data (extended LBA), else it goes in a
+	 * separate buffer (md_per_io_size).
+	 */
+	unsigned int ms;
+	unsigned int lba_ext;	/* data + metadata bytes, 0: separate */
+	uint64_t ext_recip;	/* 2^64 / lba_ext, rounded up */
+	unsigned int pi_type;	/* protection information type, 0: none */
+	bool pi_64b;		/* 64b guard: reference tag bits in cdw3 */
 	bool limits_ok;
 	struct hb_queue_limits lim;
 };
+
+/*
+ * LBAs in @bytes, which are whole LBAs (checked at open): a shift, or
+ * for an extended LBA a multiplication by the rounded-up reciprocal,
+ * exact for a multiple of lba_ext below 2^64 / lba_ext LBAs.
+ */
+static inline uint64_t hbe_ns_lbas(const struct hbe_ns *ns, uint64_t bytes)
+{
+	if (!ns->lba_ext)
+		return bytes >> ns->lba_shift;
+	return (uint64_t)(((__uint128_t)bytes * ns->ext_recip) >> 64);
+}
+
+/* Bytes of an LBA as the host transfers it. */
+static inline uint64_t hbe_ns_lba_bytes(const struct hbe_ns *ns)
+{
+	return ns->lba_ext ? ns->lba_ext : 1ULL << ns->lba_shift;
+}
 
 static uint64_t hbe_le(const unsigned char *p, unsigned int n)
 {
@@ -82,25 +125,119 @@ static void hbe_ns_limits(const char *path, struct hbe_ns *ns)
 			!hb_blkdev_queue_limits(blkdev, true, &ns->lim);
 }
 
-/* Identify Namespace: size, LBA size; no metadata formats */
-static int hbe_ns_identify(int fd, const char *path, struct hbe_ns *ns)
+/* One Identify (@cns, @csi) into @id, 4096 bytes. */
+static int hbe_identify(int fd, uint32_t nsid, unsigned int cns,
+			unsigned int csi, unsigned char *id)
 {
 	struct nvme_admin_cmd cmd;
+
+	memset(id, 0, HBE_NVME_ID_LEN);
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opcode = HBE_NVME_IDENTIFY;
+	cmd.nsid = nsid;
+	cmd.addr = (uintptr_t)id;
+	cmd.data_len = HBE_NVME_ID_LEN;
+	cmd.cdw10 = cns;
+	cmd.cdw11 = csi << 24;
+	return ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
+}
+
+#ifdef HBE_FIO_341_OPTIONS
+/*
+ * Protection information of format @fmt, as fio 3.41's io_uring_cmd reads
+ * it (fio_nvme_get_info()): its type from DPS, its guard from the NVM
+ * command set's ELBAF where the controller has extended LBA formats
+ * (CTRATT.ELBAS), else the 16b guard of 8 bytes.  With pi_act (PRACT)
+ * and nothing else in the metadata the controller inserts and strips it:
+ * nothing is transferred.  Returns the bytes of PI, or -errno (storage
+ * tags, which fio does not take either).
+ */
+static int hbe_ns_pi(int fd, const char *path, struct hbe_ns *ns,
+		     unsigned int fmt, unsigned char *id)
+{
+	unsigned int elbaf, sts, pif;
+	int ret;
+
+	ret = hbe_identify(fd, 0, HBE_CNS_CTRL, 0, id);
+	if (ret || !(hbe_le(id + HBE_ID_CTRATT, 4) & HBE_CTRATT_ELBAS))
+		return ret ? -EIO : 8;
+	ret = hbe_identify(fd, ns->nsid, HBE_CNS_CSI_NS, 0, id);
+	if (ret)
+		return -EIO;
+	elbaf = hbe_le(id + HBE_ID_NVM_ELBAF + 4 * fmt, 4);
+	sts = elbaf & 0x7f;
+	pif = (elbaf >> 7) & 3;
+	if (sts) {
+		log_err(HBE_LOG_PREFIX "%s: the format has %u-bit storage "
+			"tags, which the engine does not fill (nor does fio): "
+			"format it without (nvme format --lbaf=N)\n", path,
+			sts);
+		return -EOPNOTSUPP;
+	}
+	ns->pi_64b = pif == 2;
+	return pif == 2 ? 16 : 8;
+}
+#endif
+
+/*
+ * The format's metadata: refused built for fio 3.33, which has no
+ * metadata options; built for fio 3.41 as fio's io_uring_cmd takes it.
+ */
+static int hbe_ns_metadata(struct thread_data *td, int fd, const char *path,
+			   struct hbe_ns *ns, unsigned int fmt,
+			   unsigned int flbas, unsigned int dps,
+			   unsigned int ms, unsigned char *id)
+{
+#ifdef HBE_FIO_341_OPTIONS
+	struct hbe_options *o = hbe_opts(td);
+	int pi_size = 0;
+
+	ns->pi_type = ms ? dps & 7 : 0;
+	if (ns->pi_type) {
+		pi_size = hbe_ns_pi(fd, path, ns, fmt, id);
+		if (pi_size < 0)
+			return pi_size;
+	}
+	if (o->pi_act && ns->pi_type && ms == (unsigned int)pi_size)
+		ms = 0;
+	ns->ms = ms;
+	/* FLBAS bit 4: the metadata follows each LBA's data */
+	if (ms && (flbas & 0x10)) {
+		ns->lba_ext = (1U << ns->lba_shift) + ms;
+		ns->ext_recip = UINT64_MAX / ns->lba_ext + 1;
+	}
+	return 0;
+#else
+	(void)td;
+	(void)fd;
+	(void)ns;
+	(void)fmt;
+	(void)flbas;
+	(void)dps;
+	(void)id;
+	if (!ms)
+		return 0;
+	log_err(HBE_LOG_PREFIX "%s: the namespace carries %u bytes of "
+		"metadata per LBA, which the engine built for this fio does "
+		"not send: build it for fio 3.41 (md_per_io_size, pi_act), or "
+		"format the namespace without metadata (nvme format --lbaf=N)\n",
+		path, ms);
+	return -EINVAL;
+#endif
+}
+
+/* Identify Namespace: size, LBA size, metadata and its protection */
+static int hbe_ns_identify(struct thread_data *td, int fd, const char *path,
+			   struct hbe_ns *ns)
+{
 	unsigned char *id;
-	unsigned int fmt, nlbaf, flbas, ms, ds;
+	unsigned int fmt, nlbaf, flbas, ms, ds, dps;
 	int ret;
 
 	id = aligned_alloc(4096, HBE_NVME_ID_LEN);
 	if (!id)
 		return -ENOMEM;
-	memset(id, 0, HBE_NVME_ID_LEN);
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.opcode = HBE_NVME_IDENTIFY;
-	cmd.nsid = ns->nsid;
-	cmd.addr = (uintptr_t)id;
-	cmd.data_len = HBE_NVME_ID_LEN;
-	cmd.cdw10 = 0;
-	ret = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
+	ret = hbe_identify(fd, ns->nsid, HBE_CNS_NS, 0, id);
 	if (ret) {
 		log_err(HBE_LOG_PREFIX "%s: Identify Namespace failed (%s): "
 			"passthrough needs root (CAP_SYS_ADMIN) and a "
@@ -111,26 +248,22 @@ static int hbe_ns_identify(int fd, const char *path, struct hbe_ns *ns)
 	}
 	nlbaf = id[HBE_ID_NLBAF];
 	flbas = id[HBE_ID_FLBAS];
+	dps = id[HBE_ID_DPS];
 	/* the format index: bits 3:0, and bits 6:5 above 16 formats */
 	fmt = (flbas & 0xf) | (nlbaf > 15 ? ((flbas >> 5) & 3) << 4 : 0);
 	ms = hbe_le(id + HBE_ID_LBAF + 4 * fmt, 2);
 	ds = id[HBE_ID_LBAF + 4 * fmt + 2];
 	ns->nr_lbas = hbe_le(id + HBE_ID_NSZE, 8);
-	free(id);
 	if (ds < 9 || ds > 16) {
 		log_err(HBE_LOG_PREFIX "%s: LBA data size 2^%u is not one "
 			"this engine knows (512 B - 64 KiB)\n", path, ds);
-		return -EINVAL;
-	}
-	if (ms) {
-		log_err(HBE_LOG_PREFIX "%s: the namespace carries %u bytes of "
-			"metadata per LBA, which the engine does not send: "
-			"format it without metadata (nvme format --lbaf=N)\n",
-			path, ms);
+		free(id);
 		return -EINVAL;
 	}
 	ns->lba_shift = ds;
-	return 0;
+	ret = hbe_ns_metadata(td, fd, path, ns, fmt, flbas, dps, ms, id);
+	free(id);
+	return ret;
 }
 
 static struct hbe_ns *hbe_ns_of(struct thread_data *td, struct fio_file *f)
@@ -160,7 +293,7 @@ static struct hbe_ns *hbe_ns_of(struct thread_data *td, struct fio_file *f)
 		goto fail;
 	}
 	ns->nsid = ret;
-	ret = hbe_ns_identify(fd, f->file_name, ns);
+	ret = hbe_ns_identify(td, fd, f->file_name, ns);
 	if (ret) {
 		td_verror(td, -ret, "nvme identify");
 		goto fail;
@@ -185,7 +318,7 @@ int hbe_nvme_file_size(struct thread_data *td, struct fio_file *f)
 	ns = hbe_ns_of(td, f);
 	if (!ns)
 		return 1;
-	f->real_file_size = ns->nr_lbas << ns->lba_shift;
+	f->real_file_size = ns->nr_lbas * hbe_ns_lba_bytes(ns);
 	fio_file_set_size_known(f);
 	return 0;
 }
@@ -199,11 +332,14 @@ static unsigned long long hbe_nvme_cmd_len(struct thread_data *td,
 	return o->chunk_size && o->chunk_size < bs ? o->chunk_size : bs;
 }
 
-/* Every block size, chunk and offset step must be whole LBAs. */
+/*
+ * Every block size, chunk and offset step must be whole LBAs (data and
+ * metadata of an extended LBA).
+ */
 static int hbe_nvme_check_lba(struct thread_data *td, struct hbe_options *o,
 			      struct fio_file *f, struct hbe_ns *ns)
 {
-	unsigned long long lba = 1ULL << ns->lba_shift, v[6];
+	unsigned long long lba = hbe_ns_lba_bytes(ns), v[6];
 	const char *name[6] = { "bs (read)", "bs (write)", "bs (read max)",
 				"bs (write max)", "chunk_size", "offset" };
 	unsigned int i;
@@ -215,7 +351,7 @@ static int hbe_nvme_check_lba(struct thread_data *td, struct hbe_options *o,
 	v[4] = o->chunk_size;
 	v[5] = f->file_offset;
 	for (i = 0; i < 6; i++) {
-		if (!(v[i] & (lba - 1)))
+		if (!(v[i] % lba))
 			continue;
 		log_err(HBE_LOG_PREFIX "%s: %s=%llu is not a multiple of the "
 			"namespace's %llu-byte LBA: use whole blocks\n",
@@ -245,6 +381,145 @@ static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
 	pt->r.lim = &pt->lim;
 	return hb_job_pt_predict(hd->job, f->file_name, &pt->lim,
 				 hbe_nvme_cmd_len(td, o), &pt->r);
+}
+
+/*
+ * The commands of the job's reads and writes, as fio 3.41's io_uring_cmd
+ * chooses them (fio_ioring_cmd_init()): write_mode's command for writes,
+ * FUA (command dword 12 bit 30) per direction, DEAC (bit 25) on Write
+ * Zeroes, NVMe Compare for the verify phase's reads.  Write
+ * Uncorrectable, Write Zeroes and Verify transfer no data (NVM command
+ * set 1.0), so they go without a buffer.  Built for fio 3.33: Read and
+ * Write.
+ */
+void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd)
+{
+	struct hbe_pt_cmd *c = &hd->pt->cmd;
+
+	c->write_op = HB_NVME_CMD_WRITE;
+	c->write_data = true;
+#ifdef HBE_FIO_341_OPTIONS
+	struct hbe_options *o = hd->o;
+
+	switch (o->write_mode) {
+	case HBE_WMODE_UNCOR:
+		c->write_op = HBE_NVME_CMD_WRITE_UNCOR;
+		break;
+	case HBE_WMODE_ZEROES:
+		c->write_op = HBE_NVME_CMD_WRITE_ZEROES;
+		if (o->deac)
+			c->cdw12[DDIR_WRITE] |= HBE_NVME_CDW12_DEAC;
+		break;
+	case HBE_WMODE_VERIFY:
+		c->write_op = HBE_NVME_CMD_VERIFY;
+		break;
+	}
+	c->write_data = c->write_op == HB_NVME_CMD_WRITE;
+	c->compare = o->verify_mode == HBE_VMODE_COMPARE &&
+		     td->o.verify != VERIFY_NONE;
+	if (o->readfua)
+		c->cdw12[DDIR_READ] |= HBE_NVME_CDW12_FUA;
+	if (o->writefua)
+		c->cdw12[DDIR_WRITE] |= HBE_NVME_CDW12_FUA;
+	/*
+	 * Protection information as fio 3.41 sends it with every read and
+	 * write command (fio_nvme_pi_fill()): PRACT for pi_act, the checks
+	 * pi_chk names, the tags; a namespace without it ignores them.
+	 */
+	if (o->pi_act)
+		c->prinfo |= HBE_NVME_PRACT;
+	if (o->pi_chk && strstr(o->pi_chk, "GUARD"))
+		c->prinfo |= HBE_NVME_PRCHK_GUARD;
+	if (o->pi_chk && strstr(o->pi_chk, "REFTAG"))
+		c->prinfo |= HBE_NVME_PRCHK_REF;
+	if (o->pi_chk && strstr(o->pi_chk, "APPTAG"))
+		c->prinfo |= HBE_NVME_PRCHK_APP;
+	c->cdw15 = (o->apptag_mask & 0xffff) << 16 | (o->apptag & 0xffff);
+	c->md_per_io = o->md_per_io_size;
+#else
+	(void)td;
+#endif
+}
+
+/*
+ * md_per_io_size, once the buffers are mapped: the slots' metadata
+ * buffers follow the last slot's data in the same backing (lib's plan,
+ * md_off), page aligned.  They are not registered: the kernel pins them
+ * per command (bio_integrity_map_user(), block/bio-integrity.c, as 7.2
+ * has it), one segment per folio they cross.
+ */
+void hbe_nvme_md_place(struct hbe_data *hd)
+{
+	struct hbe_pt_cmd *c = &hd->pt->cmd;
+	const struct hb_jobplan *p = &hd->job->plan;
+
+	if (!c->md_per_io)
+		return;
+	c->md = hd->job->map + p->head + p->md_off;
+	hbe_note(HBE_LOG_PREFIX "metadata: %u buffers of %u bytes in the "
+		 "data buffers' backing, %llu bytes after the first (not "
+		 "registered: the kernel maps them per command)\n", hd->depth,
+		 c->md_per_io, (unsigned long long)p->md_off);
+}
+
+/*
+ * The namespace's protection information in a command of @slba:
+ * reference tag (types 1 and 2, the LBA's low 32 bits, its next 16 in
+ * cdw3 with a 64b guard) and application tag when checked.
+ */
+static void hbe_nvme_pi(const struct hbe_ns *ns, const struct hbe_pt_cmd *c,
+			struct nvme_uring_cmd *cmd, uint64_t slba)
+{
+	cmd->cdw12 |= c->prinfo;
+	if (!ns->pi_type)
+		return;
+	if (ns->pi_type != 3 && (c->prinfo & HBE_NVME_PRCHK_REF)) {
+		cmd->cdw14 = (uint32_t)slba;
+		if (ns->pi_64b)
+			cmd->cdw3 = (slba >> 32) & 0xffff;
+	}
+	if (c->prinfo & HBE_NVME_PRCHK_APP)
+		cmd->cdw15 = c->cdw15;
+}
+
+/*
+ * What fio 3.41's io_uring_cmd requires of a namespace with metadata
+ * (fio_ioring_open_nvme(), verify_params()), and what the engine does
+ * not do: generate and check protection information itself (pi_act=0
+ * with PI in the transferred metadata).
+ */
+static int hbe_nvme_check_md(struct thread_data *td, struct hbe_data *hd,
+			     struct fio_file *f, const struct hbe_ns *ns)
+{
+	const struct hbe_pt_cmd *c = &hd->pt->cmd;
+	unsigned long long need;
+
+	if (!ns->ms)
+		return 0;
+	if (ns->pi_type && !(c->prinfo & HBE_NVME_PRACT)) {
+		log_err(HBE_LOG_PREFIX "%s: pi_act=0 leaves the protection "
+			"information of type %u to the host, which hugebuf "
+			"does not compute: use pi_act=1 (the controller "
+			"inserts and checks it), or fio's io_uring_cmd\n",
+			f->file_name, ns->pi_type);
+		return -EINVAL;
+	}
+	if (ns->lba_ext && ns->pi_type && td->o.verify != VERIFY_NONE) {
+		log_err(HBE_LOG_PREFIX "%s: an extended LBA with protection "
+			"information holds it in the data fio would verify: "
+			"drop verify, or format with separate metadata\n",
+			f->file_name);
+		return -EINVAL;
+	}
+	need = (td_max_bs(td) >> ns->lba_shift) * ns->ms;
+	if (!ns->lba_ext && c->md_per_io < need) {
+		log_err(HBE_LOG_PREFIX "%s: %u bytes of metadata per LBA go "
+			"in a separate buffer: md_per_io_size=%llu at least "
+			"(bs / LBA size x metadata)\n", f->file_name, ns->ms,
+			need);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*
@@ -294,6 +569,8 @@ int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 	if (!ret)
 		ret = hbe_nvme_check_modes(td, hd, f);
 	if (!ret)
+		ret = hbe_nvme_check_md(td, hd, f, ns);
+	if (!ret)
 		ret = hbe_nvme_predict(td, hd, o, f, ns);
 	if (ret) {
 		td_verror(td, -ret, "nvme passthrough");
@@ -318,49 +595,6 @@ void hbe_nvme_free_files(struct thread_data *td)
 		free(FILE_ENG_DATA(f));
 		FILE_SET_ENG_DATA(f, NULL);
 	}
-}
-
-/*
- * The commands of the job's reads and writes, as fio 3.41's io_uring_cmd
- * chooses them (fio_ioring_cmd_init()): write_mode's command for writes,
- * FUA (command dword 12 bit 30) per direction, DEAC (bit 25) on Write
- * Zeroes, NVMe Compare for the verify phase's reads.  Write
- * Uncorrectable, Write Zeroes and Verify transfer no data (NVM command
- * set 1.0), so they go without a buffer.  Built for fio 3.33: Read and
- * Write.
- */
-void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd)
-{
-	struct hbe_pt_cmd *c = &hd->pt->cmd;
-
-	c->write_op = HB_NVME_CMD_WRITE;
-	c->write_data = true;
-#ifdef HBE_FIO_341_OPTIONS
-	struct hbe_options *o = hd->o;
-
-	switch (o->write_mode) {
-	case HBE_WMODE_UNCOR:
-		c->write_op = HBE_NVME_CMD_WRITE_UNCOR;
-		break;
-	case HBE_WMODE_ZEROES:
-		c->write_op = HBE_NVME_CMD_WRITE_ZEROES;
-		if (o->deac)
-			c->cdw12[DDIR_WRITE] |= HBE_NVME_CDW12_DEAC;
-		break;
-	case HBE_WMODE_VERIFY:
-		c->write_op = HBE_NVME_CMD_VERIFY;
-		break;
-	}
-	c->write_data = c->write_op == HB_NVME_CMD_WRITE;
-	c->compare = o->verify_mode == HBE_VMODE_COMPARE &&
-		     td->o.verify != VERIFY_NONE;
-	if (o->readfua)
-		c->cdw12[DDIR_READ] |= HBE_NVME_CDW12_FUA;
-	if (o->writefua)
-		c->cdw12[DDIR_WRITE] |= HBE_NVME_CDW12_FUA;
-#else
-	(void)td;
-#endif
 }
 
 /*
@@ -406,6 +640,7 @@ int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
 	const struct hbe_pt_cmd *c = &hd->pt->cmd;
 	struct nvme_uring_cmd *cmd = (struct nvme_uring_cmd *)sqe->cmd;
 	bool rd = io_u->ddir == DDIR_READ;
+	uint64_t slba, nlb;
 	uint8_t op;
 
 	if (!ddir_rw(io_u->ddir)) {
@@ -413,19 +648,37 @@ int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
 				0, ns->lba_shift, false, 0);
 		return 0;
 	}
-	if ((pc->off | pc->len) & ((1ULL << ns->lba_shift) - 1) || !pc->len)
+	if (io_u->ddir == DDIR_TRIM) {
+		hbe_trim_prep(td, hd, sqe, fd, pc, ns->nsid, ns->lba_shift);
+		return 0;
+	}
+	if (!pc->len)
 		return -EINVAL;
 	op = rd ? hbe_nvme_read_op(td, hd, pc) : c->write_op;
 	hb_prep_nvme_io(sqe, fd, op, ns->nsid, pc->addr, pc->len, pc->off,
 			ns->lba_shift, fixed, buf_index);
+	slba = hbe_ns_lbas(ns, pc->off);
+	nlb = hbe_ns_lbas(ns, pc->len);
+	if (ns->lba_ext) {
+		cmd->cdw10 = slba & 0xffffffffu;
+		cmd->cdw11 = slba >> 32;
+		cmd->cdw12 = (nlb - 1) & 0xffff;
+	}
 	if (!rd && !c->write_data) {
 		/* no data: the LBAs of the piece, nothing mapped */
 		cmd->addr = 0;
 		cmd->data_len = 0;
 		sqe->uring_cmd_flags = 0;
 		sqe->buf_index = 0;
+	} else if (ns->ms && !ns->lba_ext) {
+		/* the piece's part of the slot's metadata buffer */
+		cmd->metadata = (uintptr_t)(c->md +
+			(uint64_t)io_u->index * c->md_per_io +
+			((pc->off - io_u->offset) >> ns->lba_shift) * ns->ms);
+		cmd->metadata_len = nlb * ns->ms;
 	}
 	cmd->cdw12 |= c->cdw12[io_u->ddir];
+	hbe_nvme_pi(ns, c, cmd, slba);
 	hd->pt->r.commands++;
 	return 0;
 }

@@ -234,12 +234,11 @@ struct fio_option hbe_option_table[] = {
 #ifdef HBE_FIO_341_OPTIONS
 	/*
 	 * fio 3.41's io_uring / io_uring_cmd options.  FUA, write_mode,
-	 * verify_mode and deac are fields of the NVMe commands the engine
-	 * sends through passthrough (engines/nvme.c hbe_nvme_modes());
-	 * without passthrough lib's job check refuses them by name
-	 * (check_nvme_extras()).  pi_act, pi_chk, apptag and apptag_mask
-	 * only act on a namespace with protection information, which the
-	 * engine refuses.
+	 * verify_mode, deac, md_per_io_size and the protection information
+	 * options are fields of the NVMe commands the engine sends through
+	 * passthrough (engines/nvme.c hbe_nvme_modes()); without
+	 * passthrough lib's job check refuses the first five by name
+	 * (check_nvme_extras()), and the PI options act on nothing.
 	 */
 	HBE_OPT(.name = "readfua", .lname = "Read fua flag support",
 		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(readfua), .def = "0",
@@ -282,24 +281,23 @@ struct fio_option hbe_option_table[] = {
 		.lname = "Separate Metadata Buffer Size per I/O",
 		.type = FIO_OPT_INT, .off1 = HBE_OFF(md_per_io_size),
 		.def = "0",
-		.help = "Separate metadata buffer per I/O (only 0: hugebuf "
-			"registers data buffers only)"),
+		.help = "Separate metadata buffer per I/O (NVMe passthrough; "
+			"in the buffers' backing)"),
 	HBE_OPT(.name = "pi_act", .lname = "Protection Information Action",
 		.type = FIO_OPT_BOOL, .off1 = HBE_OFF(pi_act), .def = "1",
-		.help = "PRACT bit (no effect: namespaces with protection "
-			"information are refused)"),
+		.help = "PRACT: the controller inserts and strips protection "
+			"information (0, host-made PI, is refused)"),
 	HBE_OPT(.name = "pi_chk", .lname = "Protection Information Check",
 		.type = FIO_OPT_STR_STORE, .off1 = HBE_OFF(pi_chk),
-		.help = "GUARD,REFTAG,APPTAG checking (no effect: namespaces "
-			"with protection information are refused)"),
+		.help = "Protection information the controller checks: "
+			"GUARD,REFTAG,APPTAG"),
 	HBE_OPT(.name = "apptag", .lname = "Application Tag",
 		.type = FIO_OPT_INT, .off1 = HBE_OFF(apptag), .def = "0x1234",
-		.help = "Application tag of protection information (no "
-			"effect here)"),
+		.help = "Application tag of protection information"),
 	HBE_OPT(.name = "apptag_mask", .lname = "Application Tag Mask",
 		.type = FIO_OPT_INT, .off1 = HBE_OFF(apptag_mask),
 		.def = "0xffff",
-		.help = "Application tag mask (no effect here)"),
+		.help = "Application tag mask of protection information"),
 #endif
 	{
 		.name = NULL,

@@ -57,6 +57,8 @@ static void hbe_prep_rw(struct hbe_data *hd, struct io_uring_sqe *sqe,
 		io_uring_prep_write(sqe, fd, pc->addr, pc->len, pc->off);
 	}
 	sqe->rw_flags = hd->u.rw_flags | (rd ? 0 : hd->u.write_flags);
+	if (hd->meta.on)
+		hbe_meta_prep(hd, sqe, pc);
 	/*
 	 * As fio's io_uring: the submitter may be an SQPOLL thread, so the
 	 * priority goes in every SQE (cmdprio* may raise it per I/O).
@@ -79,11 +81,14 @@ static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
 			pc->slot->error = EINVAL;
 			io_uring_prep_nop(sqe);
 		}
-	} else if (ddir_rw(io_u->ddir))
+	} else if (io_u->ddir == DDIR_TRIM) {
+		hbe_trim_prep(td, hd, sqe, fd, pc, 0, 0);
+	} else if (ddir_rw(io_u->ddir)) {
 		hbe_prep_rw(hd, sqe, fd, pc, o->fixedbufs);
-	else
+	} else {
 		io_uring_prep_fsync(sqe, fd, io_u->ddir == DDIR_DATASYNC ?
 					     IORING_FSYNC_DATASYNC : 0);
+	}
 	if (o->registerfiles)
 		sqe->flags |= IOSQE_FIXED_FILE;
 	if (hd->u.force_async && ++hd->prepped >= hd->u.force_async) {
@@ -133,6 +138,45 @@ static void hbe_fast_to_piece(struct hbe_slot *s)
 	pc->len = io_u->xfer_buflen;
 }
 
+/* A slot about to go out as @n pieces of @io_u. */
+void hbe_slot_start(struct hbe_slot *s, struct io_u *io_u, unsigned int n)
+{
+	s->io_u = io_u;
+	s->fast = false;
+	s->pending = 0;
+	s->nr_pieces = n;
+	s->done = 0;
+	s->error = 0;
+	s->eof = false;
+}
+
+/*
+ * The slot's pieces, set up by the caller (hbe_slot_start() and each
+ * piece's file range and address), one SQE each.
+ */
+enum fio_q_status hbe_submit_slot(struct thread_data *td, struct hbe_data *hd,
+				  struct io_u *io_u)
+{
+	struct hbe_slot *s = hbe_slot_of(hd, io_u);
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->nr_pieces; i++) {
+		ret = hbe_submit_piece(td, hd, &s->pieces[i]);
+		if (ret) {
+			/* earlier pieces are in flight; fail the rest */
+			s->error = -ret;
+			if (!s->pending) {
+				io_u->error = -ret;
+				return FIO_Q_COMPLETED;
+			}
+			break;
+		}
+	}
+	hd->queued[hd->nr_queued++] = io_u;
+	return FIO_Q_QUEUED;
+}
+
 /*
  * Everything else: a sync, and the jobs whose I/O is pieces
  * (chunk_size), cut into iovecs (vec_iovecs) or NVMe commands.
@@ -146,7 +190,6 @@ hbe_queue_pieces(struct thread_data *td, struct hbe_data *hd,
 	unsigned long long left, chunk, off;
 	char *addr;
 	unsigned int n;
-	int ret;
 
 	/* only chunk_size cuts an io_u into more than one piece */
 	chunk = io_u->xfer_buflen;
@@ -156,13 +199,7 @@ hbe_queue_pieces(struct thread_data *td, struct hbe_data *hd,
 		n = (io_u->xfer_buflen + chunk - 1) / chunk;
 	}
 
-	s->io_u = io_u;
-	s->fast = false;
-	s->pending = 0;
-	s->nr_pieces = n;
-	s->done = 0;
-	s->error = 0;
-	s->eof = false;
+	hbe_slot_start(s, io_u, n);
 	left = io_u->xfer_buflen;
 	off = io_u->offset;
 	addr = io_u->xfer_buf;
@@ -174,22 +211,11 @@ hbe_queue_pieces(struct thread_data *td, struct hbe_data *hd,
 		pc->off = off;
 		pc->addr = addr;
 		pc->len = l;
-		ret = hbe_submit_piece(td, hd, pc);
-		if (ret) {
-			/* earlier pieces are in flight; fail the rest */
-			s->error = -ret;
-			if (!s->pending) {
-				io_u->error = -ret;
-				return FIO_Q_COMPLETED;
-			}
-			break;
-		}
 		off += l;
 		addr += l;
 		left -= l;
 	}
-	hd->queued[hd->nr_queued++] = io_u;
-	return FIO_Q_QUEUED;
+	return hbe_submit_slot(td, hd, io_u);
 }
 
 static void hbe_slot_done(struct hbe_data *hd, struct hbe_slot *s)
@@ -218,6 +244,9 @@ static int hbe_complete_piece(struct thread_data *td, struct hbe_data *hd,
 	bool rw = ddir_rw(s->io_u->ddir);
 
 	s->pending--;
+	/* a discard's success is 0: its whole range */
+	if (!res && s->io_u->ddir == DDIR_TRIM)
+		res = pc->len;
 	/* RWF_NOWAIT: -EAGAIN is the answer, as in fio's io_uring */
 	if (res == -EINTR || (res == -EAGAIN && !(hd->u.rw_flags &
 						   RWF_NOWAIT)))

@@ -7,7 +7,8 @@
 # chunk_size (pieces submitted together, io_u completes when all did),
 # fixedbufs=0, defer_taskrun=0, numjobs > 1, rw mixes with bssplit, several
 # files, time_based.  Latency figures must be filled in (issue time set).
-# Built for fio 3.41: its newer options, refused or taken by name.
+# Built for fio 3.41: its NVMe command options, refused by name on plain
+# files (they are passthrough's), the PI options taken.
 . "$(dirname "$0")/_fio-lib.sh"
 t_require
 
@@ -89,9 +90,10 @@ t_check "$njobs option jobs: report lines agree with hugebuf plan" \
 t_check "verify jobs read back all they wrote, latencies filled in" \
 	$T_CHECK verify-lat "$T_DIR/opts.json"
 
-# fio 3.41's options (an engine built for it lists them): a command the
-# engine does not send is refused by name, the PI options are taken
-# without effect and cmdprio_hint goes to fio's cmdprio code
+# fio 3.41's options (an engine built for it lists them): a field of NVMe
+# commands asked of plain reads and writes is refused by name, the PI
+# options are taken without effect and cmdprio_hint goes to fio's cmdprio
+# code
 if ! "$FIO" --enghelp="$HUGEBUF_ENGINE" 2>/dev/null | grep -q '^readfua'; then
 	t_skip_check "fio 3.41's options: this engine is built for $("$FIO" --version), which has none (tools/fio-build.sh --check runs them)"
 else

@@ -74,6 +74,7 @@ struct hb_jobplan {
 	unsigned int max_pieces;	/* SQEs per I/O (chunk_size) */
 	unsigned int dio_align;		/* direct: the strictest file's */
 	uint64_t len;			/* bytes to allocate at @head */
+	uint64_t md_off;		/* md_per_io_size: metadata, from @head */
 	bool passthrough;		/* NVMe commands (cmd_type=nvme) */
 	bool pt_direct_ignored;		/* passthrough with direct=1 */
 };

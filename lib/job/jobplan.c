@@ -183,11 +183,10 @@ static int check_nvme_extras(const struct hb_jobplan *p)
 				 "effect): use cmd_type=nvme on /dev/ngXnY, "
 				 "as fio's io_uring_cmd does, or drop it",
 				 opt, what);
-	if (p->md_per_io_size)
-		return hb_seterr(EINVAL, "md_per_io_size asks for a metadata "
-				 "buffer per I/O, which hugebuf does not "
-				 "send yet: drop it, or run fio's io_uring_cmd "
-				 "engine for it");
+	if (p->md_per_io_size && p->clone != HB_JOB_CLONE_OFF)
+		return hb_seterr(EINVAL, "md_per_io_size with clone_buffers: "
+				 "the metadata buffers are a job's own, not "
+				 "in the shared mapping: drop one of them");
 	return 0;
 }
 
@@ -559,6 +558,17 @@ static int check_resources(struct hb_jobplan *p)
 	unsigned int nr = 0;
 	int ret;
 
+	/*
+	 * md_per_io_size: a metadata buffer per slot after the last slot's
+	 * data, page aligned, in the same backing (not registered: the
+	 * kernel maps metadata per command, bio_integrity_map_user())
+	 */
+	p->md_off = 0;
+	if (p->md_per_io_size) {
+		p->md_off = (ours + HB_PAGE_SIZE - 1) &
+			    ~(uint64_t)(HB_PAGE_SIZE - 1);
+		ours = p->md_off + (uint64_t)p->depth * p->md_per_io_size;
+	}
 	p->len = ours > p->min_len ? ours : p->min_len;
 	plan.map_len = hbi_map_len(&p->b, p->len, p->head);
 	ret = hb_sysinfo_read(&si);

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * md_per_io_size without passthrough, built for fio 3.41: as fio 3.41's
+ * io_uring sends it, a read or write carries a metadata buffer through
+ * the SQE's PI attribute (sqe->attr_ptr and attr_type_mask
+ * IORING_RW_ATTR_FLAG_PI; io_prep_rw_pi() in io_uring/rw.c copies the
+ * struct io_uring_attr_pi when the SQE is prepared), on a block device
+ * whose integrity profile FS_IOC_GETLBMD_CAP describes.  A kernel without
+ * that ioctl answers ENOTTY at open, and the job stops there in one line:
+ * the attribute came before the ioctl, so a kernel that answers has it.
+ *
+ * The metadata buffers are the job's own, after its data buffers in the
+ * same backing (lib's plan, md_off).  As fio: the guard is not computed
+ * here (fio computes it only for pi_act=0, which is refused: see
+ * hbe_meta_init()), pi_chk names the checks the kernel asks of the
+ * device, apptag is the application tag, and the reference tag's seed is
+ * the first LBA when REFTAG is checked.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include <liburing.h>
+
+#include "hugebuf-engine.h"
+
+#ifdef HBE_FIO_341_OPTIONS
+
+/* include/uapi/linux/io_uring.h and fs.h, newer than the C library's */
+#define HBE_RW_ATTR_FLAG_PI		(1U << 0)
+#define HBE_INTEGRITY_CHK_GUARD		(1U << 0)
+#define HBE_INTEGRITY_CHK_REFTAG	(1U << 1)
+#define HBE_INTEGRITY_CHK_APPTAG	(1U << 2)
+#define HBE_LBMD_PI_CAP_INTEGRITY	(1U << 0)
+
+struct hbe_lbmd_cap {
+	uint32_t lbmd_flags;
+	uint16_t lbmd_interval;
+	uint8_t lbmd_size;
+	uint8_t lbmd_opaque_size;
+	uint8_t lbmd_opaque_offset;
+	uint8_t lbmd_pi_size;
+	uint8_t lbmd_pi_offset;
+	uint8_t lbmd_guard_tag_type;
+	uint8_t lbmd_app_tag_size;
+	uint8_t lbmd_ref_tag_size;
+	uint8_t lbmd_storage_tag_size;
+	uint8_t pad;
+};
+#define HBE_FS_IOC_GETLBMD_CAP	_IOWR(0x15, 2, struct hbe_lbmd_cap)
+
+/*
+ * At init, once the buffers are mapped: what every metadata attribute
+ * holds, and the values fio 3.41's io_uring refuses or the engine does
+ * not do (pi_act=0: the guard computed by the host).
+ */
+int hbe_meta_init(struct thread_data *td, struct hbe_data *hd)
+{
+	struct hbe_options *o = hd->o;
+	const struct hb_jobplan *p = &hd->job->plan;
+	struct hbe_meta *m = &hd->meta;
+
+	(void)td;
+	if (hd->pt || !o->md_per_io_size)
+		return 0;
+	if (o->apptag_mask != 0xffff) {
+		log_err(HBE_LOG_PREFIX "md_per_io_size with plain reads and "
+			"writes checks the whole application tag: "
+			"apptag_mask=0xffff (as fio's io_uring requires)\n");
+		return -EINVAL;
+	}
+	if (!o->pi_act) {
+		log_err(HBE_LOG_PREFIX "pi_act=0 asks the host for the "
+			"protection information's guard, which hugebuf does "
+			"not compute: use pi_act=1, or fio's io_uring\n");
+		return -EINVAL;
+	}
+	m->on = true;
+	m->md = hd->job->map + p->head + p->md_off;
+	m->per_io = o->md_per_io_size;
+	m->app_tag = o->apptag;
+	if (o->pi_chk && strstr(o->pi_chk, "GUARD"))
+		m->flags |= HBE_INTEGRITY_CHK_GUARD;
+	if (o->pi_chk && strstr(o->pi_chk, "REFTAG"))
+		m->flags |= HBE_INTEGRITY_CHK_REFTAG;
+	if (o->pi_chk && strstr(o->pi_chk, "APPTAG"))
+		m->flags |= HBE_INTEGRITY_CHK_APPTAG;
+	hbe_note(HBE_LOG_PREFIX "metadata: %u buffers of %u bytes in the "
+		 "data buffers' backing, %llu bytes after the first (not "
+		 "registered: the kernel maps them per I/O)\n", hd->depth,
+		 m->per_io, (unsigned long long)p->md_off);
+	return 0;
+}
+
+/*
+ * ->open_file: the file's integrity profile, which every file of the job
+ * shares (the attribute's sizes are the job's).
+ */
+int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
+		  struct fio_file *f)
+{
+	struct hbe_meta *m = &hd->meta;
+	struct hbe_lbmd_cap cap;
+	unsigned long long need;
+
+	if (!m->on)
+		return 0;
+	memset(&cap, 0, sizeof(cap));
+	if (ioctl(f->fd, HBE_FS_IOC_GETLBMD_CAP, &cap)) {
+		log_err(HBE_LOG_PREFIX "%s: FS_IOC_GETLBMD_CAP failed (%s): "
+			"md_per_io_size needs a block device and a kernel "
+			"that describes its metadata, or cmd_type=nvme on "
+			"/dev/ngXnY\n", f->file_name, strerror(errno));
+		return -errno;
+	}
+	if (!(cap.lbmd_flags & HBE_LBMD_PI_CAP_INTEGRITY) ||
+	    cap.lbmd_storage_tag_size || !cap.lbmd_interval ||
+	    cap.lbmd_interval & (cap.lbmd_interval - 1)) {
+		log_err(HBE_LOG_PREFIX "%s: %s: md_per_io_size needs a "
+			"format with protection information and no storage "
+			"tag (as fio's io_uring)\n", f->file_name,
+			cap.lbmd_storage_tag_size ? "storage tags" :
+			"no protection information");
+		return -EOPNOTSUPP;
+	}
+	if (m->interval && (m->interval != cap.lbmd_interval ||
+			    m->ms != cap.lbmd_size)) {
+		log_err(HBE_LOG_PREFIX "%s: metadata of %u bytes per %u, "
+			"another file's is %u per %u: one format per job\n",
+			f->file_name, cap.lbmd_size, cap.lbmd_interval, m->ms,
+			m->interval);
+		return -EINVAL;
+	}
+	m->interval = cap.lbmd_interval;
+	m->shift = __builtin_ctz(cap.lbmd_interval);
+	m->ms = cap.lbmd_size;
+	need = (td_max_bs(td) >> m->shift) * m->ms;
+	if (m->per_io < need) {
+		log_err(HBE_LOG_PREFIX "%s: %u bytes of metadata per %u-byte "
+			"block: md_per_io_size=%llu at least (bs / block x "
+			"metadata)\n", f->file_name, m->ms, m->interval, need);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The piece's metadata attribute in its read or write SQE. */
+void hbe_meta_prep(struct hbe_data *hd, struct io_uring_sqe *sqe,
+		   struct hbe_piece *pc)
+{
+	const struct hbe_meta *m = &hd->meta;
+	struct io_u *io_u = pc->slot->io_u;
+	struct hbe_attr_pi *a = &pc->pi;
+
+	a->flags = m->flags;
+	a->app_tag = m->app_tag;
+	a->addr = (uintptr_t)(m->md + (uint64_t)io_u->index * m->per_io +
+			      ((pc->off - io_u->offset) >> m->shift) * m->ms);
+	a->len = (pc->len >> m->shift) * m->ms;
+	a->seed = m->flags & HBE_INTEGRITY_CHK_REFTAG ?
+		  (uint32_t)(pc->off >> m->shift) : 0;
+	a->rsvd = 0;
+	/* attr_ptr and attr_type_mask where the C library has addr3 */
+	sqe->addr3 = (uintptr_t)a;
+	sqe->__pad2[0] = HBE_RW_ATTR_FLAG_PI;
+}
+
+#endif
