@@ -152,6 +152,15 @@ total_ios() {	# json
 		awk '{ n += $3 } END { print n + 0 }'
 }
 
+# the line of a run's output that says why it stopped: the first of fio's
+# or the engine's lines that names an error or a refusal (the engine's
+# notes on what it set up come before it), else the first of theirs
+why_line() {	# output
+	l=$(grep -m1 -E '^(fio|hugebuf): .*([Ee]rror|fail|refus|needs|not |cannot|only|must)' "$1")
+	[ -n "$l" ] || l=$(grep -m1 -E '^(fio|hugebuf): ' "$1")
+	echo "$l"
+}
+
 # run fio quietly: exit status in $frc, its output in $fout
 fio_run() {	# tag, options...
 	tag=$1
@@ -248,7 +257,7 @@ run_case() {
 		[ "$n" != - ] && [ "$ios" -gt 0 ] &&
 			per=$(awk -v n="$n" -v i="$ios" 'BEGIN { printf "%.2f", n / i }')
 		eval "out_$e=\$out per_$e=\$per ops_$e=\${cmds#* } ios_$e=\$ios"
-		eval "line_$e=\$(grep -m1 -E '^(fio|hugebuf): |error|refus' \"\$fout\")"
+		eval "line_$e=\$(why_line \"\$fout\")"
 		data=-
 		case $post in
 		md5)	data=$(region_md5 "$d" "$OFF" "$SIZE") ;;
