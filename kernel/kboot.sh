@@ -337,7 +337,7 @@ KTEST_VALUE_NS=${KTEST_VALUE_NS:-1}
 value_ns_list() {	# $1 = label
 	[ "$KTEST_VALUE_NS" = 0 ] && return 0
 	probe_runs_on nvme-values "$1" || return 0
-	printf '%s\n' "$VALUE_NS_TAB" | awk '{ printf "%s%s:%s", NR > 1 ? " " : "", $1, $2 }'
+	printf '%s\n' "$VALUE_NS_TAB" | awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $1, $2 }'
 }
 
 value_ns_args() {	# $1 = label, $2 = "iommu" or ""
