@@ -85,7 +85,7 @@ build_initramfs() {	# $1 = label, $2 = output
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,usr/bin,proc,sys,dev,tmp,mnt,hugebuf/tests,hugebuf/bin,hugebuf/engine}
 	cp "$(command -v busybox)" "$root/bin/busybox"
-	file -L "$root/bin/busybox" 2>/dev/null | grep -q dynamic &&
+	file -L "$root/bin/busybox" 2>/dev/null | grep dynamic >/dev/null &&
 		die "busybox is not static: install busybox-static"
 	if [ -d "$KTEST_BINDIR" ]; then
 		for f in "$KTEST_BINDIR"/*; do

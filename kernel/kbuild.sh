@@ -134,7 +134,9 @@ ensure_packages() {
 		apt_install $missing ||
 			die "apt-get install failed, see $KTEST_CACHE/apt.log"
 	fi
-	busybox --list 2>/dev/null | grep -qx timeout ||
+	# all of the list read (not grep -q): pipefail would count the
+	# SIGPIPE of the writer grep -q left early as "no applet"
+	busybox --list 2>/dev/null | grep -x timeout >/dev/null ||
 		die "busybox has no timeout applet"
 	# the tree of our two kernels, when one of them is to boot
 	WHY_SRC_61=
