@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/uio.h>
 
 /*
@@ -192,6 +193,25 @@ struct hbe_piece {
 	struct hbe_attr_pi pi;	/* md_per_io_size without passthrough */
 };
 
+/*
+ * pi_chk's names, as fio 3.41 reads them (a substring each), in the bits
+ * of the kernel's IO_INTEGRITY_CHK_* (include/uapi/linux/fs.h)
+ */
+enum {
+	HBE_PI_CHK_GUARD = 1 << 0,
+	HBE_PI_CHK_REFTAG = 1 << 1,
+	HBE_PI_CHK_APPTAG = 1 << 2,
+};
+
+static inline unsigned int hbe_pi_chk(const char *s)
+{
+	if (!s)
+		return 0;
+	return (strstr(s, "GUARD") ? HBE_PI_CHK_GUARD : 0) |
+	       (strstr(s, "REFTAG") ? HBE_PI_CHK_REFTAG : 0) |
+	       (strstr(s, "APPTAG") ? HBE_PI_CHK_APPTAG : 0);
+}
+
 /* md_per_io_size without passthrough (engines/meta.c) */
 struct hbe_meta {
 	bool on;
@@ -354,6 +374,16 @@ int hbe_nvme_open(struct thread_data *td, struct hbe_data *hd,
 void hbe_nvme_free_files(struct thread_data *td);
 void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd);
 void hbe_nvme_md_place(struct hbe_data *hd);
+/* zonemode=zbd: a zoned namespace's, fio's own code for other files */
+int hbe_nvme_zoned_model(struct thread_data *td, struct fio_file *f,
+			 enum zbd_zoned_model *model);
+int hbe_nvme_max_open_zones(struct thread_data *td, struct fio_file *f,
+			    unsigned int *max);
+int hbe_nvme_report_zones(struct thread_data *td, struct fio_file *f,
+			  uint64_t offset, struct zbd_zone *zbdz,
+			  unsigned int nr_zones);
+int hbe_nvme_reset_wp(struct thread_data *td, struct fio_file *f,
+		      uint64_t offset, uint64_t length);
 int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
 		  struct io_uring_sqe *sqe, int fd, struct hbe_piece *pc,
 		  bool fixed, unsigned int buf_index);

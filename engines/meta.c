@@ -28,9 +28,6 @@
 
 /* include/uapi/linux/io_uring.h and fs.h, newer than the C library's */
 #define HBE_RW_ATTR_FLAG_PI		(1U << 0)
-#define HBE_INTEGRITY_CHK_GUARD		(1U << 0)
-#define HBE_INTEGRITY_CHK_REFTAG	(1U << 1)
-#define HBE_INTEGRITY_CHK_APPTAG	(1U << 2)
 #define HBE_LBMD_PI_CAP_INTEGRITY	(1U << 0)
 
 struct hbe_lbmd_cap {
@@ -79,12 +76,8 @@ int hbe_meta_init(struct thread_data *td, struct hbe_data *hd)
 	m->md = hd->job->map + p->head + p->md_off;
 	m->per_io = o->md_per_io_size;
 	m->app_tag = o->apptag;
-	if (o->pi_chk && strstr(o->pi_chk, "GUARD"))
-		m->flags |= HBE_INTEGRITY_CHK_GUARD;
-	if (o->pi_chk && strstr(o->pi_chk, "REFTAG"))
-		m->flags |= HBE_INTEGRITY_CHK_REFTAG;
-	if (o->pi_chk && strstr(o->pi_chk, "APPTAG"))
-		m->flags |= HBE_INTEGRITY_CHK_APPTAG;
+	/* the kernel's IO_INTEGRITY_CHK_* bits */
+	m->flags = hbe_pi_chk(o->pi_chk);
 	hbe_note(HBE_LOG_PREFIX "metadata: %u buffers of %u bytes in the "
 		 "data buffers' backing, %llu bytes after the first (not "
 		 "registered: the kernel maps them per I/O)\n", hd->depth,
@@ -107,16 +100,17 @@ int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
 		return 0;
 	memset(&cap, 0, sizeof(cap));
 	if (ioctl(f->fd, HBE_FS_IOC_GETLBMD_CAP, &cap)) {
-		log_err(HBE_LOG_PREFIX "%s: FS_IOC_GETLBMD_CAP failed (%s): "
-			"md_per_io_size needs a block device and a kernel "
-			"that describes its metadata, or cmd_type=nvme on "
-			"/dev/ngXnY\n", f->file_name, strerror(errno));
+		log_err(HBE_LOG_PREFIX "md_per_io_size on %s: "
+			"FS_IOC_GETLBMD_CAP failed (%s): use a block device "
+			"with metadata on a kernel that describes it, or "
+			"cmd_type=nvme on /dev/ngXnY\n", f->file_name,
+			strerror(errno));
 		return -errno;
 	}
 	if (!(cap.lbmd_flags & HBE_LBMD_PI_CAP_INTEGRITY) ||
 	    cap.lbmd_storage_tag_size || !cap.lbmd_interval ||
 	    cap.lbmd_interval & (cap.lbmd_interval - 1)) {
-		log_err(HBE_LOG_PREFIX "%s: %s: md_per_io_size needs a "
+		log_err(HBE_LOG_PREFIX "md_per_io_size on %s: %s: use a "
 			"format with protection information and no storage "
 			"tag (as fio's io_uring)\n", f->file_name,
 			cap.lbmd_storage_tag_size ? "storage tags" :
@@ -125,8 +119,9 @@ int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
 	}
 	if (m->interval && (m->interval != cap.lbmd_interval ||
 			    m->ms != cap.lbmd_size)) {
-		log_err(HBE_LOG_PREFIX "%s: metadata of %u bytes per %u, "
-			"another file's is %u per %u: one format per job\n",
+		log_err(HBE_LOG_PREFIX "md_per_io_size on %s: metadata of "
+			"%u bytes per %u, another file's is %u per %u: one "
+			"format per job\n",
 			f->file_name, cap.lbmd_size, cap.lbmd_interval, m->ms,
 			m->interval);
 		return -EINVAL;
@@ -136,9 +131,10 @@ int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
 	m->ms = cap.lbmd_size;
 	need = (td_max_bs(td) >> m->shift) * m->ms;
 	if (m->per_io < need) {
-		log_err(HBE_LOG_PREFIX "%s: %u bytes of metadata per %u-byte "
-			"block: md_per_io_size=%llu at least (bs / block x "
-			"metadata)\n", f->file_name, m->ms, m->interval, need);
+		log_err(HBE_LOG_PREFIX "md_per_io_size on %s: %u bytes of "
+			"metadata per %u-byte block: use md_per_io_size=%llu "
+			"at least (bs / block x metadata)\n", f->file_name,
+			m->ms, m->interval, need);
 		return -EINVAL;
 	}
 	return 0;
@@ -157,7 +153,7 @@ void hbe_meta_prep(struct hbe_data *hd, struct io_uring_sqe *sqe,
 	a->addr = (uintptr_t)(m->md + (uint64_t)io_u->index * m->per_io +
 			      ((pc->off - io_u->offset) >> m->shift) * m->ms);
 	a->len = (pc->len >> m->shift) * m->ms;
-	a->seed = m->flags & HBE_INTEGRITY_CHK_REFTAG ?
+	a->seed = m->flags & HBE_PI_CHK_REFTAG ?
 		  (uint32_t)(pc->off >> m->shift) : 0;
 	a->rsvd = 0;
 	/* attr_ptr and attr_type_mask where the C library has addr3 */

@@ -33,6 +33,7 @@
 #include "base/uring-compat.h"
 
 #include "verify.h"
+#include "oslib/blkzoned.h"
 
 /*
  * I/O command set opcodes beyond lib's read/write/flush (NVMe base spec
@@ -84,6 +85,7 @@ struct hbe_ns {
 	unsigned int lba_ext;	/* data + metadata bytes, 0: separate */
 	uint64_t ext_recip;	/* 2^64 / lba_ext, rounded up */
 	unsigned int pi_type;	/* protection information type, 0: none */
+	unsigned int fmt;	/* the LBA format's index */
 	bool pi_64b;		/* 64b guard: reference tag bits in cdw3 */
 	bool limits_ok;
 	struct hb_queue_limits lim;
@@ -261,6 +263,7 @@ static int hbe_ns_identify(struct thread_data *td, int fd, const char *path,
 		return -EINVAL;
 	}
 	ns->lba_shift = ds;
+	ns->fmt = fmt;
 	ret = hbe_ns_metadata(td, fd, path, ns, fmt, flbas, dps, ms, id);
 	free(id);
 	return ret;
@@ -400,6 +403,7 @@ void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd)
 	c->write_data = true;
 #ifdef HBE_FIO_341_OPTIONS
 	struct hbe_options *o = hd->o;
+	unsigned int chk;
 
 	switch (o->write_mode) {
 	case HBE_WMODE_UNCOR:
@@ -428,11 +432,12 @@ void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd)
 	 */
 	if (o->pi_act)
 		c->prinfo |= HBE_NVME_PRACT;
-	if (o->pi_chk && strstr(o->pi_chk, "GUARD"))
+	chk = hbe_pi_chk(o->pi_chk);
+	if (chk & HBE_PI_CHK_GUARD)
 		c->prinfo |= HBE_NVME_PRCHK_GUARD;
-	if (o->pi_chk && strstr(o->pi_chk, "REFTAG"))
+	if (chk & HBE_PI_CHK_REFTAG)
 		c->prinfo |= HBE_NVME_PRCHK_REF;
-	if (o->pi_chk && strstr(o->pi_chk, "APPTAG"))
+	if (chk & HBE_PI_CHK_APPTAG)
 		c->prinfo |= HBE_NVME_PRCHK_APP;
 	c->cdw15 = (o->apptag_mask & 0xffff) << 16 | (o->apptag & 0xffff);
 	c->md_per_io = o->md_per_io_size;
@@ -652,7 +657,8 @@ int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
 		hbe_trim_prep(td, hd, sqe, fd, pc, ns->nsid, ns->lba_shift);
 		return 0;
 	}
-	if (!pc->len)
+	if (!pc->len || (!ns->lba_ext &&
+			 (pc->off | pc->len) & ((1ULL << ns->lba_shift) - 1)))
 		return -EINVAL;
 	op = rd ? hbe_nvme_read_op(td, hd, pc) : c->write_op;
 	hb_prep_nvme_io(sqe, fd, op, ns->nsid, pc->addr, pc->len, pc->off,
@@ -711,4 +717,229 @@ int hbe_nvme_result(struct hbe_data *hd, struct hbe_piece *pc, int res)
 			pc->slot->io_u->file->file_name, pc->len);
 	}
 	return res;
+}
+
+/*
+ * zonemode=zbd on a zoned namespace (NVMe Zoned Namespace command set,
+ * CSI 2), through the namespace's char device as fio's io_uring_cmd
+ * reads it: a namespace with the ZNS Identify Namespace is host managed,
+ * Zone Management Receive reports its zones, Zone Management Send resets
+ * them, and MOR + 1 is its limit of open zones.
+ */
+#define HBE_CSI_ZNS		0x02
+#define HBE_CNS_CSI_CTRL	0x06
+#define HBE_ZNS_ID_MOR		8	/* Identify Namespace (ZNS): MOR */
+#define HBE_ZNS_ID_LBAFE	2816	/* its LBA format extensions, 16 B */
+#define HBE_ZNS_CMD_SEND	0x79
+#define HBE_ZNS_CMD_RECV	0x7a
+#define HBE_ZNS_ZSA_RESET	0x04
+#define HBE_ZNS_PARTIAL		(1U << 16)	/* cdw13: partial report */
+#define HBE_ZNS_REPORT_HDR	64
+#define HBE_ZNS_DESC		64
+#define HBE_ZNS_CHUNK		1024	/* descriptors per report */
+
+/*
+ * The namespace of @f if it is a passthrough one (its size came from
+ * Identify: hbe_nvme_file_size()), else NULL: fio's own zone code.
+ */
+static struct hbe_ns *hbe_zns_of(struct fio_file *f)
+{
+	return f->filetype == FIO_TYPE_CHAR ? FILE_ENG_DATA(f) : NULL;
+}
+
+/* One NVMe I/O command of the namespace through the ioctl. */
+static int hbe_zns_cmd(const char *path, struct hbe_ns *ns, uint8_t op,
+		       uint64_t slba, uint32_t cdw13, void *buf, uint32_t len)
+{
+	struct nvme_passthru_cmd cmd;
+	int fd, ret;
+
+	fd = open(path, op == HBE_ZNS_CMD_SEND ? O_RDWR : O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.opcode = op;
+	cmd.nsid = ns->nsid;
+	cmd.addr = (uintptr_t)buf;
+	cmd.data_len = len;
+	cmd.cdw10 = slba & 0xffffffffu;
+	cmd.cdw11 = slba >> 32;
+	cmd.cdw12 = len ? len / 4 - 1 : 0;
+	cmd.cdw13 = cdw13;
+	ret = ioctl(fd, NVME_IOCTL_IO_CMD, &cmd);
+	if (ret > 0)
+		ret = -EIO;	/* the NVMe status */
+	else if (ret < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The ZNS Identify Namespace into @id; false: not a zoned namespace. */
+static bool hbe_zns_identify(const char *path, struct hbe_ns *ns,
+			     unsigned char *id)
+{
+	int fd;
+	bool ok;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	ok = !hbe_identify(fd, 0, HBE_CNS_CSI_CTRL, HBE_CSI_ZNS, id) &&
+	     !hbe_identify(fd, ns->nsid, HBE_CNS_CSI_NS, HBE_CSI_ZNS, id);
+	close(fd);
+	return ok;
+}
+
+int hbe_nvme_zoned_model(struct thread_data *td, struct fio_file *f,
+			 enum zbd_zoned_model *model)
+{
+	struct hbe_ns *ns = hbe_zns_of(f);
+	unsigned char *id;
+
+	if (!ns)
+		return blkzoned_get_zoned_model(td, f, model);
+	id = aligned_alloc(4096, HBE_NVME_ID_LEN);
+	if (!id)
+		return -ENOMEM;
+	*model = hbe_zns_identify(f->file_name, ns, id) ? ZBD_HOST_MANAGED :
+							  ZBD_NONE;
+	free(id);
+	return 0;
+}
+
+int hbe_nvme_max_open_zones(struct thread_data *td, struct fio_file *f,
+			    unsigned int *max)
+{
+	struct hbe_ns *ns = hbe_zns_of(f);
+	unsigned char *id;
+	int ret = 0;
+
+	if (!ns)
+		return blkzoned_get_max_open_zones(td, f, max);
+	id = aligned_alloc(4096, HBE_NVME_ID_LEN);
+	if (!id)
+		return -ENOMEM;
+	if (hbe_zns_identify(f->file_name, ns, id))
+		/* 0-based; all ones: no limit, which fio's 0 says */
+		*max = (uint32_t)(hbe_le(id + HBE_ZNS_ID_MOR, 4) + 1);
+	else
+		ret = -EIO;
+	free(id);
+	return ret;
+}
+
+/* a zone descriptor's state (bits 7:4) in fio's words */
+static enum zbd_zone_cond hbe_zns_cond(unsigned int zs)
+{
+	switch (zs >> 4) {
+	case 0x1:
+		return ZBD_ZONE_COND_EMPTY;
+	case 0x2:
+		return ZBD_ZONE_COND_IMP_OPEN;
+	case 0x3:
+		return ZBD_ZONE_COND_EXP_OPEN;
+	case 0x4:
+		return ZBD_ZONE_COND_CLOSED;
+	case 0xe:
+		return ZBD_ZONE_COND_FULL;
+	default:	/* read only, offline: not to be used */
+		return ZBD_ZONE_COND_OFFLINE;
+	}
+}
+
+int hbe_nvme_report_zones(struct thread_data *td, struct fio_file *f,
+			  uint64_t offset, struct zbd_zone *zbdz,
+			  unsigned int nr_zones)
+{
+	struct hbe_ns *ns = hbe_zns_of(f);
+	unsigned int i, got = 0, n;
+	unsigned char *id, *rep;
+	uint64_t zlen;
+	uint32_t len;
+	int ret = 0;
+
+	if (!ns)
+		return blkzoned_report_zones(td, f, offset, zbdz, nr_zones);
+	if (ns->lba_ext)
+		return -EINVAL;
+	id = aligned_alloc(4096, HBE_NVME_ID_LEN);
+	len = HBE_ZNS_REPORT_HDR + HBE_ZNS_CHUNK * HBE_ZNS_DESC;
+	rep = aligned_alloc(4096, len);
+	if (!id || !rep) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* the zone size of the namespace's LBA format */
+	if (!hbe_zns_identify(f->file_name, ns, id)) {
+		ret = -EIO;
+		goto out;
+	}
+	zlen = hbe_le(id + HBE_ZNS_ID_LBAFE + 16 * ns->fmt, 8) <<
+	       ns->lba_shift;
+	if (!zlen) {
+		ret = -EIO;
+		goto out;
+	}
+	while (got < nr_zones && offset < f->real_file_size) {
+		n = nr_zones - got < HBE_ZNS_CHUNK ? nr_zones - got :
+						     HBE_ZNS_CHUNK;
+		memset(rep, 0, len);
+		ret = hbe_zns_cmd(f->file_name, ns, HBE_ZNS_CMD_RECV,
+				  offset >> ns->lba_shift, HBE_ZNS_PARTIAL,
+				  rep, HBE_ZNS_REPORT_HDR + n * HBE_ZNS_DESC);
+		if (ret)
+			goto out;
+		n = hbe_le(rep, 8) < n ? hbe_le(rep, 8) : n;
+		if (!n)
+			break;
+		for (i = 0; i < n; i++, got++) {
+			const unsigned char *d = rep + HBE_ZNS_REPORT_HDR +
+						 i * HBE_ZNS_DESC;
+			struct zbd_zone *z = &zbdz[got];
+
+			z->start = hbe_le(d + 16, 8) << ns->lba_shift;
+			z->len = zlen;
+			z->wp = hbe_le(d + 24, 8) << ns->lba_shift;
+			z->capacity = hbe_le(d + 8, 8) << ns->lba_shift;
+			/* type 2, sequential write required, is all ZNS has */
+			if ((d[0] & 0xf) != 0x2) {
+				log_err(HBE_LOG_PREFIX "%s: zone at byte %llu "
+					"has type %u, not sequential write "
+					"required\n", f->file_name,
+					(unsigned long long)z->start, d[0] & 0xf);
+				ret = -EIO;
+				goto out;
+			}
+			z->type = ZBD_ZONE_TYPE_SWR;
+			z->cond = hbe_zns_cond(d[1]);
+			if (z->cond == ZBD_ZONE_COND_OFFLINE)
+				z->wp = z->start;
+		}
+		offset = zbdz[got - 1].start + zlen;
+	}
+	ret = got;
+out:
+	free(id);
+	free(rep);
+	return ret;
+}
+
+int hbe_nvme_reset_wp(struct thread_data *td, struct fio_file *f,
+		      uint64_t offset, uint64_t length)
+{
+	struct hbe_ns *ns = hbe_zns_of(f);
+	uint64_t zs = td->o.zone_size, end = offset + length;
+	int ret = 0;
+
+	if (!ns)
+		return blkzoned_reset_wp(td, f, offset, length);
+	if (!zs)
+		zs = length ? length : 1;
+	/* one Zone Management Send per zone, stopping at the first error */
+	for (; offset < end && !ret; offset += zs)
+		ret = hbe_zns_cmd(f->file_name, ns, HBE_ZNS_CMD_SEND,
+				  offset >> ns->lba_shift, HBE_ZNS_ZSA_RESET,
+				  NULL, 0);
+	return ret;
 }

@@ -95,7 +95,8 @@ void hbe_trim_open(struct thread_data *td, struct hbe_data *hd,
 {
 	int ret;
 
-	if (!td_trim(td) || hd->pt || (unsigned int)f->fileno >= hd->nr_trim_files)
+	if (!td_trim(td) || hd->pt ||
+	    (unsigned int)f->fileno >= hd->nr_trim_files)
 		return;
 	ret = hbe_trim_probe(f->fd);
 	hd->trim_async[f->fileno] = ret == -EINVAL;
