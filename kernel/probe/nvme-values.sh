@@ -364,21 +364,20 @@ run_case trim plain blk-plain fill md5 --offset=9m --size=1m --rw=trim \
 # and read (pi_chk), fio checks them again on read; separate metadata
 # with fio's verify of the data; extended LBAs, where fio's verify and PI
 # share the buffer, written and then read back with the checks
+# PI type $1 with separate metadata ($2 bytes per 16 KiB: 4 LBAs) and
+# with extended LBAs (4 of $3 bytes per I/O), 32 I/Os each
+pi_cases() {	# type, md bytes per 16 KiB, extended 4-LBA block
+	run_case "pi$1-sep" "pi$1sep" ng - \
+		xread:"--rw=read --offset=0 --size=512k --bs=16k --md_per_io_size=$2 $PI $V" \
+		--offset=0 --size=512k --rw=write --bs=16k --iodepth=4 \
+		--md_per_io_size="$2" $PI $V
+	run_case "pi$1-ext" "pi$1ext" ng - \
+		xread:"--rw=read --offset=0 --size=$(($3 * 32)) --bs=$3 $PI" \
+		--offset=0 --size=$(($3 * 32)) --rw=write --bs="$3" --iodepth=4 $PI
+}
 region 0 0
-run_case pi1-sep pi1sep ng - \
-	xread:"--rw=read --offset=0 --size=512k --bs=16k --md_per_io_size=32 $PI $V" \
-	--offset=0 --size=512k --rw=write --bs=16k --iodepth=4 \
-	--md_per_io_size=32 $PI $V
-run_case pi1-ext pi1ext ng - \
-	xread:"--rw=read --offset=0 --size=525312 --bs=16416 $PI" \
-	--offset=0 --size=525312 --rw=write --bs=16416 --iodepth=4 $PI
-run_case pi3-sep pi3sep ng - \
-	xread:"--rw=read --offset=0 --size=512k --bs=16k --md_per_io_size=64 $PI $V" \
-	--offset=0 --size=512k --rw=write --bs=16k --iodepth=4 \
-	--md_per_io_size=64 $PI $V
-run_case pi3-ext pi3ext ng - \
-	xread:"--rw=read --offset=0 --size=532480 --bs=16640 $PI" \
-	--offset=0 --size=532480 --rw=write --bs=16640 --iodepth=4 $PI
+pi_cases 1 32 16416
+pi_cases 3 64 16640
 # the controller inserts and strips the tags (PRACT): the metadata is
 # all PI, so no metadata buffer
 run_case pi1-act pi1sep ng - - --offset=1m --size=512k --rw=write \
