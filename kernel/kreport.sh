@@ -119,7 +119,7 @@ print_nvvalues() {	# dir with console-<kernel>.log.txt, kernels...
 	for k in "$@"; do
 		f=$dir/console-$k.log.txt
 		[ -f "$f" ] || continue
-		grep -a '^NVVAL case=' "$f" | awk -v k="$k" '{
+		grep -a '^NVVAL case=[^ ]* ns=' "$f" | awk -v k="$k" '{
 			delete v
 			for (i = 2; i <= NF; i++) {
 				j = index($i, "=")

@@ -234,7 +234,7 @@ run_case() {
 	   [ "$(cat "/sys/block/$d/size")" = 0 ]; }; then
 		why="the kernel gives $ns ($d) no $([ $dev = ng ] && echo generic device || echo block device)"
 		[ $dev != ng ] && [ -d "/sys/block/$d" ] &&
-			why="the kernel gives $ns ($d) no capacity (a format it does not take: $(cat "/sys/block/$d/queue/logical_block_size") B LBA with metadata)"
+			why="the kernel gives $ns ($d) no capacity: a format or command set its block layer does not take (metadata without integrity support, zones without CONFIG_BLK_DEV_ZONED)"
 		echo "NVVAL case=$name ns=$ns result=skip skip=$why"
 		result "$name" 77
 		return
