@@ -61,6 +61,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pfnscan  # noqa: E402
 import report  # noqa: E402
 from units import GIB, KIB, MIB, parse_size, size_str  # noqa: E402,F401
 
@@ -236,7 +237,8 @@ class FioError(Exception):
     pass
 
 
-def run_fio(fio, args, dev, write, bs, runtime, report_json=None):
+def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
+            buf_bytes=0):
     outfd, outpath = tempfile.mkstemp(prefix="hugebuf-bench-", suffix=".json")
     os.close(outfd)
     envv = dict(os.environ)
@@ -251,12 +253,18 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None):
                          stderr=subprocess.PIPE, env=envv)
     samples, seen = [], {}
     vmpin_max = 0
+    # the buffers' physical runs, read once the job is under way (the
+    # pages are faulted in and registered by then)
+    contig, contig_at = None, t0 + max(0.4 * runtime, 0.5)
     # sample until fio exits; wait4(WNOHANG) reaps it with its rusage
     while True:
         pid, status, ru = os.wait4(p.pid, os.WNOHANG)
         if pid:
             break
         vmpin_max = max(vmpin_max, vmpin_kb(p.pid))
+        # until the buffers are there: fio may still be setting up
+        if buf_bytes and contig is None and time.monotonic() >= contig_at:
+            contig = pfnscan.scan(p.pid, buf_bytes)
         cpu = tree_cpu_ns(p.pid, seen)
         if cpu is not None:
             samples.append({"t": time.monotonic(), "cpu": cpu,
@@ -291,6 +299,7 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None):
         "load": load,
         "ios": d["total_ios"],
         "vmpin_max_kb": vmpin_max,
+        "contig_scan": contig or None,
     }
     k = 2 if write else 0
     win = io_window(samples, write, runtime, moved / runtime_s
@@ -402,6 +411,19 @@ def hugebuf_report(path):
     return json.loads(lines[-1]) if lines else {}
 
 
+def report_contig(rep):
+    """The contig_* keys of hugebuf's report_json, as pfnscan gives them;
+    None without PFNs."""
+    if not rep.get("contig_known"):
+        return None
+    return {"pages": rep["contig_pages"], "pairs": rep["contig_pairs"],
+            "adjacent": rep["contig_adjacent_pairs"],
+            "runs": rep["contig_runs"],
+            "longest": rep["contig_longest_bytes"] // 4096,
+            "share": rep["contig_adjacent_share"], "mode": rep["contig"],
+            "source": "report_json"}
+
+
 def run_point(ctx, cfg, rw, bs, extra=(), tag="sweep"):
     rj = tempfile.mktemp(prefix="hugebuf-bench-rep-", suffix=".json")
     args = ["--name=bench", cfg.engine] + \
@@ -409,14 +431,20 @@ def run_point(ctx, cfg, rw, bs, extra=(), tag="sweep"):
                     ctx["plan"].point_iodepth.get((rw, bs),
                                                   ctx["plan"].iodepth),
                     rw, bs)[1:] + cfg.args + list(extra)
+    depth = ctx["plan"].point_iodepth.get((rw, bs), ctx["plan"].iodepth)
     try:
         r = run_fio(ctx["fio"], args, ctx["dev"], rw.endswith("write"),
                     parse_size(bs), ctx["plan"].runtime,
-                    None if cfg.builtin else rj)
+                    None if cfg.builtin else rj,
+                    buf_bytes=depth * parse_size(bs))
+        # each side's contiguity: hugebuf's own report, fio's buffers
+        # read from its pagemap (the scan of hugebuf's is a cross-check)
+        r["contig"] = r["contig_scan"]
         if not cfg.builtin:
             rep = hugebuf_report(rj)
             r["folio_seen"] = rep.get("folio_size_seen", {}).get("min", 0)
             r["bvecs_per_io"] = rep.get("bvecs_per_io", {}).get("max", 0)
+            r["contig"] = report_contig(rep)
     finally:
         if os.path.exists(rj):
             os.unlink(rj)

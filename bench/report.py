@@ -155,6 +155,23 @@ class Data:
         return [runs[k][m] for k in sorted(runs)
                 if runs[k].get(m) is not None]
 
+    def contig(self, rw, bs, cfg):
+        """Per round: the share of neighbouring buffer pages whose frames
+        are neighbours (None where not measured)."""
+        runs = self.sweep.get((rw, bs, cfg), {})
+        return {k: (runs[k].get("contig") or {}).get("share")
+                for k in runs}
+
+    def contig_cell(self, rw, bs, cfg):
+        """'36%' (median) or '36-78%' (min-max), '?' when not measured"""
+        v = [x for x in self.contig(rw, bs, cfg).values() if x is not None]
+        if not v:
+            return "?"
+        lo, hi = 100 * min(v), 100 * max(v)
+        if round(lo) == round(hi):
+            return "%.0f%%" % lo
+        return "%.0f-%.0f%%" % (lo, hi)
+
     def best_builtin(self, rw, bs):
         """(highest-bandwidth built-in, lowest-CPU-per-GiB built-in)"""
         b = [c for c in self.configs if c in self.builtin
@@ -193,6 +210,111 @@ def per_round_ratio(a, b, m):
     """a[m] / b[m] for the rounds both have."""
     return [a[k][m] / b[k][m] for k in a if k in b and b[k].get(m)
             and a[k].get(m) is not None]
+
+
+# contiguity bands of the 4 KiB comparison: both sides in one band
+# are "matched"; the edges are round shares, not tuned to a result
+BANDS = ((0.0, 0.25, "scattered (<25%)"), (0.25, 0.75, "mixed (25-75%)"),
+         (0.75, 1.01, "contiguous (>=75%)"))
+
+
+def band(share):
+    for lo, hi, name in BANDS:
+        if share is not None and lo <= share < hi:
+            return name
+    return None
+
+
+def contig_rounds(d, rw, bs, c, pr):
+    """Per round of (c, pr): (bw ratio, cpu ratio, c's share, pr's)"""
+    a = d.sweep.get((rw, bs, c), {})
+    b = d.sweep.get((rw, bs, pr), {})
+    out = []
+    for k in sorted(set(a) & set(b)):
+        if not b[k].get("mibs"):
+            continue
+        bw = a[k]["mibs"] / b[k]["mibs"]
+        cpu = a[k]["cpu_gib"] / b[k]["cpu_gib"] \
+            if a[k].get("cpu_gib") and b[k].get("cpu_gib") else None
+        sa = (a[k].get("contig") or {}).get("share")
+        sb = (b[k].get("contig") or {}).get("share")
+        out.append((bw, cpu, sa, sb))
+    return out
+
+
+def contig_bands(rounds):
+    """{band: [bw ratios]} of the rounds whose two sides share a band,
+    and the number of rounds that do not"""
+    out, unmatched = {}, 0
+    for bw, _, sa, sb in rounds:
+        if band(sa) and band(sa) == band(sb):
+            out.setdefault(band(sa), []).append(bw)
+        else:
+            unmatched += 1
+    return out, unmatched
+
+
+def fourk_pairs(d):
+    return [(c, d.pair(c)) for c in d.hugebuf
+            if c.split()[1] == "4k" and d.pair(c)]
+
+
+def contig_lines(d):
+    """Console: the 4 KiB rows per round with both sides' contiguity."""
+    L = []
+    for c, pr in fourk_pairs(d):
+        for rw, bs in d.points:
+            rounds = contig_rounds(d, rw, bs, c, pr)
+            if not rounds:
+                continue
+            cells = ["%.2fx [%s/%s]" % (
+                bw, "?" if sa is None else "%.0f%%" % (100 * sa),
+                "?" if sb is None else "%.0f%%" % (100 * sb))
+                for bw, _, sa, sb in rounds]
+            L.append("%s / %s %s %s: %s" % (
+                c, pr.replace("io_uring ", ""), rw, bs, ", ".join(cells)))
+    if L:
+        L.insert(0, "4 KiB like for like per round: bandwidth ratio "
+                 "[hugebuf's / built-in's contiguity]:")
+        L.append("")
+    return L
+
+
+def contig_markdown(d, rw):
+    """The 4 KiB comparison per contiguity band, and its spread."""
+    L = []
+    for c, pr in fourk_pairs(d):
+        rows = []
+        for bs in [b for (w, b) in d.points if w == rw]:
+            rounds = contig_rounds(d, rw, bs, c, pr)
+            if not rounds:
+                continue
+            bands, unmatched = contig_bands(rounds)
+            row = [bs]
+            for _, _, name in BANDS:
+                row.append(fmt_ratio(bands.get(name, [])))
+            row.append(str(unmatched))
+            row.append(", ".join("%.2f× [%s/%s]" % (
+                bw, "?" if sa is None else "%.0f%%" % (100 * sa),
+                "?" if sb is None else "%.0f%%" % (100 * sb))
+                for bw, _, sa, sb in rounds))
+            rows.append(row)
+        if not rows:
+            continue
+        L.append("\n#### %s against %s by physical contiguity\n" % (
+            c, pr.replace("io_uring ", "")))
+        L.append("Bandwidth ratio of the rounds whose two sides fall in "
+                 "the same band of adjacent neighbouring pages; rounds "
+                 "in different bands are counted, not compared.  The "
+                 "page allocator decides a 4 KiB buffer's runs: what "
+                 "the free lists hold when it is faulted in "
+                 "(docs/lib-notes.md, \"Physical contiguity of 4 KiB "
+                 "buffers\"), so the spread of this ratio across rounds "
+                 "follows the contiguity each side drew.\n")
+        L.append(md_table(["bs"] + [n for _, _, n in BANDS] +
+                          ["unmatched", "per round [hugebuf/built-in]"],
+                          rows))
+    return L
 
 
 def vec_rows(d):
@@ -335,7 +457,7 @@ def console(d):
     hdr = "%-9s %-4s %-22s %6s %10s %8s %7s %7s %6s %6s %6s %6s %6s" % (
         "workload", "bs", "engine", "MiB/s", "min-max", "CPUs/GiB",
         "p50 ms", "p99 ms", "req/IO", "bw/bi", "cpu/bi", "bw/pr",
-        "cpu/pr") + " %6s" % "ent/IO"
+        "cpu/pr") + " %6s %8s" % ("ent/IO", "contig")
     print(hdr)
     print("-" * len(hdr))
     for rw, bs in d.points:
@@ -363,8 +485,11 @@ def console(d):
                       med(d.vals(rw, bs, c, "p50")) / 1000,
                       med(d.vals(rw, bs, c, "p99")) / 1000,
                       min(d.vals(rw, bs, c, "req_io")), rb, rc, pb, pc) +
-                  " %6s" % entry_cell(d, rw, bs, c))
+                  " %6s %8s" % (entry_cell(d, rw, bs, c),
+                                 d.contig_cell(rw, bs, c)))
         print()
+    for line in contig_lines(d):
+        print(line)
     for line in extra_lines(d):
         print(line)
     for line in entry_lines(d):
@@ -378,6 +503,9 @@ def console(d):
         for r in rows:
             print("  %-26s CPU %s; bandwidth %s; load %s" % tuple(r))
         print()
+    print("contig: share of neighbouring buffer pages in neighbouring "
+          "page frames, min-max over\nrounds (hugebuf: its report_json; "
+          "built-in: fio's /proc/PID/pagemap).")
     print("bw/bi: hugebuf MiB/s over the fastest built-in configuration "
           "(*), cpu/bi: CPU-s/GiB over\nthe leanest (+); bw/pr, cpu/pr: "
           "over the built-in with the same memory and mode\n(4k = malloc, "
@@ -831,6 +959,10 @@ def markdown(d, outdir, plots):
         L.append("\n### Like for like: bandwidth / CPU per GiB against the "
                  "built-in configuration with the same memory and mode "
                  "(4k = malloc, thp and hugetlb = shmhuge 2M)\n")
+        L.append("Each cell names both sides' physical contiguity "
+                 "(hugebuf's / the built-in's share of neighbouring "
+                 "buffer pages in neighbouring page frames, min–max over "
+                 "the rounds).\n")
         rows = []
         for c in d.hugebuf:
             pr = d.pair(c)
@@ -838,10 +970,13 @@ def markdown(d, outdir, plots):
             for bs in bss:
                 rb = d.ratios(rw, bs, c, pr, "mibs")
                 rc = d.ratios(rw, bs, c, pr, "cpu_gib")
-                row.append("%s / %s" % (fmt_ratio(rb), fmt_ratio(rc))
-                           if rb else "-")
+                row.append("%s / %s [%s vs %s]" % (
+                    fmt_ratio(rb), fmt_ratio(rc), d.contig_cell(rw, bs, c),
+                    d.contig_cell(rw, bs, pr) if pr else "-")
+                    if rb else "-")
             rows.append(row)
         L.append(md_table(["configuration", "against"] + bss, rows))
+        L.extend(contig_markdown(d, rw))
 
     # registration
     if d.reg:

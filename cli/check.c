@@ -290,6 +290,27 @@ static void print_nodes(const struct hb_bufstats *st)
 	printf("\n");
 }
 
+/* The buffer's physical runs, and the 4 KiB baseline asked for. */
+static void print_contig(const struct check *c)
+{
+	const struct hb_contig *k = &c->an.probe[0].contig;
+	char lb[32];
+
+	printf("contiguity:      contig=%s: ",
+	       hb_contig_mode_name(c->o.backing.contig));
+	if (!k->known) {
+		printf("not measured: the PFNs need CAP_SYS_ADMIN\n");
+		return;
+	}
+	printf("%llu pages in %llu physical runs, longest %llu page%s (%s), "
+	       "%.1f%% of neighbouring pages adjacent\n",
+	       (unsigned long long)k->nr_pages,
+	       (unsigned long long)k->nr_runs,
+	       (unsigned long long)k->longest, k->longest == 1 ? "" : "s",
+	       hb_fmt_size(k->longest << HB_PAGE_SHIFT, lb, sizeof(lb)),
+	       100 * hb_contig_share(k));
+}
+
 /* What can make this buffer coalesce ("" when the model says it does) */
 static const char *check_advice(const struct check *c)
 {
@@ -326,6 +347,7 @@ static void check_text(const struct check *c,
 	       p->nr_pages, p->nr_folios,
 	       hb_fmt_size(p->min_folio, a, sizeof(a)),
 	       hb_fmt_size(p->max_folio, b, sizeof(b)), p->note);
+	print_contig(c);
 	print_nodes(&c->an.st);
 	printf("model:           %s (%s): %u bvecs, folio_shift %u, "
 	       "coalesced %s, imu %llu B, allocation %llu B\n", c->km.name,
@@ -356,6 +378,24 @@ static void check_text(const struct check *c,
 		printf("to coalesce:     %s\n", check_advice(c));
 }
 
+/* "contiguity": the physical runs; zeros and "known":false without PFNs */
+static void check_contig_json(struct hb_json *j, const struct check *c)
+{
+	const struct hb_contig *k = &c->an.probe[0].contig;
+
+	hb_json_obj(j, "contiguity");
+	hb_json_str(j, "mode", hb_contig_mode_name(c->o.backing.contig));
+	hb_json_bool(j, "known", k->known);
+	hb_json_u64(j, "pages", k->nr_pages);
+	hb_json_u64(j, "runs", k->known ? k->nr_runs : 0);
+	hb_json_u64(j, "longest_bytes", k->known ?
+		    k->longest << HB_PAGE_SHIFT : 0);
+	hb_json_u64(j, "pairs", k->pairs);
+	hb_json_u64(j, "adjacent_pairs", k->adjacent);
+	hb_json_fixed(j, "adjacent_share", hb_contig_share(k), 4);
+	hb_json_end(j);
+}
+
 static void check_probe_json(struct hb_json *j, const struct check *c)
 {
 	const struct hb_probe *p = &c->an.probe[0];
@@ -370,6 +410,7 @@ static void check_probe_json(struct hb_json *j, const struct check *c)
 	hb_json_u64(j, "min_folio", p->min_folio);
 	hb_json_u64(j, "max_folio", p->max_folio);
 	hb_json_str(j, "note", p->note);
+	check_contig_json(j, c);
 	hb_json_obj(j, "nodes");
 	for (n = 0; n < HB_MAX_NODES; n++) {
 		if (!c->an.st.node_folios[n])
@@ -545,6 +586,12 @@ static int check_args(struct check *c)
 		return usage_error("%s", hb_errmsg());
 	if (check_size_limit(&c->o, &c->km, c->o.offset))
 		return EXIT_USAGE;
+	if (c->o.contig != HB_CONTIG_GIVEN &&
+	    c->o.backing.kind != HB_BACKING_4K)
+		return usage_error("--contig=%s is for --backing=4k: use "
+				   "--backing=4k or --contig=given",
+				   hb_contig_mode_name(c->o.contig));
+	c->o.backing.contig = c->o.contig;
 	if (c->o.moved && (c->o.backing.kind != HB_BACKING_THP ||
 			   c->o.offset || c->o.size % HB_PAGE_SIZE))
 		return usage_error("--moved needs --backing=thp, no --offset "

@@ -31,6 +31,7 @@ struct opts {
 	bool pt;
 	bool have_backing, have_size, have_offset, have_kernel;
 	struct hb_backing backing;
+	enum hb_contig_mode contig;	/* check --contig, 4k only */
 	uint64_t size, offset;
 	struct hb_kmodel km;
 	const char *file;

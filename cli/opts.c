@@ -27,6 +27,7 @@ enum {
 	OPT_PT,
 	OPT_BUFFERS,
 	OPT_ONE_BY_ONE,
+	OPT_CONTIG,
 	OPT_HELP,
 };
 
@@ -46,6 +47,7 @@ static const struct option long_opts[] = {
 	{ "pt", no_argument, NULL, OPT_PT },
 	{ "buffers", required_argument, NULL, OPT_BUFFERS },
 	{ "one-by-one", no_argument, NULL, OPT_ONE_BY_ONE },
+	{ "contig", required_argument, NULL, OPT_CONTIG },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -65,7 +67,7 @@ static bool opt_allowed(const char *cmd, int opt)
 	if (!strcmp(cmd, "check"))
 		return opt == OPT_BACKING || opt == OPT_SIZE ||
 		       opt == OPT_OFFSET || opt == OPT_FILE ||
-		       opt == OPT_MOVED;
+		       opt == OPT_MOVED || opt == OPT_CONTIG;
 	return false;
 }
 
@@ -224,6 +226,10 @@ static int parse_opt(struct opts *o, int opt, const char *arg)
 		return parse_buffers(o, arg);
 	case OPT_ONE_BY_ONE:
 		o->one_by_one = true;
+		return 0;
+	case OPT_CONTIG:
+		if (hb_contig_mode_parse(arg, &o->contig))
+			return usage_error("--contig=%s: %s", arg, hb_errmsg());
 		return 0;
 	case OPT_DEV:
 		return parse_dev(o, arg);

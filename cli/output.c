@@ -51,7 +51,7 @@ void usage(FILE *f)
 "                   [--iommu[=strict|lazy|direct] [--pt]]\n"
 "                   [--buffers=N] [--one-by-one]\n"
 "       %s check [--backing=B] [--size=S] [--offset=N] [--file=PATH] [--json]\n"
-"                   [--moved]\n"
+"                   [--moved] [--contig=given|scattered]\n"
 "\n"
 "  info   hugepage pools, THP/mTHP, memlock, CAP_IPC_LOCK, the kernel's\n"
 "         coalescing generation and whether the exact folio probe works\n"
@@ -68,7 +68,9 @@ void usage(FILE *f)
 "  check  allocate, probe, register and measure what the running kernel\n"
 "         did (block requests per READ_FIXED with --file, kernel memory);\n"
 "         --moved (thp only): the buffer starts 1 MiB into a THP and is\n"
-"         moved by mremap to a 2 MiB + 4 KiB address (non-congruent)\n"
+"         moved by mremap to a 2 MiB + 4 KiB address (non-congruent);\n"
+"         --contig=scattered (4k only): no two neighbouring pages in\n"
+"         neighbouring frames\n"
 "\n", CLI_NAME, CLI_NAME, CLI_NAME, CLI_NAME);
 	print_wrapped(f, "  B: ", hb_backing_spellings(), 5);
 	fprintf(f,

@@ -73,6 +73,7 @@ struct hbe_options {
 	/* ours */
 	char *backing;		/* NULL: hugetlb, or what mem= says */
 	char *hugepage_size;
+	unsigned int contig;		/* enum hb_contig_mode */
 	unsigned int layout;
 	unsigned long long head_offset;
 	unsigned int defer_taskrun;

@@ -65,6 +65,16 @@ struct fio_option hbe_option_table[] = {
 		.type = FIO_OPT_STR_STORE, .off1 = HBE_OFF(hugepage_size),
 		.help = "Page/folio size of the backing: 2M|1G (hugetlb, memfd, "
 			"shm) or an mTHP size (mthp)"),
+	HBE_OPT(.name = "contig", .lname = "hugebuf 4k contiguity",
+		.type = FIO_OPT_STR, .off1 = HBE_OFF(contig), .def = "given",
+		.help = "given|scattered: backing=4k's pages as the allocator "
+			"gives them, or no two neighbours physically adjacent",
+		.posval = {
+			{ .ival = "given", .oval = HB_CONTIG_GIVEN,
+			  .help = "as the page allocator hands them out" },
+			{ .ival = "scattered", .oval = HB_CONTIG_SCATTERED,
+			  .help = "neighbouring pages in frames apart" },
+		}),
 	HBE_OPT(.name = "layout", .lname = "hugebuf buffer layout",
 		.type = FIO_OPT_STR, .off1 = HBE_OFF(layout), .def = "per-io",
 		.help = "per-io: one registered buffer per io_u; region: io_us "
@@ -425,6 +435,7 @@ int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
 
 	p->backing = o->backing;
 	p->hugepage_size = o->hugepage_size;
+	p->contig = o->contig;
 	if (fio_option_is_set(&td->o, hugepage_size))
 		p->fw_hugepage_size = td->o.hugepage_size;
 	if (fio_option_is_set(&td->o, mem_type))

@@ -124,6 +124,15 @@ if [ -d $q ]; then
 		"sgl_threshold=$(cat /sys/module/nvme/parameters/sgl_threshold 2>/dev/null || echo n/a)"
 fi
 
+# KTEST_ONLY (ktest.sh): a comma list of the suite's tests, the probes
+# (kernel/probes.tab's names), "check" (hugebuf info and check) and "fio"
+# to run; empty runs everything
+only() {	# name
+	[ -z "$KTEST_ONLY" ] && return 0
+	case ",$KTEST_ONLY," in *",$1,"*) return 0 ;; esac
+	return 1
+}
+
 run() {	# name, command...
 	name=$1
 	shift
@@ -174,8 +183,7 @@ probes() {	# stage, guest
 		prog args <&3; do
 		case $name in '#'* | '') continue ;; esac
 		[ "$guest" = "$p_guest" ] && [ "$stage" = "$p_stage" ] || continue
-		# KTEST_PROBES (ktest.sh): only the probes it names
-		case ,${KTEST_PROBES:-$name}, in *,"$name",*) ;; *) continue ;; esac
+		only "$name" || continue
 		probe_wanted "$kernels" "$needs" || continue
 		[ "$args" = - ] && args=
 		eval "set -- $args"
@@ -323,18 +331,16 @@ if [ "${KTEST_IOMMU:-0}" = 1 ]; then
 	reboot -f
 fi
 
-# KTEST_PROBES (ktest.sh) runs its probes and nothing else
-[ -n "$KTEST_PROBES" ] && ONLY_PROBES=1 || ONLY_PROBES=0
 for t in /hugebuf/tests/*; do
-	[ $ONLY_PROBES = 0 ] || break
 	[ -f "$t" ] && [ -x "$t" ] || continue
+	only "$(basename "$t")" || continue
 	run "test:$(basename "$t")" "$t"
 done
 # liburing 2.9's runner (bash) with our exported folio-boundary tests and
 # its own registered-buffer tests, one at a time, from a copy on the main disk (the
 # tests keep their O_DIRECT scratch files in the current directory); its
 # skip is 77 with TEST_GNU_EXITCODE, its timeout a failure here
-if [ -f /hugebuf/liburing/list ] && [ $ONLY_PROBES = 0 ]; then
+if [ -f /hugebuf/liburing/list ]; then
 	rm -rf /mnt/liburing
 	cp -r /hugebuf/liburing /mnt/liburing
 	cd /mnt/liburing
@@ -362,14 +368,14 @@ if [ -b /dev/$NS ]; then
 		echo "@@KTEST RESULT nvme:mount 1 0"
 	fi
 fi
-if [ "$KTEST_NVME_SUITE" != 0 ] && [ $nvme_fs = 1 ] && [ $ONLY_PROBES = 0 ]; then
+if [ "$KTEST_NVME_SUITE" != 0 ] && [ $nvme_fs = 1 ]; then
 	nvme_suite nvme:test
 fi
 # the probes that use the namespace's ext4 (fault-device: a failing disk),
 # then the ones on the main disk (regbuf-probe)
 probes nvmefs main
 probes disk main
-if [ -x /hugebuf/bin/hugebuf ] && [ $ONLY_PROBES = 0 ]; then
+if [ -x /hugebuf/bin/hugebuf ] && only check; then
 	# no HUGEBUF_KERNEL anywhere: the generation comes from the release
 	# string and the behaviour check
 	run info /hugebuf/bin/hugebuf info
@@ -385,8 +391,7 @@ if [ -x /hugebuf/bin/hugebuf ] && [ $ONLY_PROBES = 0 ]; then
 	run check-json /hugebuf/bin/hugebuf check --backing=hugetlb:2M \
 		--size=8M --file=/mnt/hugebuf-check.dat --json
 fi
-if [ -x /usr/bin/fio ] && [ -f /hugebuf/engine/hugebuf.so ] &&
-   [ $ONLY_PROBES = 0 ]; then
+if [ -x /usr/bin/fio ] && [ -f /hugebuf/engine/hugebuf.so ] && only fio; then
 	run fio /usr/bin/fio /hugebuf/fio.job
 	# plain O_DIRECT (fixedbufs=0) from every backing and head offset,
 	# each write read back and verified

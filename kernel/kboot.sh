@@ -139,10 +139,10 @@ build_initramfs() {	# $1 = label, $2 = output
 		echo "KTEST_HUGEPAGES=$KTEST_HUGEPAGES"
 		echo "KTEST_MAX_SECTORS_KB=$KTEST_MAX_SECTORS_KB"
 		echo "KTEST_NVME_SUITE=$KTEST_NVME_SUITE"
+		echo "KTEST_ONLY=$KTEST_ONLY"
 		echo "KTEST_MAIN_SERIAL=$(main_serial "$1")"
 		echo "KTEST_KERNEL=$1"
 		echo "KTEST_VALUE_NS='$(value_ns_list "$1")'"
-		echo "KTEST_PROBES=$KTEST_PROBES"
 		echo "KTEST_BAD_RE='$BAD_RE'"
 		# t/regbuf-cycles: 250 register/unregister cycles, not 1000
 		echo "export HB_TEST_CYCLES=250"

@@ -8,8 +8,11 @@
 # compiled: Debian's linux-source-6.1, allnoconfig + kernel/hugebuf.config,
 # once without kernel/patches/ ("control") and once with them ("patched"),
 # cached in $KTEST_CACHE/images under a key of (source package version,
-# fragment, compiler [, series]).  Every other kernel is Debian's own
-# prebuilt image (kernel/kdeb.sh).
+# fragment, compiler [, series]).  A "fix" kernel (kernels.tab's
+# build:fix:PATCH lines) is the control with one patch of kernel/patches/
+# alone, built in the control's tree, so that make rebuilds only what the
+# patch touches.  Every other kernel is Debian's
+# own prebuilt image (kernel/kdeb.sh).
 # Needs from ktest.sh: KDIR, TOP, KTEST_CACHE, KTEST_KERNELS, KTEST_JOBS,
 # log, die, count.
 
@@ -185,6 +188,12 @@ compute_keys() {
 	KEY_P=$( { echo "$KEY_U"; for p in $SERIES; do patch_diff "$PATCHES/$p"; done; } | sha)
 	KEY_D=$( { echo "$KEY_P"; cat "$FRAGMENT_DEBUG"; } | sha)
 	IMG_U=$IMAGES/bzImage-unpatched-$KEY_U
+	for p in $(kernels_where source '^build:fix:'); do
+		p=$(kernel_field "$p" source)
+		p=${p#build:fix:}
+		[ -f "$PATCHES/$p" ] ||
+			die "kernel/kernels.tab: build:fix:$p: no kernel/patches/$p"
+	done
 	IMG_P=$IMAGES/bzImage-patched-$KEY_P
 	IMG_D=$IMAGES/bzImage-debug-$KEY_D
 }
@@ -226,14 +235,25 @@ revert_series() {
 
 # apply the first $1 patches of the series (default: all)
 apply_series() {
-	local n=${1:-999} bak=$KTEST_CACHE/src/backup p f i=0
+	local n=${1:-999} p i=0 list=
+	for p in $SERIES; do
+		i=$((i + 1))
+		[ $i -le "$n" ] || break
+		list="$list $p"
+	done
+	# shellcheck disable=SC2086
+	apply_patches $list
+}
+
+# apply patches $@ (paths under kernel/patches, in order) to the pristine
+# tree, keeping a copy of every file they touch for revert_series
+apply_patches() {
+	local bak=$KTEST_CACHE/src/backup p f
 	revert_series
 	mkdir -p "$bak/files"
 	: >"$bak/.files"
 	: >"$bak/.series"
-	for p in $SERIES; do
-		i=$((i + 1))
-		[ $i -le "$n" ] || break
+	for p in "$@"; do
 		for f in $(patch_files "$PATCHES/$p"); do
 			grep -qxF "$f" "$bak/.files" && continue
 			echo "$f" >>"$bak/.files"
@@ -320,6 +340,7 @@ image_of() {
 	build:control) echo "$IMG_U" ;;
 	build:patched) echo "$IMG_P" ;;
 	build:debug) echo "$IMG_D" ;;
+	build:fix:*) fix_image "$1" ;;
 	deb:*) echo "${DEB_IMG[$1]:-}" ;;
 	esac
 }
@@ -354,9 +375,38 @@ config_missing() {	# $1 = kernel, $2... = option names without CONFIG_
 	done
 }
 
-# build kernel $1 (control or patched) unless its image is cached; the
-# caller holds the cache lock (fd 9)
+# ---- fix kernels: the control and one patch ---------------------------------
+
+# the patch of fix kernel $1 (kernels.tab's build:fix:PATCH)
+fix_patch() { local s; s=$(kernel_field "$1" source); echo "${s#build:fix:}"; }
+
+# its image, keyed by the control's key and the patch's diff
+fix_image() {	# $1 = kernel
+	echo "$IMAGES/bzImage-$1-$( { echo "$KEY_U"; patch_diff "$PATCHES/$(fix_patch "$1")"; } | sha)"
+}
+
+# Fix kernel $1: the control's own build tree ($BUILD), the pristine
+# tree with only its patch, and CONFIG_LOCALVERSION "-hb$1": "-hbfix-NAME",
+# which lib's model reads as 6.1 with that fix (hbi_kmodel_release_fix()).
+# make rebuilds what the patch and the release string touch (the reverted
+# and patched files get a fresh mtime), as it does between the control
+# and the patched kernel.  Not in a copy of the tree: objtool's build
+# records the tree's absolute path, so a copy rebuilds objtool, and with
+# it every object.
+build_fix() {	# $1 = kernel, $2 = destination image
+	case $1 in
+	fix-*) ;;
+	*) die "kernel/kernels.tab: $1: a build:fix kernel's name must start with fix- (its release ends -hbfix-NAME)" ;;
+	esac
+	configure_kernel "-hb$1"
+	apply_patches "$(fix_patch "$1")"
+	make_image "$1" "$2"
+}
+
+# build kernel $1 (control, patched, debug or a fix) unless its image is
+# cached; the caller holds the cache lock (fd 9)
 build_kernel() {
+	local img
 	case $(kernel_field "$1" source) in
 	build:*)
 		[ -z "${WHY_SRC_61:-}" ] || { WHY_NO_IMAGE=$WHY_SRC_61; return 1; } ;;
@@ -380,6 +430,11 @@ build_kernel() {
 		configure_debug
 		apply_series
 		make_image debug "$IMG_D" "$BUILD_DEBUG" ;;
+	build:fix:*)
+		img=$(fix_image "$1")
+		[ -f "$img" ] && return 0
+		unpack_source
+		build_fix "$1" "$img" ;;
 	esac
 }
 

@@ -80,10 +80,6 @@
 #                       [mdts=0: no controller limit, so that the
 #                       driver's own limit, 4 MiB on 6.1 and 128 KiB
 #                       (dma_opt_mapping_size) on 6.12, decides]
-#   KTEST_PROBES        a comma list of kernel/probes.tab names: the
-#                       guests run only those probes (no suite, liburing,
-#                       hugebuf check or fio job) and only they are judged
-#                       and printed [""]: every probe and everything else
 #   KTEST_FIO2          a second fio for the probes that take its release's
 #                       options (nvme-values: fio 3.41's io_uring values),
 #                       built by tools/fio-build.sh in its source tree; the
@@ -99,6 +95,12 @@
 #                       default is the cases that check data at folio
 #                       boundaries that are quick there [regbuf-thp-tail,
 #                       regbuf-small-in-folio]
+#   KTEST_ONLY          a comma list of what the guests run: test
+#                       names of the suite, probe names of
+#                       kernel/probes.tab, "check" (hugebuf info and
+#                       check) and "fio"; the rest is neither run nor
+#                       judged (liburing's tests and the NVMe suite keep
+#                       their own settings) [""]: everything
 #
 # Exit status: 0 when everything ran and passed, 1 otherwise (a failed test,
 # a kernel BUG/WARNING/Oops/Bad page, a timeout or a build failure).
@@ -133,8 +135,8 @@ KTEST_NVME_SIZE=${KTEST_NVME_SIZE:-2G}
 KTEST_NVME_OPTS=${KTEST_NVME_OPTS:-}
 KTEST_IOMMU_NVME_OPTS=${KTEST_IOMMU_NVME_OPTS-mdts=0}
 KTEST_NVME_SUITE=${KTEST_NVME_SUITE:-regbuf-thp-tail,regbuf-small-in-folio}
+KTEST_ONLY=${KTEST_ONLY:-}
 [ "$KTEST_NVME_SUITE" = 1 ] && KTEST_NVME_SUITE=all	# the old spelling
-KTEST_PROBES=${KTEST_PROBES:-}
 FIO2_DEFAULT=/var/tmp/hugebuf-fio/3.41/fio-3.41/fio
 [ -x "$FIO2_DEFAULT" ] || FIO2_DEFAULT=
 KTEST_FIO2=${KTEST_FIO2-$FIO2_DEFAULT}
@@ -174,18 +176,21 @@ elapsed() { echo $(($(date +%s) - T0)); }
 PROBES_TAB=$KDIR/probes.tab
 PROBE_COLUMNS="name guest stage kernels needs tag results judge report program"
 
-# the table's lines without comments: name guest stage kernels needs tag
-# results judge report program [arguments...]; probe_rows only those of
-# KTEST_PROBES when it names some
-probe_rows_all() { grep -v -e '^#' -e '^[[:space:]]*$' "$PROBES_TAB"; }
-probe_rows() {
-	probe_rows_all | awk -v only=",$KTEST_PROBES," \
-		'only == ",," || index(only, "," $1 ",")'
+# whether KTEST_ONLY lets the guests run $1 (a test, probe, check or fio)
+ktest_only() {
+	[ -z "$KTEST_ONLY" ] && return 0
+	case ",$KTEST_ONLY," in *",$1,"*) return 0 ;; esac
+	return 1
 }
+
+# the table's lines without comments: name guest stage kernels needs tag
+# results judge report program [arguments...]
+probe_rows() { grep -v -e '^#' -e '^[[:space:]]*$' "$PROBES_TAB"; }
 
 # whether probe $1 of the main guest runs on kernel $2 in this run
 probe_runs_on() {	# name, kernel
 	local name guest kernels
+	ktest_only "$1" || return 1
 	while read -r name guest _ kernels _; do
 		[ "$name" = "$1" ] && [ "$guest" = main ] &&
 			probe_on_kernel "$kernels" "$2" && return 0
@@ -251,11 +256,7 @@ check_probes_tab() {
 		esac
 		[ -f "$KDIR/probe/$prog" ] || [ -f "$KDIR/probe/$prog.c" ] ||
 			die "$where: no kernel/probe/$prog or kernel/probe/$prog.c"
-	done < <(probe_rows_all)
-	for w in ${KTEST_PROBES//,/ }; do
-		probe_rows_all | awk -v w="$w" '$1 == w { f = 1 } END { exit !f }' ||
-			die "KTEST_PROBES: no probe $w in kernel/probes.tab"
-	done
+	done < <(probe_rows)
 }
 
 # the probe a result line belongs to, per guest kind: PROBE_OF[guest,name]
@@ -515,6 +516,7 @@ print_table() {
 # io_uring/io_uring.c) registers one bvec per page like 6.1.  Each kernel's expectation: kernels.tab's coal column.
 check_coalescing() {
 	local k want got
+	ktest_only check || return 0
 	for k in $KTEST_KERNELS; do
 		want=$(kernel_field "$k" coal) got=${R[$k,coal]:-}
 		if [ -z "${R[$k,cjrc]:-}" ]; then
@@ -627,6 +629,7 @@ judge_probes() {	# kernels of the DMA-direct guests, of the IOMMU guests
 	while read -r name guest _ kernels _ tag results judge _ _ _ <&3; do
 		ks=$1
 		[ "$guest" = iommu ] && ks=$2
+		ktest_only "$name" || continue
 		for k in $ks; do
 			probe_on_kernel "$kernels" "$k" || continue
 			label=$k

@@ -161,6 +161,28 @@ def check_fallback(tag, rep, ideal):
              small["nr_bvecs"], lo))
 
 
+def check_contig(tag, rep):
+    """The contiguity keys hold together: each buffer has pages - 1
+    neighbouring pairs, and as many runs as pairs that do not follow;
+    a scattered 4k buffer has no adjacent pair (issue 44)."""
+    if "contig_known" not in rep:
+        return
+    nb = rep["nr_buffers"]
+    if rep["contig_pairs"] != rep["contig_pages"] - nb:
+        bad("%s: %d contig pairs in %d pages of %d buffers" %
+            (tag, rep["contig_pairs"], rep["contig_pages"], nb))
+    if not rep["contig_known"]:
+        return
+    if rep["contig_runs"] + rep["contig_adjacent_pairs"] != \
+            rep["contig_pages"]:
+        bad("%s: %d runs + %d adjacent pairs != %d pages" %
+            (tag, rep["contig_runs"], rep["contig_adjacent_pairs"],
+             rep["contig_pages"]))
+    if rep["contig"] == "scattered" and rep["contig_adjacent_pairs"]:
+        bad("%s: contig=scattered with %d adjacent pairs" %
+            (tag, rep["contig_adjacent_pairs"]))
+
+
 def check_report_line(rep):
     tag = "%s(%s %s off=%d bs=%d)" % (rep.get("job"), rep.get("backing"),
                                        rep.get("layout"),
@@ -170,6 +192,7 @@ def check_report_line(rep):
     if missing:
         bad("%s: report lacks %s" % (tag, ", ".join(missing)))
         return
+    check_contig(tag, rep)
     # the first buffer is always full length; later regions may be shorter
     p = plan(rep["backing"], rep["buffer_len"], rep["head_offset"])
     if p is None:

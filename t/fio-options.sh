@@ -5,7 +5,8 @@
 # The engine's ring and submission options, each under fio verify so the
 # data is checked, not just the return codes: registerfiles, sqpoll,
 # chunk_size (pieces submitted together, io_u completes when all did),
-# fixedbufs=0, defer_taskrun=0, numjobs > 1, rw mixes with bssplit, several
+# fixedbufs=0, defer_taskrun=0, 4k buffers scattered on purpose
+# (contig=scattered), numjobs > 1, rw mixes with bssplit, several
 # files, time_based.  Latency figures must be filled in (issue time set).
 # Built for fio 3.41: its NVMe command options, refused by name on plain
 # files (they are passthrough's), the PI options taken.
@@ -47,6 +48,10 @@ size=16M
 
 [fixedbufs-0]
 fixedbufs=0
+
+[4k-scattered]
+backing=4k
+contig=scattered
 
 [defer-taskrun-0]
 defer_taskrun=0

@@ -268,6 +268,16 @@ int t_write_fixed_alias(const struct t_regbuf *rb, struct t_file *f, int fd,
  */
 int t_need_hugepages(uint64_t page_size, unsigned long nr);
 /*
+ * t_need_hugepages() for a case that needs more than the pool may hold:
+ * as root, when fewer than @nr pages of @page_size are free (settled),
+ * nr_hugepages is raised by what is missing (compacting once if memory
+ * is fragmented) until t_pool_restore(), which puts it back (also at
+ * exit and on SIGINT/SIGTERM); one pool at a time.  SKIP as
+ * t_need_hugepages() when the pages cannot be had.
+ */
+int t_pool_need(uint64_t page_size, unsigned long nr);
+void t_pool_restore(void);
+/*
  * As root, make @size the only THP size an MADV_HUGEPAGE fault may take
  * (its hugepages-<size>kB/enabled madvise, every other size's never, the
  * PMD size's included) until t_thp_restore(), which puts back every mode
@@ -276,6 +286,12 @@ int t_need_hugepages(uint64_t page_size, unsigned long nr);
  */
 int t_thp_only(uint64_t size);
 void t_thp_restore(void);
+/*
+ * The PFNs of the @nr pages from @addr (page aligned), read from
+ * /proc/self/pagemap here, not through lib/: 0 for a page not present or
+ * a PFN hidden (no CAP_SYS_ADMIN).  0, or -errno.
+ */
+int t_read_pfns(const void *addr, uint64_t nr, uint64_t *pfn);
 /*
  * hb_backing_parse(@backing) + hb_alloc(); a failure is a SKIP naming
  * the backing and lib's message (a missing resource, not a bug).
@@ -431,6 +447,15 @@ int t_check_sweep(const struct t_regbuf *rb, const struct t_model *m,
  */
 int t_check_requests(const struct t_regbuf *rb, const struct t_model *m,
 		     struct t_file *f, const char *what);
+/*
+ * The same for one I/O [@boff, @boff+@len) of the buffer (file offset
+ * 0, @len at most the scratch file), predicted by
+ * hb_predict_io_requests() over the probed pages: the I/O's bvecs are
+ * the registration's, cut at its ends.
+ */
+int t_check_io_requests(const struct t_regbuf *rb, const struct t_model *m,
+			struct t_file *f, uint64_t boff, uint64_t len,
+			const char *what);
 /* The same without the data check (for buffers that alias themselves). */
 int t_check_requests_nodata(const struct t_regbuf *rb, const struct t_model *m,
 			    struct t_file *f, const char *what);
@@ -597,27 +622,12 @@ long t_disk_ios(const char *disk, bool write);
 /*
  * FOLL_PIN pins held system-wide: nr_foll_pin_acquired -
  * nr_foll_pin_released of /proc/vmstat (mm/gup.c, 5.10+), after
- * vm.stat_refresh has folded the per-CPU deltas in.
+ * vm.stat_refresh has folded the per-CPU deltas in; read again when a
+ * pin's release was folded before its acquire (a difference below zero),
+ * -1 when the fields are missing.
  */
 long t_pins_held(void);
-/*
- * @probe(@arg) once it reads @want, or its last value after @ms
- * milliseconds (looked at every 10 ms).  A plain read can let its pages
- * go from a work item after the call returned (bio_check_pages_dirty()
- * punts to bio_dirty_work when a page is not dirty any more, 5.10 to
- * 7.3), and a ring's buffers are unpinned by its exit work: a count that
- * comes back was only late, a leak never comes back.
- */
-long t_settle_within(long (*probe)(void *), void *arg, long want, int ms);
-/*
- * Wait up to @ms milliseconds for the pins held and the free 2 MiB
- * hugepages to stand still for 300 ms: the program before this one may
- * still be letting its buffers go (5.10's io_ring_exit_work() unpins a
- * ring's buffers after its process has exited).  false when they never
- * did.
- */
-bool t_quiet(int ms);
-/* t_pins_held() and hb_hugepages_free(2 MiB) for t_settle_within() */
+/* t_pins_held() and hb_hugepages_free(2 MiB) as t_settle() readers */
 long t_pins_of(void *arg);
 long t_free_2m_of(void *arg);
 /*

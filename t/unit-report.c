@@ -112,8 +112,9 @@ static int test_text(void)
 			ret = t_fail("text line without prefix: %.60s", p);
 		lines++;
 	}
-	if (lines != 5)
-		ret = t_fail("text report has %d lines, expected 5:\n%s",
+	/* the job, kernel, buffers, imu, contiguity and request lines */
+	if (lines != 6)
+		ret = t_fail("text report has %d lines, expected 6:\n%s",
 			     lines, b.s);
 	if (!strstr(b.s, "2.00 device requests per I/O"))
 		ret = t_fail("no request line:\n%s", b.s);
@@ -249,6 +250,50 @@ static int test_plain(void)
 	return ret;
 }
 
+/*
+ * The contiguity line and keys (issue 44): the mode asked for and the
+ * runs measured, or "not measured" and zeros without PFNs.
+ */
+static int test_contig(void)
+{
+	static const uint64_t pfn[] = { 7, 8, 9, 20, 30, 31, 50, 51 };
+	struct hb_contig a, c;
+	struct hb_report r;
+	struct hb_str b;
+	int ret = T_EXIT_PASS;
+
+	fill_report(&r, "job1");
+	r.backing.contig = HB_CONTIG_SCATTERED;
+	hb_str_init(&b);
+	hb_report_text(&r, "hugebuf: ", &b);
+	hb_report_json(&r, &b);
+	if (!strstr(b.s, "contiguity (contig=scattered): not measured") ||
+	    !strstr(b.s, "\"contig\":\"scattered\",\"contig_known\":false,"))
+		ret = t_fail("contiguity without PFNs:\n%s", b.s);
+	hb_str_free(&b);
+	/* two buffers of 3 and 5 pages: 1 and 3 runs, longest 3, 4 adjacent */
+	hb_contig_measure(pfn, 3, &a);
+	hb_contig_measure(pfn + 3, 5, &c);
+	hb_contig_add(&r.st.contig, &a, true);
+	hb_contig_add(&r.st.contig, &c, false);
+	r.st.min_runs = a.nr_runs;
+	r.st.max_runs = c.nr_runs;
+	hb_str_init(&b);
+	hb_report_text(&r, "hugebuf: ", &b);
+	hb_report_json(&r, &b);
+	if (!strstr(b.s, "8 pages in 4 physical runs (1-3 per buffer), "
+		    "longest 3 pages (12K), 66.7% of neighbouring pages "
+		    "adjacent") ||
+	    !strstr(b.s, "\"contig_known\":true,\"contig_pages\":8,"
+		    "\"contig_runs\":4,\"contig_runs_per_buffer\":{\"min\":1,"
+		    "\"max\":3},\"contig_longest_bytes\":12288,"
+		    "\"contig_pairs\":6,\"contig_adjacent_pairs\":4,"
+		    "\"contig_adjacent_share\":0.6667"))
+		ret = t_fail("contiguity of 2 buffers:\n%s", b.s);
+	hb_str_free(&b);
+	return ret;
+}
+
 int main(void)
 {
 	int ret = t_sub(test_escape());
@@ -257,5 +302,6 @@ int main(void)
 	ret = t_worst(ret, t_sub(test_text()));
 	ret = t_worst(ret, t_sub(test_passthrough()));
 	ret = t_worst(ret, t_sub(test_plain()));
+	ret = t_worst(ret, t_sub(test_contig()));
 	return t_done(ret);
 }

@@ -31,10 +31,12 @@ ip:iproute2 ss:iproute2 dmsetup:dmsetup timeout:coreutils
 mandoc:mandoc readelf:binutils cmp:diffutils flock:util-linux
 strace:strace"
 # what only make check-all's stages call (sanitizers, fuzzers, valgrind,
-# the packages, the IOMMU plot, the mails); --user (make check) leaves
+# the packages, the IOMMU plot, the mails, the second fio's XFS case);
+# --user (make check) leaves
 # them out
 need_all="clang:clang libfuzzer:libclang-rt-dev valgrind:valgrind
-gnuplot:gnuplot-nox git:git dh:debhelper lintian:lintian"
+gnuplot:gnuplot-nox git:git dh:debhelper lintian:lintian
+mkfs.xfs:xfsprogs"
 [ "${1:-}" = --user ] || need="$need $need_all"
 ours=hugebuf-deb-src
 . "$top/tools/apt-sources.sh"

@@ -65,10 +65,17 @@
 #define MAX_IO		(8 * MiB)
 /*
  * How long a check waits for its pins and hugepages to come back
- * (t_settle_within()): a guest beside another under TCG runs its work
+ * (t_settle()): a guest beside another under TCG runs its work
  * items late, and a leak never comes back, so waiting long hides none.
  */
 #define SETTLE_MS	3000
+/*
+ * How long the profile waits for the pins held, then the free 2 MiB
+ * hugepages, to stand still: the program before this one may still be
+ * letting its buffers go (5.10's io_ring_exit_work() unpins a ring's
+ * buffers after its process has exited, then the pages go back).
+ */
+#define QUIET_MS	10000
 
 /*
  * The functions profiled, and the figure of the model each one's calls
@@ -481,8 +488,8 @@ static int check_case(int fd, off_t base, const char *backing, size_t head,
 	if (bad >= 0)
 		fail = 1;
 	hb_free(&hb);
-	pins1 = t_settle_within(t_pins_of, NULL, pins0, SETTLE_MS);
-	free1 = t_settle_within(t_free_2m_of, NULL, free0, SETTLE_MS);
+	t_settle(t_pins_of, NULL, pins0, T_SETTLE_EQ, SETTLE_MS, &pins1);
+	t_settle(t_free_2m_of, NULL, free0, T_SETTLE_EQ, SETTLE_MS, &free1);
 	if (pins1 != pins0 || free1 != free0)
 		fail = 1;
 	printf("BIOPROF check backing=%s head=%zu len=%zu split=%zu io=%zd first_bad=%ld pins_left=%ld free_2m_delta=%ld result=%s\n",
@@ -554,7 +561,7 @@ static int check_mremap(int fd, off_t base)
 	}
 	hb_free(&dst);
 	hb_free_moved(&src, MiB, 3 * MiB);
-	pins1 = t_settle_within(t_pins_of, NULL, pins0, SETTLE_MS);
+	t_settle(t_pins_of, NULL, pins0, T_SETTLE_EQ, SETTLE_MS, &pins1);
 	if (pins1 != pins0) {
 		fail = 1;
 		res = "FAIL";
@@ -640,7 +647,7 @@ static int check_zap_inflight(int fd, off_t base, unsigned int delay_us)
 	}
 	hb_free(&b);
 	io_uring_queue_exit(&ring);
-	pins1 = t_settle_within(t_pins_of, NULL, pins0, SETTLE_MS);
+	t_settle(t_pins_of, NULL, pins0, T_SETTLE_EQ, SETTLE_MS, &pins1);
 	if (pins1 != pins0)
 		fail = 1;
 	printf("BIOPROF check case=thp-zap-inflight delay_us=%u inflight=%s zap=%s io=%d first_bad=%ld zapped_zero_pages=%u zapped_data_pages=%u zapped_bad_page=%ld pins_left=%ld result=%s\n",
@@ -649,6 +656,15 @@ static int check_zap_inflight(int fd, off_t base, unsigned int delay_us)
 	       res, bad, zero_pages, data_pages,
 	       odd, pins1 - pins0, fail ? "FAIL" : "ok");
 	return fail;
+}
+
+/* the pins held, then the free 2 MiB hugepages, stood still (QUIET_MS) */
+static bool quiet(void)
+{
+	long v;
+
+	return t_settle(t_pins_of, NULL, 0, T_SETTLE_STILL, QUIET_MS, &v) &&
+	       t_settle(t_free_2m_of, NULL, 0, T_SETTLE_STILL, QUIET_MS, &v);
 }
 
 int main(int argc, char **argv)
@@ -706,7 +722,7 @@ int main(int argc, char **argv)
 	t_kcount_close();
 
 	/* their baselines once the programs before have let go of theirs */
-	if (!t_quiet(10000))
+	if (!quiet())
 		printf("BIOPROF note=pins or free hugepages still moving after 10 s\n");
 	/* inside a page, inside a folio, across a hugepage, a shared page */
 	fail |= check_case(fd, base, "hugetlb:2M", 512, 128 * KiB, 0);

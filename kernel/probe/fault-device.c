@@ -150,8 +150,8 @@ int main(int argc, char **argv)
 	unlink(argv[1]);
 	vmpin1 = hb_vmpin_kb();
 	/* the ring's teardown (io_ring_exit_work()) is deferred work */
-	hp1 = t_settle_within(t_free_2m_of, NULL, hp0, 3000);
-	held1 = t_settle_within(t_pins_of, NULL, held0, 3000);
+	t_settle(t_free_2m_of, NULL, hp0, T_SETTLE_EQ, 3000, &hp1);
+	t_settle(t_pins_of, NULL, held0, T_SETTLE_EQ, 3000, &held1);
 	printf("FAILDEV disk=%s chunks=%d acked=%u eio=%u other=%u bad=%u vmpin_delta_kb=%ld hugepages_free_delta=%ld pins_delta=%ld\n",
 	       argv[2], CHUNKS, acked, failed, other, bad, vmpin1 - vmpin0,
 	       hp1 - hp0, held1 - held0);

@@ -203,10 +203,13 @@ static long pages_held(int kpf, const uint64_t *pfn, unsigned int nr)
 	return held;
 }
 
-/* @probe's value once it is back at @want, or after SETTLE_MS */
+/* @probe's value once back at @want, or after SETTLE_MS: t_settle() */
 static long settle(long (*probe)(void *), void *arg, long want)
 {
-	return t_settle_within(probe, arg, want, SETTLE_MS);
+	long v;
+
+	t_settle(probe, arg, want, T_SETTLE_EQ, SETTLE_MS, &v);
+	return v;
 }
 
 struct held_arg {

@@ -307,6 +307,22 @@ const char *hb_ringfeat_name(enum hb_ringfeat f);
 void hb_ringfeat_release(enum hb_ringfeat f, int *major, int *minor);
 unsigned int hb_ringfeat_upto(int major, int minor);
 
+/* physical contiguity of a buffer's pages: hb_contig(3) */
+
+struct hb_contig {
+	bool known;		/* every PFN was readable: the counts hold */
+	uint64_t nr_pages;	/* pages looked at */
+	uint64_t pairs;		/* neighbouring page pairs */
+	uint64_t adjacent;	/* of them, pfn[i + 1] == pfn[i] + 1 */
+	uint64_t nr_runs;	/* runs of consecutive PFNs */
+	uint64_t longest;	/* pages in the longest run */
+};
+
+void hb_contig_measure(const uint64_t *pfn, uint64_t nr, struct hb_contig *c);
+void hb_contig_add(struct hb_contig *sum, const struct hb_contig *one,
+		   bool first);
+double hb_contig_share(const struct hb_contig *c);
+
 /* where the I/O buffers sit in one mapping: hb_slot_iovecs(3) */
 
 int hb_slot_iovecs(uintptr_t base, unsigned int nr_slots, uint64_t stride,

@@ -34,6 +34,7 @@ struct hb_jobplan {
 	/* inputs, in lib's words (fio's names only in the messages) */
 	const char *backing;		/* backing= as written, NULL: unset */
 	const char *hugepage_size;	/* hugepage_size= as written */
+	enum hb_contig_mode contig;	/* contig=: the 4k pages' runs */
 	uint64_t fw_hugepage_size;	/* fio's hugepage-size, 0: unset */
 	const char *mem_name;		/* fio's mem= as written, NULL */
 	const char *mem_kind;		/* the backing it means */

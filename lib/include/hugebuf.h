@@ -62,6 +62,12 @@ enum hb_backing_kind {
 	HB_BACKING_HUGETLBFS,	/* a file on a hugetlbfs mount, MAP_SHARED */
 };
 
+/* how the 4k backing's pages lie in physical memory: hb_alloc(3) */
+enum hb_contig_mode {
+	HB_CONTIG_GIVEN = 0,	/* as the page allocator hands them out */
+	HB_CONTIG_SCATTERED,	/* no two neighbours adjacent, on purpose */
+};
+
 #define HB_BACKING_PATH_MAX	256
 #define HB_BACKING_STR_MAX	(HB_BACKING_PATH_MAX + 16)
 
@@ -69,6 +75,7 @@ struct hb_backing {
 	enum hb_backing_kind kind;
 	uint64_t folio_size;		/* expected folio size in bytes */
 	char path[HB_BACKING_PATH_MAX];	/* hugetlbfs: file or directory */
+	enum hb_contig_mode contig;	/* 4k only; others: given */
 };
 
 const char *hb_backing_spellings(void);
@@ -76,6 +83,8 @@ int hb_backing_parse(const char *s, struct hb_backing *b);
 bool hb_backing_is_hugetlb(const struct hb_backing *b);
 char *hb_backing_str(const struct hb_backing *b, char *buf, size_t len);
 uint64_t hb_backing_align(const struct hb_backing *b);
+int hb_contig_mode_parse(const char *s, enum hb_contig_mode *m);
+const char *hb_contig_mode_name(enum hb_contig_mode m);
 
 struct hb_buf {
 	struct hb_backing backing;
@@ -111,6 +120,7 @@ struct hb_probe {
 	uint64_t *pfn;		/* malloc'd; NULL when degraded */
 	uint64_t min_folio, max_folio;	/* folio sizes seen, bytes */
 	unsigned int nr_folios;	/* distinct folios (runs) seen */
+	struct hb_contig contig;	/* physical runs; !known: no PFNs */
 	char note[160];		/* why degraded, or what was seen */
 };
 
@@ -136,6 +146,8 @@ struct hb_bufstats {
 	unsigned int nr_nodes;		/* NUMA nodes the folios are on */
 	uint32_t node_folios[HB_MAX_NODES];	/* folios per node */
 	enum hb_probe_source source;
+	struct hb_contig contig;	/* summed over the buffers */
+	uint64_t min_runs, max_runs;	/* physical runs per buffer */
 	char note[160];
 };
 

@@ -135,6 +135,11 @@ static void add_stats(struct hb_analysis *a, unsigned int i,
 	st->imu_bytes += hb_imu_bytes(&a->km, imu->nr_bvecs);
 	st->imu_bytes_4k += hb_imu_bytes(&a->km,
 					 hb_nr_pages(imu->ubuf, imu->len));
+	hb_contig_add(&st->contig, &p->contig, first);
+	if (first || p->contig.nr_runs < st->min_runs)
+		st->min_runs = p->contig.nr_runs;
+	if (first || p->contig.nr_runs > st->max_runs)
+		st->max_runs = p->contig.nr_runs;
 	folio_addrs_add(fa, p);
 	if (first || p->source == HB_PROBE_RECIPE) {
 		st->source = p->source;

@@ -322,6 +322,22 @@ static int plan_backing(struct hb_jobplan *p)
 	       plan_own_backing(p, mine);
 }
 
+/* contig=scattered shapes 4 KiB pages; a larger folio has its own runs */
+static int plan_contig(struct hb_jobplan *p)
+{
+	char bk[HB_BACKING_STR_MAX];
+
+	if (p->contig != HB_CONTIG_GIVEN && p->b.kind != HB_BACKING_4K) {
+		hb_backing_str(&p->b, bk, sizeof(bk));
+		return hb_seterr(EINVAL, "contig=%s is for backing=4k, the "
+				 "backing here is %s: use backing=4k or "
+				 "contig=given", hb_contig_mode_name(p->contig),
+				 bk);
+	}
+	p->b.contig = p->contig;
+	return 0;
+}
+
 /* iomem_align is fio's name for the offset of every buffer */
 static int plan_head(struct hb_jobplan *p)
 {
@@ -608,6 +624,8 @@ int hb_jobplan_check(struct hb_jobplan *p)
 		ret = check_nvme_extras(p);
 	if (!ret)
 		ret = plan_backing(p);
+	if (!ret)
+		ret = plan_contig(p);
 	if (!ret)
 		ret = plan_head(p);
 	if (!ret)

@@ -101,10 +101,12 @@ static int detect_version(struct hb_kdetect *d)
 		return hb_seterr(EINVAL, "cannot parse kernel release '%s': "
 				 "set HUGEBUF_KERNEL=X.Y to name the kernel "
 				 "model", u.release);
-	if (release_is_ours(u.release) && major == 6 && minor == 1)
+	if (release_is_ours(u.release) && major == 6 && minor == 1) {
 		hb_kmodel_backport(sub, &d->version_km);
-	else
+	} else {
 		hb_kmodel_for_release(major, minor, sub, &d->version_km);
+		hbi_kmodel_release_fix(u.release, &d->version_km);
+	}
 	return 0;
 }
 

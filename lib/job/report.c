@@ -252,6 +252,36 @@ static void text_pt(struct hb_str *out, const char *prefix, const char *job,
 	hbi_str_printf(out, "\n");
 }
 
+/*
+ * The buffers' physical runs (hb_contig_measure()), and the 4 KiB
+ * baseline's mode: what the 4 KiB comparison of two jobs must match.
+ */
+static void text_contig(struct hb_str *out, const char *prefix,
+			const struct hb_report *r)
+{
+	const struct hb_contig *c = &r->st.contig;
+	char lb[32];
+
+	hbi_str_printf(out, "%s%s: contiguity (contig=%s): ", prefix, r->job,
+		      hb_contig_mode_name(r->backing.contig));
+	if (!c->known) {
+		hbi_str_printf(out, "not measured: the PFNs need "
+			      "CAP_SYS_ADMIN\n");
+		return;
+	}
+	hb_fmt_size(c->longest << HB_PAGE_SHIFT, lb, sizeof(lb));
+	hbi_str_printf(out, "%llu pages in %llu physical runs (%llu-%llu per "
+		      "buffer), longest %llu page%s (%s), %.1f%% of "
+		      "neighbouring pages adjacent\n",
+		      (unsigned long long)c->nr_pages,
+		      (unsigned long long)c->nr_runs,
+		      (unsigned long long)r->st.min_runs,
+		      (unsigned long long)r->st.max_runs,
+		      (unsigned long long)c->longest,
+		      c->longest == 1 ? "" : "s", lb,
+		      100 * hb_contig_share(c));
+}
+
 void hb_report_text(const struct hb_report *r, const char *prefix,
 		    struct hb_str *out)
 {
@@ -295,6 +325,7 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 		      probe_word(st),
 		      st->note[0] ? " (" : "", st->note,
 		      st->note[0] ? ")" : "");
+	text_contig(out, prefix, r);
 	if (r->limits)
 		text_limits(out, prefix, r->job, r->limits);
 	if (r->shared && *r->shared)
@@ -421,6 +452,24 @@ static void json_job(struct hb_json *j, const struct hb_report *r)
 	hb_json_u64(j, "stride", r->stride);
 }
 
+/* the physical runs: zeros and "known":false without PFNs */
+static void json_contig(struct hb_json *j, const struct hb_report *r)
+{
+	const struct hb_contig *c = &r->st.contig;
+
+	hb_json_str(j, "contig", hb_contig_mode_name(r->backing.contig));
+	hb_json_bool(j, "contig_known", c->known);
+	hb_json_u64(j, "contig_pages", c->nr_pages);
+	hb_json_u64(j, "contig_runs", c->known ? c->nr_runs : 0);
+	json_minmax(j, "contig_runs_per_buffer", c->known ? r->st.min_runs : 0,
+		    c->known ? r->st.max_runs : 0);
+	hb_json_u64(j, "contig_longest_bytes", c->known ?
+		    c->longest << HB_PAGE_SHIFT : 0);
+	hb_json_u64(j, "contig_pairs", c->pairs);
+	hb_json_u64(j, "contig_adjacent_pairs", c->adjacent);
+	hb_json_fixed(j, "contig_adjacent_share", hb_contig_share(c), 4);
+}
+
 /* what the model and the probe found in the buffers */
 static void json_buffers(struct hb_json *j, const struct hb_report *r)
 {
@@ -440,6 +489,7 @@ static void json_buffers(struct hb_json *j, const struct hb_report *r)
 	hb_json_i64(j, "vmpin_kb", r->vmpin_kb);
 	hb_json_str(j, "coalesce_advice", advice(r));
 	hb_json_str(j, "probe", probe_word(st));
+	json_contig(j, r);
 	json_nodes(j, st);
 	hb_json_u64(j, "vec_iovecs", r->vec_iovecs);
 	hb_json_u64(j, "vec_bvecs", r->vec_bvecs);

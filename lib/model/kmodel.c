@@ -341,6 +341,58 @@ void hb_kmodel_backport(int sub, struct hb_kmodel *km)
 	snprintf(km->name, sizeof(km->name), "6.1+hugebuf");
 }
 
+/* the pin-leak fix (e1c75831f682): an error path only, no rule changes */
+static void fix_pinleak(struct hb_kmodel *km)
+{
+	(void)km;
+}
+
+/* io_uring 2/5 alone: nr_segs counted from bvec[0]'s bv_len */
+static void fix_nrsegs(struct hb_kmodel *km)
+{
+	km->exact_nr_segs = true;
+	km->nr_segs_from_head = true;
+}
+
+/* io_uring 5/5 alone: per-ring head references, no imu->acct_pages */
+static void fix_memlock(struct hb_kmodel *km)
+{
+	km->acct_per_ring = true;
+	km->acct_batch_dedup = false;
+	km->imu_header = IMU_HEADER_BACKPORT;
+}
+
+static const struct {
+	const char *name;
+	void (*apply)(struct hb_kmodel *km);
+} release_fixes[] = {
+	{ "pinleak", fix_pinleak },
+	{ "nrsegs", fix_nrsegs },
+	{ "memlock", fix_memlock },
+};
+
+bool hbi_kmodel_release_fix(const char *release, struct hb_kmodel *km)
+{
+	const char *tag = strstr(release, "-hbfix-");
+	char base[sizeof(km->name)];
+	size_t i;
+
+	if (!tag || km->kmajor != 6 || km->kminor != 1)
+		return false;
+	tag += strlen("-hbfix-");
+	for (i = 0; i < sizeof(release_fixes) / sizeof(release_fixes[0]); i++) {
+		if (strcmp(tag, release_fixes[i].name))
+			continue;
+		memcpy(base, km->name, sizeof(base));
+		release_fixes[i].apply(km);
+		/* "6.1.192+fix-memlock" */
+		snprintf(km->name, sizeof(km->name), "%.9s+fix-%.8s", base,
+			 release_fixes[i].name);
+		return true;
+	}
+	return false;
+}
+
 static int parse_version(const char *s, int *major, int *minor, int *sub)
 {
 	char *end;
@@ -407,6 +459,7 @@ int hb_kmodel_parse(const char *s, struct hb_kmodel *km)
 				 "such as 6.1, 6.3, 6.12, 6.12.36, 6.16, or "
 				 "6.1+hugebuf", s ? s : "");
 	hb_kmodel_for_release(major, minor, sub, km);
+	hbi_kmodel_release_fix(s, km);
 	return 0;
 }
 

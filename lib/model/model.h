@@ -77,5 +77,12 @@ uint64_t hbi_slot_stride(const struct hb_backing *b, uint64_t max_bs);
 unsigned int hbi_slots_per_region(uint64_t stride, unsigned int nr_slots,
 				  uint64_t max_len);
 
+/*
+ * A kernel the harness built from Debian's 6.1 with one patch of
+ * kernel/patches/bugfix/ alone (kernel/kbuild.sh, CONFIG_LOCALVERSION
+ * "-hbfix-NAME"): @km, 6.1's model, gets what that fix changes.  true when
+ * @release names such a fix.
+ */
+bool hbi_kmodel_release_fix(const char *release, struct hb_kmodel *km);
 
 #endif /* HB_MODEL_H */

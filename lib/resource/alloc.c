@@ -242,6 +242,8 @@ static int alloc_shm(const struct hb_backing *b, struct hb_buf *buf)
 	/* shmem THP would make the 4 KiB baseline large folios */
 	if (b->folio_size <= HB_PAGE_SIZE)
 		madvise(map, buf->map_len, MADV_NOHUGEPAGE);
+	if (b->contig == HB_CONTIG_SCATTERED)
+		return hbi_fault_scattered(map, buf->map_len);
 	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
@@ -417,6 +419,8 @@ static int alloc_4k(const struct hb_backing *b, struct hb_buf *buf)
 	buf->map = map;
 	/* EINVAL without CONFIG_TRANSPARENT_HUGEPAGE: 4 KiB anyway */
 	madvise(map, buf->map_len, MADV_NOHUGEPAGE);
+	if (b->contig == HB_CONTIG_SCATTERED)
+		return hbi_fault_scattered(map, buf->map_len);
 	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
@@ -606,6 +610,10 @@ int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 		return hb_seterr(EINVAL, "invalid backing: parse it with "
 				 "hb_backing_parse()");
 	hb_backing_str(b, name, sizeof(name));
+	if (b->contig != HB_CONTIG_GIVEN && b->kind != HB_BACKING_4K)
+		return hb_seterr(EINVAL, "contiguity %s is for the 4k backing, "
+				 "not %s: use the 4k backing or given",
+				 hb_contig_mode_name(b->contig), name);
 	if (!len)
 		return hb_seterr(EINVAL, "buffer size is 0: give a size of at "
 				 "least 1 byte");

@@ -243,3 +243,22 @@ uint64_t hb_backing_align(const struct hb_backing *b)
 		return pmd;
 	return b->folio_size;
 }
+
+int hb_contig_mode_parse(const char *s, enum hb_contig_mode *m)
+{
+	if (s && !strcmp(s, "given")) {
+		*m = HB_CONTIG_GIVEN;
+		return 0;
+	}
+	if (s && !strcmp(s, "scattered")) {
+		*m = HB_CONTIG_SCATTERED;
+		return 0;
+	}
+	return hb_seterr(EINVAL, "unknown contiguity '%s': use given or "
+			 "scattered", s ? s : "");
+}
+
+const char *hb_contig_mode_name(enum hb_contig_mode m)
+{
+	return m == HB_CONTIG_SCATTERED ? "scattered" : "given";
+}

@@ -492,6 +492,8 @@ int hbi_probe_with(const struct hb_probe_files *f, const void *addr,
 	ret = probe_pfns(f, start, p->nr_pages, p->pfn, &have_pfns);
 	if (ret)
 		goto fail;
+	/* the physical runs, before a degraded probe drops the PFNs */
+	hb_contig_measure(have_pfns ? p->pfn : NULL, p->nr_pages, &p->contig);
 	if (!have_pfns) {
 		free(p->pfn);
 		p->pfn = NULL;

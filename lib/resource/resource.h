@@ -63,6 +63,12 @@ int hbi_check_dio_multiple(const char *what, uint64_t value,
 int hbi_hugetlbfs_page_size(const char *path, uint64_t *size);
 
 /*
+ * lib/resource/scatter.c: fault the 4k mapping [@map, + @len) in so that
+ * no two neighbouring pages get neighbouring frames (contig=scattered)
+ */
+int hbi_fault_scattered(char *map, size_t len);
+
+/*
  * lib/resource/probe.c: the /proc files hb_probe() reads, opened once for the
  * buffers of one analysis (-1: not open, each probe tries again).
  */

@@ -18,6 +18,7 @@
 
 #include "helpers-priv.h"
 #include "job/job.h"
+#include "sysread/sysread.h"
 
 /* ------------------------------------------------------------------ */
 /* allocation                                                           */
@@ -40,6 +41,86 @@ int t_need_hugepages(uint64_t page_size, unsigned long nr)
 			      nr, sz, nfree,
 			      (unsigned long long)(page_size >> 10));
 	return T_EXIT_PASS;
+}
+
+/*
+ * A pool grown for one case.  Lowering nr_hugepages frees only free pages
+ * (set_max_huge_pages(), mm/hugetlb.c, 5.10 to 7.x: pages in use become
+ * surplus and go when they are freed), so giving the pool back never
+ * takes a page from another process.
+ */
+static struct {
+	bool saved;
+	uint64_t page_size;
+	unsigned long nr; /* nr_hugepages before the case grew it */
+} t_pool_saved;
+
+void t_pool_restore(void)
+{
+	char path[128], val[24];
+
+	if (!t_pool_saved.saved)
+		return;
+	hbi_pool_path(t_pool_saved.page_size, "nr_hugepages", path,
+		      sizeof(path));
+	snprintf(val, sizeof(val), "%lu", t_pool_saved.nr);
+	t_knob_write(path, val, 0);
+	t_pool_saved.saved = false;
+}
+
+static void pool_restore_and_die(int sig)
+{
+	t_pool_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* nr_hugepages raised by @more, once more after compaction if short */
+static void pool_grow(const char *path, unsigned long nr, unsigned long more,
+		      uint64_t page_size, unsigned long want)
+{
+	char val[24];
+
+	snprintf(val, sizeof(val), "%lu", nr + more);
+	t_knob_write(path, val, 0);
+	if (t_settle_hp_free(page_size, (long)want) >= (long)want)
+		return;
+	/* fragmented memory: compact once and try again */
+	t_knob_write("/proc/sys/vm/compact_memory", "1", 0);
+	t_knob_write(path, val, 0);
+}
+
+int t_pool_need(uint64_t page_size, unsigned long nr)
+{
+	static bool hooked;
+	long nfree = t_settle_hp_free(page_size, (long)nr);
+	unsigned long have, more;
+	char path[128];
+
+	if (nfree < 0 || (unsigned long)nfree >= nr || geteuid() != 0 ||
+	    t_pool_saved.saved)
+		return t_need_hugepages(page_size, nr);
+	hbi_pool_path(page_size, "nr_hugepages", path, sizeof(path));
+	if (hbi_read_ulong(path, &have))
+		return t_need_hugepages(page_size, nr);
+	if (!hooked) {
+		atexit(t_pool_restore);
+		signal(SIGINT, pool_restore_and_die);
+		signal(SIGTERM, pool_restore_and_die);
+		hooked = true;
+	}
+	t_pool_saved.page_size = page_size;
+	t_pool_saved.nr = have;
+	t_pool_saved.saved = true;
+	more = nr - (unsigned long)nfree;
+	pool_grow(path, have, more, page_size, nr);
+	nfree = t_settle_hp_free(page_size, (long)nr);
+	t_info("%llu kB hugetlb pool: nr_hugepages %lu -> %lu, %ld free (put "
+	       "back by t_pool_restore())",
+	       (unsigned long long)(page_size >> 10), have, have + more, nfree);
+	if (nfree >= 0 && (unsigned long)nfree >= nr)
+		return T_EXIT_PASS;
+	return t_need_hugepages(page_size, nr);
 }
 
 /*
@@ -398,5 +479,26 @@ int t_thp_only(uint64_t size)
 		t_thp_restore();
 		return -1;
 	}
+	return 0;
+}
+
+int t_read_pfns(const void *addr, uint64_t nr, uint64_t *pfn)
+{
+	off_t off = (off_t)((uintptr_t)addr / T_SZ_4K) * sizeof(*pfn);
+	size_t want = nr * sizeof(*pfn);
+	uint64_t i;
+	ssize_t got;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	got = pread(fd, pfn, want, off);
+	close(fd);
+	if (got != (ssize_t)want)
+		return got < 0 ? -errno : -EIO;
+	/* Documentation/admin-guide/mm/pagemap.rst: bit 63 present, 0-54 */
+	for (i = 0; i < nr; i++)
+		pfn[i] = pfn[i] >> 63 ? pfn[i] & ((1ULL << 55) - 1) : 0;
 	return 0;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * System-wide counters a guest probe reads (the FOLL_PIN pins held, a
- * disk's completed I/Os, the clock) and the settle rule it reads them
- * through.  See t/helpers.h.
+ * disk's completed I/Os, the clock), and the readers t_settle() (settle.h)
+ * polls them with.  See t/helpers.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,47 +47,24 @@ static long vmstat_field(const char *key)
 	return v;
 }
 
+/* a fold that raced a pin taken on one CPU and dropped on another */
+#define PINS_FOLD_TRIES 10
+
 long t_pins_held(void)
 {
-	t_knob_write("/proc/sys/vm/stat_refresh", "1", 0);
-	return vmstat_field("nr_foll_pin_acquired") -
-	       vmstat_field("nr_foll_pin_released");
-}
+	long acq, rel;
+	int i;
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-long t_settle_within(long (*probe)(void *), void *arg, long want, int ms)
-{
-	long v = probe(arg);
-	int t;
-
-	for (t = 0; v != want && t < ms; t += 10) {
-		sleep_ms(10);
-		v = probe(arg);
+	for (i = 0; i < PINS_FOLD_TRIES; i++) {
+		t_knob_write("/proc/sys/vm/stat_refresh", "1", 0);
+		acq = vmstat_field("nr_foll_pin_acquired");
+		rel = vmstat_field("nr_foll_pin_released");
+		if (acq < 0 || rel < 0)
+			return -1;
+		if (acq >= rel)
+			return acq - rel;
 	}
-	return v;
-}
-
-bool t_quiet(int ms)
-{
-	long pins = t_pins_held(), free = hb_hugepages_free(T_SZ_2M);
-	long p, f;
-	int t, still = 0;
-
-	for (t = 0; t < ms && still < 300; t += 10) {
-		sleep_ms(10);
-		p = t_pins_held();
-		f = hb_hugepages_free(T_SZ_2M);
-		still = p == pins && f == free ? still + 10 : 0;
-		pins = p;
-		free = f;
-	}
-	return still >= 300;
+	return -1;
 }
 
 long t_pins_of(void *arg)
