@@ -113,6 +113,15 @@ build_initramfs() {	# $1 = label, $2 = output
 		copy_with_libs "$(readlink -f "$KTEST_ENGINE")" "$root"
 		cp "$KTEST_ENGINE" "$root/hugebuf/engine/hugebuf.so"
 	fi
+	# the second fio and the engine built for it (find_engine2), for the
+	# probes that take its options: /hugebuf/fio2/fio and
+	# /hugebuf/engine/hugebuf-fio2.so
+	if [ -n "$ENGINE2" ]; then
+		copy_with_libs "$KTEST_FIO2" "$root"
+		mkdir -p "$root/hugebuf/fio2"
+		ln -s "$KTEST_FIO2" "$root/hugebuf/fio2/fio"
+		cp "$ENGINE2" "$root/hugebuf/engine/hugebuf-fio2.so"
+	fi
 	copy_liburing_tests "$root"
 	# a Debian image's modules the guest needs, decompressed, in the
 	# order they load (kdeb.sh: deb_modules)
@@ -133,6 +142,7 @@ build_initramfs() {	# $1 = label, $2 = output
 		echo "KTEST_ONLY=$KTEST_ONLY"
 		echo "KTEST_MAIN_SERIAL=$(main_serial "$1")"
 		echo "KTEST_KERNEL=$1"
+		echo "KTEST_VALUE_NS='$(value_ns_list "$1")'"
 		echo "KTEST_BAD_RE='$BAD_RE'"
 		# t/regbuf-cycles: 250 register/unregister cycles, not 1000
 		echo "export HB_TEST_CYCLES=250"
@@ -144,6 +154,47 @@ build_initramfs() {	# $1 = label, $2 = output
 	install -m 0755 "$KDIR/guest-init.sh" "$root/init"
 	(cd "$root" && find . | cpio -o -H newc --quiet) >"$2" ||
 		die "cpio failed"
+}
+
+# The engine for KTEST_FIO2: KTEST_ENGINE2, or built from this tree's
+# sources against the fio source tree the binary was built in (as
+# tools/fio-build.sh --check does), in the run's directory.  ENGINE2 is
+# "" when there is no second fio or no engine for it: the probes that
+# need it skip, saying so.
+# whether a guest of this run runs nvme-values (its kernels column is "-",
+# no kernel, unless a KTEST_PROBES_TAB copy names some)
+nvme_values_wanted() {
+	local k
+	for k in $KTEST_KERNELS; do
+		probe_runs_on nvme-values "$k" && return 0
+	done
+	return 1
+}
+
+find_engine2() {
+	local copy=$WORK/engine2 src
+	ENGINE2=
+	[ -n "$KTEST_FIO2" ] || return 0
+	nvme_values_wanted || return 0
+	[ -x "$KTEST_FIO2" ] || die "KTEST_FIO2: $KTEST_FIO2 is no fio binary: build it with tools/fio-build.sh or set KTEST_FIO2="
+	if [ -n "$KTEST_ENGINE2" ]; then
+		[ -f "$KTEST_ENGINE2" ] || die "KTEST_ENGINE2: $KTEST_ENGINE2 not found"
+		ENGINE2=$KTEST_ENGINE2
+		return 0
+	fi
+	src=$(dirname "$KTEST_FIO2")
+	mkdir -p "$copy"
+	(cd "$TOP" && tar --exclude=.git --exclude=./deps --exclude='*.o' \
+		--exclude='*.a' --exclude='*.so' --exclude='*.t' \
+		--exclude=./kernel/static --exclude=./t/static -cf - .) |
+		(cd "$copy" && tar -xf -)
+	if (cd "$copy" && ./configure --fio="$KTEST_FIO2" --fio-source="$src" &&
+	    make -j"$KTEST_JOBS" engine) >"$WORK/engine2.log" 2>&1; then
+		ENGINE2=$copy/engines/hugebuf.so
+		log "engine for $("$KTEST_FIO2" --version): $ENGINE2"
+	else
+		count fail "the engine does not build against $KTEST_FIO2 ($src): $(tail -n 1 "$WORK/engine2.log")"
+	fi
 }
 
 # liburing's runner and tests for the guests (build_initramfs copies
@@ -245,6 +296,7 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; conso
 	numa_args
 	iommu_args "${4:-}"
 	main_args "$1" "$disk"
+	value_ns_args "$1" "${4:-}"
 	# no_timer_check: the boot's IO-APIC timer test counts ticks of a
 	# vCPU that a loaded host may not run in time, and panics ("IO-APIC +
 	# timer doesn't work!", seen with the host busy); the guests need no
@@ -260,15 +312,58 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; conso
 		-device nvme,serial=hugebuf0,drive=nvm${NVME_OPTS:+,$NVME_OPTS} \
 		-drive if=none,id=ptd,file="$pt",format=raw \
 		-device nvme,serial=hugebufpt,drive=ptd \
+		"${VALUE_NS_ARGS[@]}" \
 		-nographic -no-reboot -net none </dev/null >"$console" 2>&1 &
 	qpid=$!
 	watch_guest "$1" $qpid "$console"
 	wait $qpid
 	rc=$?
 	tr -d '\r' <"$console" >"$console.txt"
-	rm -f "$disk" "$nvme" "$pt"
+	rm -f "$disk" "$nvme" "$pt" "$WORK/nvme-val-$1-"*.img
 	[ $rc = 124 ] || [ $rc = 137 ] && log "$1: qemu timed out after $KTEST_BOOT_TIMEOUT s"
 	return $rc
+}
+
+# The value namespaces of kernel/probe/nvme-values.sh (issue 45): one
+# more qemu NVMe controller, serial hugebufval, in the DMA-direct guests
+# only (the IOMMU guests stay as they were), each namespace a small raw
+# image of its own, so that nvme0n1 and hugebufpt keep their disks and
+# results.  One line per namespace: nsid, name (nvme-values.sh finds each
+# by its nsid, through KTEST_VALUE_NS in /hugebuf/env), image size and
+# qemu 7.2's nvme-ns properties.  4 KiB LBAs throughout; "sep" holds the
+# metadata in a separate buffer (mset=0), "ext" after each LBA's data
+# (mset=1, extended LBA); pi=1|3 is the protection information type, pil=1
+# puts it in the first 8 bytes of a larger metadata area; pif=0 is the
+# 16-bit guard (CRC-16 T10-DIF), the only format qemu 7.2 and 6.1 share.
+# KTEST_VALUE_NS=0 boots the guests without it.
+VALUE_NS_TAB="1 plain  64M
+2 pi1sep 16M ms=8,mset=0,pi=1,pif=0
+3 pi1ext 16M ms=8,mset=1,pi=1,pif=0
+4 pi3sep 16M ms=16,mset=0,pi=3,pif=0,pil=1
+5 pi3ext 16M ms=64,mset=1,pi=3,pif=0,pil=1
+6 zoned  64M zoned=true,zoned.zone_size=8M"
+KTEST_VALUE_NS=${KTEST_VALUE_NS:-1}
+
+# "nsid:name ..." of VALUE_NS_TAB for guest $1, or "" without it
+value_ns_list() {	# $1 = label
+	[ "$KTEST_VALUE_NS" = 0 ] && return 0
+	probe_runs_on nvme-values "$1" || return 0
+	printf '%s\n' "$VALUE_NS_TAB" | awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $1, $2 }'
+}
+
+value_ns_args() {	# $1 = label, $2 = "iommu" or ""
+	local nsid name size props img
+	VALUE_NS_ARGS=()
+	[ "$KTEST_VALUE_NS" != 0 ] && [ "$2" != iommu ] || return 0
+	probe_runs_on nvme-values "$1" || return 0
+	VALUE_NS_ARGS=(-device nvme,id=hbval,serial=hugebufval)
+	while read -r nsid name size props; do
+		img=$WORK/nvme-val-$1-$name.img
+		rm -f "$img"
+		truncate -s "$size" "$img"
+		VALUE_NS_ARGS+=(-drive "if=none,id=val$nsid,file=$img,format=raw"
+			-device "nvme-ns,bus=hbval,drive=val$nsid,nsid=$nsid,logical_block_size=4096,physical_block_size=4096${props:+,$props}")
+	done <<<"$VALUE_NS_TAB"
 }
 
 # The main disk of guest $1 (ext4 scratch): virtio-blk (vda), or for an

@@ -103,6 +103,43 @@ print_bioprof() {	# dir with console-<kernel>.log.txt, kernels...
 	printf '\n'
 }
 
+# kernel/probe/nvme-values.sh's cases (NVVAL lines), value x kernel: the
+# outcome, NVMe commands per I/O and their opcodes of fio's own engine and
+# of hugebuf's, the region's bytes after each (md5 prefix, or the PI read
+# back by fio's engine), and the case's verdict
+print_nvvalues() {	# dir with console-<kernel>.log.txt, kernels...
+	local dir=$1 k f
+	shift
+	printf '\nfio 3.41 values on NVMe (kernel/probe/nvme-values.sh): per case and\n'
+	printf 'kernel, fio'"'"'s own engine against hugebuf'"'"'s: outcome / NVMe I/O commands\n'
+	printf 'per I/O / opcodes:count (the nvme_setup_cmd tracepoint, qid != 0);\n'
+	printf 'data = the region after each (md5) or fio'"'"'s PI read-back of ours.\n'
+	printf '%-12s %-8s %-34s %-34s %-27s %s\n' case kernel "fio's engine" hugebuf \
+		data result
+	for k in "$@"; do
+		f=$dir/console-$k.log.txt
+		[ -f "$f" ] || continue
+		grep -a '^NVVAL case=[^ ]* ns=' "$f" | awk -v k="$k" '{
+			delete v
+			for (i = 2; i <= NF; i++) {
+				j = index($i, "=")
+				if (j && !seen) v[substr($i, 1, j - 1)] = substr($i, j + 1)
+				if (substr($i, 1, 4) == "why=" || substr($i, 1, 5) == "skip=") seen = 1
+			}
+			seen = 0
+			r = v["result"]
+			if (r == "skip" && v["fio"] == "") {
+				s = $0; sub(/.*skip=/, "", s)
+				printf "%-12s %-8s skip: %s\n", v["case"], k, s
+				next
+			}
+			printf "%-12s %-8s %-34s %-34s %-27s %s\n", v["case"], k,
+				v["fio"], v["hugebuf"], v["data"], r
+		}'
+	done
+	printf '\n'
+}
+
 # per guest: kernel/probe/fault-plain's case summaries (FAULTPLAIN), every
 # allocation of one plain O_DIRECT I/O failing in turn
 print_faultplain() {	# dir with console-<kernel>.log.txt, kernels...

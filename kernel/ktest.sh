@@ -83,6 +83,15 @@
 #   KTEST_PROBES_TAB    the probe table the guests run and the host
 #                       judges, e.g. a copy of probes.tab cut to the lines
 #                       wanted [kernel/probes.tab]
+#   KTEST_FIO2          a second fio for the probes that take its release's
+#                       options (nvme-values: fio 3.41's io_uring values),
+#                       built by tools/fio-build.sh in its source tree; the
+#                       engine is built against that tree into the run's
+#                       directory unless KTEST_ENGINE2 names one; "" none
+#                       [/var/tmp/hugebuf-fio/3.41/fio-3.41/fio if built]
+#   KTEST_VALUE_NS      0 boots no value namespaces (kboot.sh: the NVMe
+#                       controller of nvme-values, in the guests it runs
+#                       in) [1]
 #   KTEST_NVME_SUITE    tests to run again with their files on NVMe: all,
 #                       0 (none), or a comma list of test names; the whole
 #                       suite on NVMe costs ~13 min under TCG, so the
@@ -131,6 +140,10 @@ KTEST_IOMMU_NVME_OPTS=${KTEST_IOMMU_NVME_OPTS-mdts=0}
 KTEST_NVME_SUITE=${KTEST_NVME_SUITE:-regbuf-thp-tail,regbuf-small-in-folio}
 KTEST_ONLY=${KTEST_ONLY:-}
 [ "$KTEST_NVME_SUITE" = 1 ] && KTEST_NVME_SUITE=all	# the old spelling
+FIO2_DEFAULT=/var/tmp/hugebuf-fio/3.41/fio-3.41/fio
+[ -x "$FIO2_DEFAULT" ] || FIO2_DEFAULT=
+KTEST_FIO2=${KTEST_FIO2-$FIO2_DEFAULT}
+KTEST_ENGINE2=${KTEST_ENGINE2:-}
 
 T0=$(date +%s)
 # a kernel BUG, WARN_ON splat, soft lockup, Oops or bad page report, after the
@@ -176,6 +189,17 @@ ktest_only() {
 # the table's lines without comments: name guest stage kernels needs tag
 # results judge report program [arguments...]
 probe_rows() { grep -v -e '^#' -e '^[[:space:]]*$' "$PROBES_TAB"; }
+
+# whether probe $1 of the main guest runs on kernel $2 in this run
+probe_runs_on() {	# name, kernel
+	local name guest kernels
+	ktest_only "$1" || return 1
+	while read -r name guest _ kernels _; do
+		[ "$name" = "$1" ] && [ "$guest" = main ] &&
+			probe_on_kernel "$kernels" "$2" && return 0
+	done < <(probe_rows)
+	return 1
+}
 
 # the probes' programs, once each
 probe_programs() { probe_rows | awk '!seen[$10]++ { print $10 }'; }
@@ -732,6 +756,7 @@ main() {
 			die "no $KTEST_PROBEDIR/$f: run 'make static' first"
 	done
 	make_fio_job "$WORK/fio.job"
+	find_engine2
 	[ -d "$KTEST_BINDIR" ] || log "warning: $KTEST_BINDIR missing (run 'make static'): only the probe runs"
 	[ -x "$KTEST_BINDIR/hugebuf" ] || log "warning: no $KTEST_BINDIR/hugebuf: 'hugebuf check' skipped"
 	[ -f "$KTEST_ENGINE" ] || log "warning: no $KTEST_ENGINE: fio run skipped"
