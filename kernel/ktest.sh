@@ -88,7 +88,7 @@
 #                       built by tools/fio-build.sh in its source tree; the
 #                       engine is built against that tree into the run's
 #                       directory unless KTEST_ENGINE2 names one; "" none
-#                       [/var/tmp/hugebuf-fio/3.41/fio-3.41/fio if built]
+#                       [$HB_FIO_CACHE/3.41/fio-3.41/fio if built]
 #   KTEST_VALUE_NS      0 boots no value namespaces (kboot.sh: the NVMe
 #                       controller of nvme-values, in the guests it runs
 #                       in) [1]
@@ -140,7 +140,8 @@ KTEST_IOMMU_NVME_OPTS=${KTEST_IOMMU_NVME_OPTS-mdts=0}
 KTEST_NVME_SUITE=${KTEST_NVME_SUITE:-regbuf-thp-tail,regbuf-small-in-folio}
 KTEST_ONLY=${KTEST_ONLY:-}
 [ "$KTEST_NVME_SUITE" = 1 ] && KTEST_NVME_SUITE=all	# the old spelling
-FIO2_DEFAULT=/var/tmp/hugebuf-fio/3.41/fio-3.41/fio
+# tools/fio-build.sh's tree of fio 3.41, in its cache (HB_FIO_CACHE)
+FIO2_DEFAULT=${HB_FIO_CACHE:-/var/tmp/hugebuf-fio}/3.41/fio-3.41/fio
 [ -x "$FIO2_DEFAULT" ] || FIO2_DEFAULT=
 KTEST_FIO2=${KTEST_FIO2-$FIO2_DEFAULT}
 KTEST_ENGINE2=${KTEST_ENGINE2:-}
