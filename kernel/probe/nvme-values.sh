@@ -228,7 +228,10 @@ run_case() {
 	ng)	file=$ng fe=io_uring_cmd ours="--cmd_type=nvme" ;;
 	blk)	file=/dev/$d fe=io_uring ours= common="$common --direct=1" ;;
 	blk-plain)
-		file=/dev/$d fe=io_uring ours= common="--thread --direct=1" ;;
+		# said for both: fio's io_uring has fixedbufs off by default,
+		# the engine on
+		file=/dev/$d fe=io_uring ours=
+		common="--thread --direct=1 --fixedbufs=0" ;;
 	esac
 	if [ ! -e "$file" ] || { [ $dev != ng ] &&
 	   [ "$(cat "/sys/block/$d/size")" = 0 ]; }; then
@@ -353,7 +356,8 @@ run_case compare plain ng - md5 --offset=6m --size=1m --rw=write --bs=64k \
 # RWF_ATOMIC of one LBA: qemu 7.2 reports AWUPF 0, one block atomic;
 # from registered buffers (an ITER_BVEC, which 7.3's
 # generic_atomic_write_valid() refuses with EINVAL: only a user buffer
-# may be written atomically) and from plain ones
+# may be written atomically) and from plain ones (fixedbufs=0 for both
+# engines: fio's default, not the engine's)
 region $((7 * Z)) $Z
 run_case atomic plain blk - md5 --offset=7m --size=1m --rw=write --bs=4k \
 	--iodepth=4 --atomic=1 $V
