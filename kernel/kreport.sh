@@ -128,6 +128,9 @@ print_nvvalues() {	# dir with console-<kernel>.log.txt, kernels...
 			}
 			seen = 0
 			r = v["result"]
+			# commands compared per byte moved (nvme-values.sh)
+			if (v["cmds"] == "per-byte")
+				r = r "/per-byte"
 			if (r == "skip" && v["fio"] == "") {
 				s = $0; sub(/.*skip=/, "", s)
 				printf "%-12s %-8s skip: %s\n", v["case"], k, s
