@@ -479,6 +479,8 @@ static int send_all(struct io_uring *ring, int tx, struct reader *r,
 		st->sent += (uint64_t)res;
 	}
 	*t_sent = t_now_usec();
+	/* all is sent: a send that never stalled waits for the reader now */
+	open_reader(r);
 	/* every notification: the frags' pages are the buffer's until then */
 	t_wait = t_now_usec();
 	while (st->notifs < notifs_due) {
@@ -541,7 +543,8 @@ static void print_case(const struct zc_case *c, struct zc_result *res,
 	       (unsigned long long)ext[2], (unsigned long long)ext[3],
 	       (unsigned long long)st->samples,
 	       (unsigned long long)st->inflight,
-	       st->limit ? st->limit : "none", bad < 0 && r->got == SEND_LEN ? "ok" : "BAD");
+	       st->limit ? st->limit : "none",
+	       bad < 0 && r->got == SEND_LEN ? "ok" : "BAD");
 	if (bad >= 0)
 		printf("SENDZC case=%s first bad byte at %ld\n", c->name, bad);
 }
@@ -615,7 +618,7 @@ static int run_send(const struct zc_case *c, struct zc_result *res,
 	retrans = total_retrans(tx);
 	if (ret) /* the reader waits for bytes that will not come */
 		shutdown(tx, SHUT_WR);
-	open_reader(&r);	/* a send that never stalled, or failed */
+	open_reader(&r);	/* a send that failed before the limit */
 	pthread_join(th, NULL);
 	tcpext_read(ext1);
 	for (i = 0; i < (int)NR_TCPEXT; i++)
