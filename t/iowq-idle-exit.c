@@ -25,9 +25,9 @@
  * absent, and the known bug, seen, where it says present or not known (a
  * hang cannot be retried, and whether a round meets the race is luck: a
  * slow worker, a loaded TCG guest).  The rounds stop there.  Every write
- * completed is a pass on every kernel.  This test opens its rings itself:
- * t_ring_init()'s ring that keeps a task's ring list from going empty
- * would hide the race.
+ * completed is a pass on every kernel.  Its rings come from
+ * t_ring_init_alone(): t_ring_init()'s anchor ring, which keeps a task's
+ * ring list from going empty, would hide the race.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -53,26 +53,13 @@ struct next_ring {
 	int ret;
 };
 
-static int ring_open(struct io_uring *ring)
-{
-	int ret = io_uring_queue_init(4, ring, 0);
-
-	if (ret == -EINVAL || ret == -ENOSYS || ret == -EPERM)
-		return t_skip("io_uring is not available (%s): enable "
-			      "CONFIG_IO_URING / kernel.io_uring_disabled=0",
-			      strerror(-ret));
-	if (ret)
-		return t_fail("io_uring_queue_init: %s", strerror(-ret));
-	return T_EXIT_PASS;
-}
-
 /* in a thread of its own: the ring and its buffer, no node of the task */
 static void *open_next(void *arg)
 {
 	struct next_ring *n = arg;
 	struct iovec iov = { n->buf, BUF_LEN };
 
-	n->ret = ring_open(&n->ring);
+	n->ret = t_ring_init_alone(&n->ring, 4);
 	if (n->ret)
 		return NULL;
 	n->ret = t_register(&n->ring, &iov, 1);

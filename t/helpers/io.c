@@ -32,7 +32,7 @@
  * test each open a ring and close it, so without this ring every case
  * would start in that window: with it the task's ring list is never
  * empty and the workers never exit that way.  t/iowq-idle-exit.c, which
- * looks for the race, opens its rings itself.  Per thread, as the
+ * looks for the race, opens its rings with t_ring_init_alone().  Per thread, as the
  * kernel's task context is; a child of fork() inherits the flag and not
  * the protection (its task has no node for the inherited ring).
  */
@@ -58,10 +58,13 @@ static void t_ring_anchor(void)
 
 int t_ring_init(struct io_uring *ring, unsigned int entries)
 {
-	int ret;
-
 	t_ring_anchor();
-	ret = io_uring_queue_init(entries, ring, 0);
+	return t_ring_init_alone(ring, entries);
+}
+
+int t_ring_init_alone(struct io_uring *ring, unsigned int entries)
+{
+	int ret = io_uring_queue_init(entries, ring, 0);
 
 	if (ret == -EINVAL || ret == -ENOSYS || ret == -EPERM)
 		return t_skip("io_uring is not available (%s): enable "
