@@ -27,13 +27,38 @@ t_start=$(date +%s)
 t_mark=$t_start
 stage_times=
 
-# each host stage's wall time, for the line after the last one: what a
-# cold run spends where
+# the machine's CPU time in ticks since boot, busy and all
+# (/proc/stat's first line: user nice system idle iowait irq softirq
+# steal ...; idle and iowait are the idle ones)
+cpu_ticks() {
+	local _cpu user nice sys idle iow irq sirq steal _rest
+	read -r _cpu user nice sys idle iow irq sirq steal _rest </proc/stat
+	echo "$((user + nice + sys + irq + sirq + steal)) $((user + nice + sys + idle + iow + irq + sirq + steal))"
+}
+
+# how busy the machine's CPUs were since ticks $1 $2 (cpu_ticks), in
+# percent of all of them: a stage that leaves them idle is a stage
+# another could run beside
+busy_since() {	# $1 = busy ticks then, $2 = all ticks then
+	local now
+	now=$(cpu_ticks)
+	set -- "$1" "$2" ${now}
+	[ "$4" -gt "$2" ] || { echo "?"; return; }
+	echo "$(((($3 - $1) * 100) / ($4 - $2)))"
+}
+
+cpu_start=$(cpu_ticks)
+cpu_mark=$cpu_start
+
+# each host stage's wall time and how busy the CPUs were meanwhile (the
+# kernel stage beside it included), for the line after the last one:
+# what a cold run spends where
 took() {	# $1 = stage
 	local now
 	now=$(date +%s)
-	stage_times="$stage_times $1 $((now - t_mark)) s,"
+	stage_times="$stage_times $1 $((now - t_mark)) s ($(busy_since $cpu_mark)% busy),"
 	t_mark=$now
+	cpu_mark=$(cpu_ticks)
 }
 
 passed=0
@@ -145,9 +170,11 @@ testenv_setup
 # (their counters read through the settle rules, docs/testing.md).  Its
 # output is printed, and counted, after the last host stage.  It boots Debian's
 # images first; our two kernels are built meanwhile by a build ahead
-# (kernel/ktest.sh --build-only at the lowest priority; it takes the
-# kernel cache's lock for each kernel, and the stage boots each as soon
-# as its image is there).  HB_KERNEL_BESIDE=0 runs the stage after the
+# (kernel/ktest.sh --build-only; it takes the kernel cache's lock for
+# each kernel, and the stage boots each as soon as its image is there).
+# The build runs at the stages' own priority: from an empty cache the
+# kernel stage is the longest road (a build, then three guests), and a
+# niced build got the CPUs only once the host stages were done.  HB_KERNEL_BESIDE=0 runs the stage after the
 # host stages instead, HB_KERNEL_AHEAD=0 has it build the kernels itself.
 kbuild_pid=
 kstage_pid=
@@ -163,7 +190,7 @@ stop_background() {
 trap 'stop_background; rm -f "${host_busy:-}"; testenv_restore' EXIT
 if [ $kernel_stage = 1 ] && command -v setsid >/dev/null; then
 	if [ "${HB_KERNEL_AHEAD:-1}" = 1 ]; then
-		setsid nice -n 19 kernel/ktest.sh --build-only >"$kbuild_log" 2>&1 &
+		setsid kernel/ktest.sh --build-only >"$kbuild_log" 2>&1 &
 		kbuild_pid=$!
 		echo "check: building the guest kernels in the background (log: $kbuild_log)"
 	fi
@@ -295,6 +322,7 @@ if [ $kernel_stage = 1 ]; then
 		grep -E 'built in|kernels ready' "$kbuild_log"
 	fi
 	echo "check: kernel stage done after $(($(date +%s) - t_start)) s"
+	echo "check: the CPUs were $(busy_since $cpu_start)% busy over the whole run ($(nproc) CPUs)"
 else
 	stage_off kernel/ktest.sh HB_SKIP_KERNEL
 fi
