@@ -227,8 +227,9 @@ print_sendzc() {	# dir with console-<kernel>.log.txt, kernels...
 	shift
 	printf '\nSEND_ZC of 8 MiB from a registered buffer over loopback TCP\n'
 	printf '(kernel/probe/sendzc-probe.c): wmem = peak sk_wmem_queued; ratio =\n'
-	printf 'bytes in flight (SIOCOUTQ) per byte of sk_wmem_queued over the samples,\n'
-	printf '1 when each frag is charged its bytes; rx = the same on the receiver\n'
+	printf 'bytes in flight (SIOCOUTQ) per byte of sk_wmem_queued over the samples\n'
+	printf 'with bytes in flight, every case at the send buffer'"'"'s limit; 1 when each\n'
+	printf 'frag is charged its bytes; rx = the receiver'"'"'s ratio\n'
 	printf '(SIOCINQ per sk_rmem_alloc); short = short sends; waits =\n'
 	printf 'sk_stream_wait_memory() calls; stall = longest gap between receives;\n'
 	printf 'time under TCG, once: compare ratios only.\n'

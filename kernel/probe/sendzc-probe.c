@@ -16,7 +16,10 @@
  * Each case sends 8 MiB of one registered buffer (2 MiB hugetlb, 4 KiB
  * pages, THP) in SQEs of CHUNK bytes (a short send resubmits the rest) to
  * a reader thread on the other end, which checks every byte against the
- * pattern.  Between submissions and while it waits for completions the
+ * pattern.  The reader starts reading only once the sender has met the
+ * send buffer's limit (sender_stalled()), so every case measures a full
+ * send buffer, whatever its chunk and backing and however fast the
+ * reader.  Between submissions and while it waits for completions the
  * sender samples
  *   wmem  = SO_MEMINFO's SK_MEMINFO_WMEM_QUEUED (sk_wmem_queued),
  *   outq  = SIOCOUTQ (tcp_ioctl(): write_seq - snd_una, the bytes unsent
@@ -27,10 +30,13 @@
  *          issues=N memwaits=N wmem_peak=N outq_at_peak=N ratio=R
  *          ratio_at_peak=R sndbuf=A/B rmem_peak=N rx_ratio=R stall_ms=T
  *          send_ms=T total_ms=T notifs=N copied=N retrans=N prune=N
- *          collapsed=N rcvqdrop=N backlogdrop=N samples=N data=ok|BAD
- * ratio = sum(outq) / sum(wmem) over the samples with wmem > 0 (bytes in
- * flight per byte charged, ~0.9 when each frag is charged its bytes: the
- * skb heads), rx_ratio the same of inq / rmem; stall_ms the longest wait
+ *          collapsed=N rcvqdrop=N backlogdrop=N samples=N inflight=N
+ *          limit=short|eagain|pending data=ok|BAD
+ * ratio = sum(outq) / sum(wmem) over the inflight samples, those with
+ * outq > 0 (bytes in flight per byte charged, ~0.9 when each frag is
+ * charged its bytes: the skb heads; "n/a" and not judged without one),
+ * rx_ratio that of inq / rmem over the samples with rmem > 0; limit the
+ * event that showed the sender at the limit; stall_ms the longest wait
  * of the reader between two receives; issues and memwaits the calls of
  * io_send_zc() and sk_stream_wait_memory() (kprobe events, "n/a" without
  * them): issues - sqes are the -EAGAIN retries io_uring made itself,
@@ -45,7 +51,8 @@
  * prune .. backlogdrop: /proc/net/netstat's TcpExt deltas over the case,
  * retrans the sender's tcpi_total_retrans.
  * The figures are printed, not judged: a case passes when all 8 MiB went
- * out and came in byte-exact with every notification reaped.
+ * out at the send buffer's limit and came in byte-exact with every
+ * notification reaped.
  * Lines for kernel/ktest.sh: "@@KTEST RUN sendzc:NAME" before a case and
  * "@@KTEST RESULT sendzc:NAME RC 0" after it (0 pass, 1 fail, 77 skip).
  * Exit 0, 1 when a case failed, 77 when every case was skipped.
@@ -128,7 +135,14 @@ static const char *const tcpext_keys[] = {
 
 #define NR_TCPEXT (sizeof(tcpext_keys) / sizeof(tcpext_keys[0]))
 
+/*
+ * The reader reads nothing until the sender has met the send buffer's
+ * limit: @go, under @lock, set by open_reader()
+ */
 struct reader {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool go;
 	int fd;
 	uint8_t *buf;
 	uint64_t got;
@@ -139,7 +153,8 @@ struct reader {
 
 struct zc_stats {
 	uint64_t sent, sqes, shorts, eagain, notifs, copied;
-	uint64_t wmem_peak, outq_at_peak, rmem_peak, samples;
+	uint64_t wmem_peak, outq_at_peak, rmem_peak, samples, inflight;
+	const char *limit;	/* what showed the limit met, NULL until then */
 	double sum_wmem, sum_outq, sum_rmem, sum_inq;
 	uint32_t sndbuf_first, sndbuf_last;
 	bool report_usage;
@@ -235,7 +250,12 @@ static void sample(int tx, int rx, struct zc_stats *st)
 		st->wmem_peak = mt[SK_MEMINFO_WMEM_QUEUED];
 		st->outq_at_peak = (uint64_t)outq;
 	}
-	if (mt[SK_MEMINFO_WMEM_QUEUED]) {
+	/*
+	 * only bytes in flight make a ratio: with outq 0 what is left in
+	 * sk_wmem_queued waits for its completion, not for the receiver
+	 */
+	if (outq > 0 && mt[SK_MEMINFO_WMEM_QUEUED]) {
+		st->inflight++;
 		st->sum_wmem += mt[SK_MEMINFO_WMEM_QUEUED];
 		st->sum_outq += outq;
 	}
@@ -247,12 +267,31 @@ static void sample(int tx, int rx, struct zc_stats *st)
 	}
 }
 
+/* let the reader read: the limit was met, or the send is over */
+static void open_reader(struct reader *r)
+{
+	pthread_mutex_lock(&r->lock);
+	r->go = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void wait_open(struct reader *r)
+{
+	pthread_mutex_lock(&r->lock);
+	while (!r->go)
+		pthread_cond_wait(&r->cond, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
-	double last = t_now_usec(), now;
+	double last, now;
 	ssize_t n;
 
+	wait_open(r);
+	last = t_now_usec();
 	while (r->got < SEND_LEN) {
 		n = recv(r->fd, r->buf + r->got, SEND_LEN - r->got, 0);
 		if (n <= 0) {
@@ -331,6 +370,40 @@ static void reap(struct io_uring *ring, struct zc_stats *st, int *res,
 	}
 }
 
+/*
+ * Whether the SQE just submitted met the send buffer's limit, and how:
+ * its result short of @len, or -EAGAIN, or no result at all after
+ * io_uring_submit(), whose inline issue (IO_URING_F_NONBLOCK, so
+ * MSG_DONTWAIT) completes the SQE unless tcp_sendmsg_locked() found no
+ * room before its first byte: sk_stream_memory_free() or
+ * sk_wmem_schedule() false, sk_stream_wait_memory() returns -EAGAIN at
+ * once and io_send_zc() leaves the SQE to poll (6.1 to 7.3); a partial
+ * send at the limit returns what it took, short (no MSG_WAITALL).
+ * Invariant: with the reader held, the window closes once the receive
+ * buffer is full, and 8 MiB outgrows that plus sk_sndbuf (tcp_wmem[2],
+ * 4 MiB by default): one of the three must come before the last byte.
+ */
+static const char *sender_stalled(bool have, int res, uint64_t len)
+{
+	if (!have)
+		return "pending";
+	if (res == -EAGAIN)
+		return "eagain";
+	if (res > 0 && (uint64_t)res < len)
+		return "short";
+	return NULL;
+}
+
+/* note the first stall of the send, and let the reader start then */
+static void note_stall(struct zc_stats *st, struct reader *r,
+		       const char *how)
+{
+	if (!how || st->limit)
+		return;
+	st->limit = how;
+	open_reader(r);
+}
+
 /* wait up to 1 ms for a completion */
 static void wait_1ms(struct io_uring *ring)
 {
@@ -344,9 +417,11 @@ static void wait_1ms(struct io_uring *ring)
  * Send [@buf, +SEND_LEN) in SQEs of @chunk bytes, sampling.  0, 77 when
  * the kernel refuses SEND_ZC of a fixed buffer, or -errno.
  */
-static int send_all(struct io_uring *ring, int tx, int rx, uint8_t *buf,
-		    uint64_t chunk, struct zc_stats *st, double *t_sent)
+static int send_all(struct io_uring *ring, int tx, struct reader *r,
+		    uint8_t *buf, uint64_t chunk, struct zc_stats *st,
+		    double *t_sent)
 {
+	int rx = r->fd;
 	uint64_t notifs_due = 0, len;
 	double t_wait;
 	bool have;
@@ -368,6 +443,9 @@ static int send_all(struct io_uring *ring, int tx, int rx, uint8_t *buf,
 		sample(tx, rx, st);
 		have = false;
 		t_wait = t_now_usec();
+		reap(ring, st, &res, &have, &notifs_due);
+		if (!have)
+			note_stall(st, r, sender_stalled(have, res, len));
 		while (!have) {
 			reap(ring, st, &res, &have, &notifs_due);
 			if (have)
@@ -389,6 +467,7 @@ static int send_all(struct io_uring *ring, int tx, int rx, uint8_t *buf,
 		}
 		if (res == -EINVAL || res == -EOPNOTSUPP)
 			return st->sent ? res : 77;
+		note_stall(st, r, sender_stalled(have, res, len));
 		if (res == -EAGAIN) {
 			st->eagain++;
 			continue;
@@ -400,6 +479,8 @@ static int send_all(struct io_uring *ring, int tx, int rx, uint8_t *buf,
 		st->sent += (uint64_t)res;
 	}
 	*t_sent = t_now_usec();
+	/* all is sent: a send that never stalled waits for the reader now */
+	open_reader(r);
 	/* every notification: the frags' pages are the buffer's until then */
 	t_wait = t_now_usec();
 	while (st->notifs < notifs_due) {
@@ -431,7 +512,7 @@ static void print_case(const struct zc_case *c, struct zc_result *res,
 	char ratio[16], rpeak[16], rxr[16], issues[24], waits[24], cop[24];
 
 	fmt_ratio(ratio, sizeof(ratio), st->sum_outq, st->sum_wmem);
-	if (st->sum_wmem > 0 && bad < 0 && r->got == SEND_LEN)
+	if (st->inflight && st->limit && bad < 0 && r->got == SEND_LEN)
 		res->ratio = st->sum_outq / st->sum_wmem;
 	fmt_ratio(rpeak, sizeof(rpeak), (double)st->outq_at_peak,
 		  (double)st->wmem_peak);
@@ -448,7 +529,7 @@ static void print_case(const struct zc_case *c, struct zc_result *res,
 	       "rmem_peak=%llu rx_ratio=%s stall_ms=%.1f send_ms=%.1f "
 	       "total_ms=%.1f notifs=%llu copied=%s retrans=%d prune=%llu "
 	       "collapsed=%llu rcvqdrop=%llu backlogdrop=%llu samples=%llu "
-	       "data=%s\n",
+	       "inflight=%llu limit=%s data=%s\n",
 	       c->name, c->backing, (unsigned long long)c->chunk,
 	       (unsigned long long)r->got, (unsigned long long)st->sqes,
 	       (unsigned long long)st->shorts, (unsigned long long)st->eagain,
@@ -461,6 +542,8 @@ static void print_case(const struct zc_case *c, struct zc_result *res,
 	       (unsigned long long)ext[0], (unsigned long long)ext[1],
 	       (unsigned long long)ext[2], (unsigned long long)ext[3],
 	       (unsigned long long)st->samples,
+	       (unsigned long long)st->inflight,
+	       st->limit ? st->limit : "none",
 	       bad < 0 && r->got == SEND_LEN ? "ok" : "BAD");
 	if (bad >= 0)
 		printf("SENDZC case=%s first bad byte at %ld\n", c->name, bad);
@@ -495,6 +578,8 @@ static int run_send(const struct zc_case *c, struct zc_result *res,
 
 	memset(&st, 0, sizeof(st));
 	memset(&r, 0, sizeof(r));
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.cond, NULL);
 	t_pattern_fill(buf->addr, SEND_LEN, seed, 0);
 	r.buf = malloc(SEND_LEN);
 	if (!r.buf)
@@ -527,12 +612,13 @@ static int run_send(const struct zc_case *c, struct zc_result *res,
 	if (counting)
 		t_kcount_begin();
 	t0 = t_now_usec();
-	ret = send_all(&ring, tx, rx, buf->addr, c->chunk, &st, &t_sent);
+	ret = send_all(&ring, tx, &r, buf->addr, c->chunk, &st, &t_sent);
 	if (counting && t_kcount_end(hits) < 0)
 		counting = false;
 	retrans = total_retrans(tx);
 	if (ret) /* the reader waits for bytes that will not come */
 		shutdown(tx, SHUT_WR);
+	open_reader(&r);	/* a send that failed before the limit */
 	pthread_join(th, NULL);
 	tcpext_read(ext1);
 	for (i = 0; i < (int)NR_TCPEXT; i++)
@@ -550,14 +636,20 @@ static int run_send(const struct zc_case *c, struct zc_result *res,
 	}
 	bad = t_pattern_mismatch(r.buf, SEND_LEN, seed, 0);
 	print_case(c, res, &st, &r, hits, ext1, t0, t_sent, bad, retrans);
+	if (!st.limit)
+		printf("SENDZC case=%s error=8 MiB went out without meeting "
+		       "the send buffer's limit: tcp_wmem/tcp_rmem raised?\n",
+		       c->name);
 	ret = bad >= 0 || r.got != SEND_LEN || r.err ||
-	      st.sent != SEND_LEN;
+	      st.sent != SEND_LEN || !st.limit;
 out_sock:
 	close(tx);
 	close(rx);
 out_ring:
 	io_uring_queue_exit(&ring);
 	free(r.buf);
+	pthread_cond_destroy(&r.cond);
+	pthread_mutex_destroy(&r.lock);
 	return ret;
 }
 

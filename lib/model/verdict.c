@@ -57,7 +57,8 @@ bool hb_kmem_near(double measured_kb, double predicted_kb)
 
 /*
  * SEND_ZC over loopback TCP (kernel/probe/sendzc-probe.c): SIOCOUTQ's
- * bytes in flight per byte of sk_wmem_queued, summed over the samples.
+ * bytes in flight per byte of sk_wmem_queued, summed over the samples
+ * with bytes in flight, each case at the send buffer's limit.
  * Frags charged for the pages they span give about 0.9 (the skb heads
  * take the rest), frags charged from the folio's start well below 0.1.
  * The bounds, a quarter and a half of the 4 KiB send's ratio, sit
