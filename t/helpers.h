@@ -164,8 +164,13 @@ int t_file_verify(struct t_file *f, const char *what, uint64_t off,
 /* io_uring                                                             */
 /* ------------------------------------------------------------------ */
 
-/* io_uring_queue_init(); -EINVAL/-ENOSYS/-EPERM -> SKIP. */
+/*
+ * io_uring_queue_init(); -EINVAL/-ENOSYS/-EPERM -> SKIP.  The first call
+ * of a thread opens the anchor ring where io-wq's idle exit can race
+ * (t/helpers/io.c); t_ring_init_alone() does not.
+ */
 int t_ring_init(struct io_uring *ring, unsigned int entries);
+int t_ring_init_alone(struct io_uring *ring, unsigned int entries);
 /*
  * Submit one IORING_OP_{READ,WRITE}{,_FIXED} (buf_index @idx for the fixed
  * ones) and wait for it.  Returns cqe->res, or -errno when the submission

@@ -43,6 +43,13 @@ enum hb_kgen {
 	HB_KGEN_MULTI_FIXED,	/* 6.16, stable: (3a3c6d61577d) */
 };
 
+/* whether a release has a known kernel bug: the model may not know */
+enum hb_kbug {
+	HB_KBUG_ABSENT = 0,
+	HB_KBUG_PRESENT,
+	HB_KBUG_UNKNOWN,
+};
+
 struct hb_kmodel {
 	enum hb_kgen gen;
 	unsigned int imu_header;	/* io_mapped_ubuf without bvecs */
@@ -71,6 +78,7 @@ struct hb_kmodel {
 	int buf_len_errno;		/* EFAULT; EINVAL from 7.2 */
 	uint64_t pin_pages_max;		/* io_pin_pages(); 0: none */
 	bool acct_clone_fixed;		/* 7.4, efde156d91ba */
+	enum hb_kbug iowq_exit_race;	/* 7.0 - 7.3.1: io-wq idle exit */
 	int kmajor, kminor, ksublevel;	/* ksublevel -1: not known */
 	char name[24];			/* "6.12", "6.1+hugebuf" */
 };

@@ -15,5 +15,12 @@
 /* job plan: one I/O job's buffers and options, checked whole          */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The running kernel's model from its release alone (uname, Debian's
+ * /proc/version), without the experiments of hb_kmodel_detect() and
+ * without HUGEBUF_KERNEL: for the facts that follow the release, not the
+ * buffers, such as a known kernel bug.  0 or -errno.
+ */
+int hbi_kmodel_version(struct hb_kmodel *km);
 
 #endif /* HB_JOB_H */

@@ -110,6 +110,18 @@ static int detect_version(struct hb_kdetect *d)
 	return 0;
 }
 
+int hbi_kmodel_version(struct hb_kmodel *km)
+{
+	struct hb_kdetect d;
+	int ret;
+
+	memset(&d, 0, sizeof(d));
+	ret = detect_version(&d);
+	if (!ret)
+		*km = d.version_km;
+	return ret;
+}
+
 /* ---- experiments -------------------------------------------------------- */
 
 static uint64_t now_usec(void)

@@ -203,6 +203,36 @@ static bool has_clone_acct_fix(int major, int minor)
 	return !version_before(major, minor, 7, 4);
 }
 
+/*
+ * io-wq's idle exit race.  38aa434ab933 ("io_uring/io-wq: add exit-on-idle
+ * state", 7.0; taken by 6.18.y and 6.19.y in February 2026, sublevels not
+ * known) lets every worker of a task exit once its last ring is gone:
+ * io_uring_del_tctx_node() (io_uring/tctx.c) sets IO_WQ_BIT_EXIT_ON_IDLE
+ * and wakes the workers, the next ring clears it.  A worker that saw the
+ * bit leaves io_wq_worker()'s loop (io_uring/io-wq.c) but stays on the
+ * free list and in nr_running until io_worker_exit(): io_wq_enqueue() in
+ * between wakes it instead of creating a worker, and the work is never
+ * run.  7.3.4's io-wq.c takes the worker off the free list first and looks
+ * at the work list once more (io_worker_retire()); it came with 7.3.2's
+ * stable update, so mainline 7.4 is taken to have it.  Read: 7.2.13 (the
+ * race) and 7.3.4 (the fix), Debian's linux-source; seen: 7.0.13 (its
+ * NVMe-only guest, docs/known-issues.md).  7.1 (not read) sits between two
+ * releases with the race; 6.18.y and 6.19.y have the idle exit from a
+ * sublevel not known, and whether they took the fix is not known.
+ */
+static enum hb_kbug iowq_exit_race(int major, int minor, int sub)
+{
+	if (version_before(major, minor, 6, 18))
+		return HB_KBUG_ABSENT;
+	if (version_before(major, minor, 7, 0))
+		return HB_KBUG_UNKNOWN;
+	if (version_before(major, minor, 7, 3))
+		return HB_KBUG_PRESENT;
+	if (major == 7 && minor == 3 && !series_has_fix(sub, 2))
+		return HB_KBUG_PRESENT;
+	return HB_KBUG_ABSENT;
+}
+
 static enum hb_kgen gen_of(int major, int minor, int sub)
 {
 	if (version_before(major, minor, 6, 3))
@@ -266,6 +296,7 @@ void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 	km->vec_fixed = !version_before(major, minor, 6, 15);
 	km->vmpin_needs_user = has_hpage_acct(major, minor);
 	km->acct_clone_fixed = has_clone_acct_fix(major, minor);
+	km->iowq_exit_race = iowq_exit_race(major, minor, sub);
 	buf_limits(major, minor, km);
 	/* ed9832bc08db (6.12); bvec_try_merge_page() behind vcnt > 0: 6.5 */
 	km->plain_folio_runs = !version_before(major, minor, 6, 12);

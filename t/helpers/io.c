@@ -14,12 +14,55 @@
 #include <unistd.h>
 
 #include "helpers-priv.h"
+#include "job/job.h"
 
 /* ------------------------------------------------------------------ */
 /* io_uring                                                             */
 /* ------------------------------------------------------------------ */
 
+/*
+ * One ring of the task kept open for its whole life, on the kernels whose
+ * io-wq has the idle exit race (hb_kmodel's iowq_exit_race present or not
+ * known: 7.0 - 7.2 and 7.3 before 7.3.2 have it, 6.18.y and 6.19.y have
+ * the idle exit of 38aa434ab933): when a task's last ring goes,
+ * io_uring_del_tctx_node() (io_uring/tctx.c) tells its io-wq workers to
+ * exit, and a worker on its way out of io_wq_worker() (io_uring/io-wq.c)
+ * is still on the free list until io_worker_exit(); a buffered write
+ * punted by the next ring in that window is never run.  The cases of a
+ * test each open a ring and close it, so without this ring every case
+ * would start in that window: with it the task's ring list is never
+ * empty and the workers never exit that way.  t/iowq-idle-exit.c, which
+ * looks for the race, opens its rings with t_ring_init_alone().  Per thread, as the
+ * kernel's task context is; a child of fork() inherits the flag and not
+ * the protection (its task has no node for the inherited ring).
+ */
+static __thread bool anchor_done;
+static __thread struct io_uring anchor_ring;
+
+static void t_ring_anchor(void)
+{
+	struct hb_kmodel km;
+
+	if (anchor_done)
+		return;
+	anchor_done = true;
+	if (hbi_kmodel_version(&km) ||
+	    km.iowq_exit_race == HB_KBUG_ABSENT)
+		return;
+	/*
+	 * io_uring_create() adds the task's node: nothing to submit.  A
+	 * failure is the caller's ring's to report.
+	 */
+	io_uring_queue_init(1, &anchor_ring, 0);
+}
+
 int t_ring_init(struct io_uring *ring, unsigned int entries)
+{
+	t_ring_anchor();
+	return t_ring_init_alone(ring, entries);
+}
+
+int t_ring_init_alone(struct io_uring *ring, unsigned int entries)
 {
 	int ret = io_uring_queue_init(entries, ring, 0);
 
