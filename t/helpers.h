@@ -405,6 +405,8 @@ int t_model_buffer(const void *addr, uint64_t len,
 void t_model_free(struct t_model *m);
 /* Print the expected bvec table ("  bvec[i]: folio page off len"). */
 void t_model_print(const struct t_model *m, unsigned int max_lines);
+/* "absent", "present" or "not known": hb_kmodel's known-bug fields */
+const char *t_kbug_name(enum hb_kbug b);
 /* hb_model_import() for an I/O at buffer offset @boff; FAIL on error. */
 int t_model_import(const struct t_model *m, uint64_t boff, uint64_t len,
 		   struct hb_import *out);

@@ -193,10 +193,7 @@ static int run_rounds(const struct hb_kmodel *km, struct t_file *f,
 	io_uring_queue_exit(&cur.ring);
 	if (!ret && round > ROUNDS) {
 		t_info("%u rounds, every write completed (model: the race %s "
-		       "on %s)", ROUNDS,
-		       km->iowq_exit_race == HB_KBUG_ABSENT ? "absent" :
-		       km->iowq_exit_race == HB_KBUG_PRESENT ? "present" :
-							      "not known",
+		       "on %s)", ROUNDS, t_kbug_name(km->iowq_exit_race),
 		       km->name);
 		ret = t_pass();
 	}

@@ -34,19 +34,6 @@ static const struct race_row rows[] = {
 	{ "7.4", HB_KBUG_ABSENT },
 };
 
-static const char *bug_name(enum hb_kbug b)
-{
-	switch (b) {
-	case HB_KBUG_ABSENT:
-		return "absent";
-	case HB_KBUG_PRESENT:
-		return "present";
-	case HB_KBUG_UNKNOWN:
-		return "unknown";
-	}
-	return "?";
-}
-
 static int check_row(const struct race_row *r)
 {
 	struct hb_kmodel km;
@@ -55,8 +42,8 @@ static int check_row(const struct race_row *r)
 		return t_fail("%s: %s", r->kernel, hb_errmsg());
 	if (km.iowq_exit_race != r->want)
 		return t_fail("%s: the io-wq idle exit race %s, expected %s",
-			      r->kernel, bug_name(km.iowq_exit_race),
-			      bug_name(r->want));
+			      r->kernel, t_kbug_name(km.iowq_exit_race),
+			      t_kbug_name(r->want));
 	return T_EXIT_PASS;
 }
 

@@ -172,3 +172,17 @@ int t_model_check_import(const struct t_model *m, uint64_t boff, uint64_t len,
 	ret = compare_phys(m, what, "last", boff + len - 1, i, rem);
 	return ret ? ret : t_pass();
 }
+
+/* hb_kmodel's word for a known kernel bug in a release */
+const char *t_kbug_name(enum hb_kbug b)
+{
+	switch (b) {
+	case HB_KBUG_ABSENT:
+		return "absent";
+	case HB_KBUG_PRESENT:
+		return "present";
+	case HB_KBUG_UNKNOWN:
+		return "not known";
+	}
+	return "?";
+}
