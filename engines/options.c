@@ -594,18 +594,20 @@ static int hbe_uncached_flags(struct thread_data *td, struct hbe_options *o,
  * buffers, which stay registered for the reads; the kernel pins a
  * write's pages for that I/O.  Not for vec_iovecs (a vectored write of
  * several iovecs is refused as well, and the option asks for
- * WRITEV_FIXED) nor passthrough (no RWF_ATOMIC there).
+ * WRITEV_FIXED) nor passthrough (no RWF_ATOMIC there).  @opt names the
+ * option in the line.
  */
 static bool hbe_atomic_unregistered(const struct hbe_options *o,
 				    const struct hb_jobplan *p,
-				    const struct hbe_uring_opts *u)
+				    const struct hbe_uring_opts *u,
+				    const char *opt)
 {
 	if (!(u->write_flags & HBE_RWF_ATOMIC) || !o->fixedbufs ||
 	    p->vec_iovecs || p->passthrough || !p->km.atomic_ubuf_only)
 		return false;
-	hbe_note(HBE_LOG_PREFIX "atomic writes go unregistered "
+	hbe_note(HBE_LOG_PREFIX "%s: atomic writes go unregistered "
 		 "(IORING_OP_WRITE from the same hugepage buffers): kernel %s "
-		 "takes RWF_ATOMIC only from user memory (6.11+)\n",
+		 "takes RWF_ATOMIC only from user memory (6.11+)\n", opt,
 		 p->km.name);
 	return true;
 }
@@ -635,7 +637,8 @@ void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 	if (td->o.oatomic)
 		u->write_flags = HBE_RWF_ATOMIC;
 #endif
-	u->write_unreg = hbe_atomic_unregistered(o, p, u);
+	u->write_unreg = hbe_atomic_unregistered(o, p, u, o->atomic_writes ?
+						 "atomic_writes" : "atomic=1");
 }
 
 /* the running kernel, as the lines name it */

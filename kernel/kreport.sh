@@ -131,7 +131,7 @@ print_nvvalues() {	# dir with console-<kernel>.log.txt, kernels...
 			# commands compared per byte moved (nvme-values.sh)
 			if (v["cmds"] == "per-byte")
 				r = r "/per-byte"
-			# outcomes that differ as lib's model says
+			# outcomes that differ as the kernel model says
 			if (v["expect"] == "model")
 				r = r "/as-modelled"
 			if (r == "skip" && v["fio"] == "") {
