@@ -13,8 +13,9 @@
 # descriptors per request they give on this disk.  A third configuration,
 # "nodefer", is hugebuf's with defer_taskrun=0 (a plain ring): the
 # flags each ring was set up with are printed (strace), and the CPU per
-# GiB of all three, from perf's task-clock per I/O and, interleaved in
-# rounds, from bench.py's own timer (bench/gaptime.py).
+# GiB of all three is timed, interleaved in rounds, with bench.py's own
+# timer (bench/gaptime.py).  (perf's task-clock of the N1 and N2 runs
+# differs by less than their start-up varies: no CPU figure from it.)
 #
 #   bench/cpu-gap.sh [--no-callgrind]
 #
@@ -128,17 +129,12 @@ ring_flags() {	# config
 	# shellcheck disable=SC2046
 	strace -f -qq -e trace=io_uring_setup -o "$out" \
 		"$FIO" $(fio_args "$1" 8m 1) >/dev/null 2>&1
-	awk -v d="$DEPTH" '/io_uring_setup\(/ {
-		n = $0; sub(/.*io_uring_setup\(/, "", n); sub(/,.*/, "", n)
-		f = $0; sub(/.*flags=/, "", f); sub(/,.*/, "", f)
-		if (n + 0 >= d) printf "%s%s", sep, f; sep = " " }' "$out"
+	awk -v d="$DEPTH" 'match($0, /io_uring_setup\([0-9]+, \{flags=[^,]*/) {
+		s = substr($0, RSTART + 15, RLENGTH - 15)
+		n = s; sub(/,.*/, "", n)
+		f = s; sub(/.*flags=/, "", f)
+		if (n + 0 >= d) { printf "%s%s", sep, f; sep = " " } }' "$out"
 	rm -f "$out"
-}
-
-# CPU seconds per GiB from perf's task-clock (ms) per I/O of BS MiB
-cpu_gib() {	# file bs_mib
-	awk -v m="$2" '$1 == "task-clock" {
-		printf "%.4f", $2 / 1000 * 1024 / m }' "$1"
 }
 
 # callgrind's total instructions of one run
@@ -184,11 +180,6 @@ for bs in 8m 32m; do
 		echo "## $bs, $scope, per I/O ($n1 -> $n2 I/Os): event $CONFIGS"
 		table $scope
 	done
-	line=
-	for cfg in $CONFIGS; do
-		line+=" $cfg $(cpu_gib "/tmp/cpu-gap.$$.task.$cfg" "${bs%m}")"
-	done
-	echo "## $bs CPU s/GiB from task-clock ($n1 -> $n2 I/Os):$line"
 	rm -f /tmp/cpu-gap.$$.*
 	for cfg in $CONFIGS; do
 		contiguity "$cfg" $bs
