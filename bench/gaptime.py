@@ -23,8 +23,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
 
 
-def med(xs):
-    return "%.3f (%.3f-%.3f)" % (statistics.median(xs), min(xs), max(xs))
+def med(xs, fmt="%.2f"):
+    f = "%s (%s-%s)" % (fmt, fmt, fmt)
+    return f % (statistics.median(xs), min(xs), max(xs))
 
 
 def main():
@@ -73,8 +74,8 @@ def main():
             if not rs:
                 continue
             line = "## %s %-8s MiB/s %s CPU-s/GiB %s" % (
-                bs, c.name, med([r["mibs"] for r in rs]),
-                med([r["cpu_gib"] for r in rs]))
+                bs, c.name, med([r["mibs"] for r in rs], "%.0f"),
+                med([r["cpu_gib"] for r in rs], "%.4f"))
             pairs = [(res[(k, bs, c.name)], res[(k, bs, "fio")])
                      for k in range(rounds)
                      if (k, bs, c.name) in res and (k, bs, "fio") in res]
