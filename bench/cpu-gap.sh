@@ -23,7 +23,8 @@
 # HUGEBUF_GAP_FILE (/var/tmp/hugebuf-instr.dat, a file of 1 GiB or more
 # on the disk measured), HUGEBUF_GAP_IODEPTH (16), HUGEBUF_GAP_CONFIGS
 # (the configurations: "hugebuf fio nodefer"), HUGEBUF_GAP_ROUNDS (the
-# timed rounds: 5; 0 leaves them out).  Root (perf counts kernel
+# timed rounds: 5; 0 leaves them out), HUGEBUF_GAP_RUNTIME (seconds per
+# timed run, a comma list: 2).  Root (perf counts kernel
 # tracepoints); run on a quiet machine: it reads the disk, counts its
 # requests and times CPU.
 set -u -o pipefail
@@ -35,6 +36,7 @@ FILE=${HUGEBUF_GAP_FILE:-/var/tmp/hugebuf-instr.dat}
 DEPTH=${HUGEBUF_GAP_IODEPTH:-16}
 CONFIGS=${HUGEBUF_GAP_CONFIGS:-hugebuf fio nodefer}
 ROUNDS=${HUGEBUF_GAP_ROUNDS:-5}
+RUNTIME=${HUGEBUF_GAP_RUNTIME:-2}
 CALLGRIND=1
 SEGPROF=$TOP/kernel/static/seg-profile
 [ "${1:-}" = --no-callgrind ] && CALLGRIND=0
@@ -201,6 +203,7 @@ for cfg in $CONFIGS; do
 	specs+=("$cfg=$(fio_args "$cfg" 8m 1 | tr ' ' '\n' | grep -E -- "$keep" |
 		tr '\n' ' ')")
 done
-echo "## timed (bench.py's run_point), $ROUNDS rounds of 2 s, randread iodepth $DEPTH"
+echo "## timed (bench.py's run_point), $ROUNDS rounds of $RUNTIME s," \
+	"randread iodepth $DEPTH"
 HUGEBUF_ENGINE=$ENGINE FIO=$FIO python3 "$TOP/bench/gaptime.py" "$FILE" \
-	"$DEPTH" "$ROUNDS" 2 8M,32M "${specs[@]}"
+	"$DEPTH" "$ROUNDS" "$RUNTIME" 8M,32M "${specs[@]}"

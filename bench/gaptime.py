@@ -9,7 +9,10 @@
 # order, so drift hits them alike; ratios are against fio's malloc run of
 # the same round.
 #
-#   gaptime.py FILE IODEPTH ROUNDS RUNTIME BS[,BS..] NAME=ARGS...
+#   gaptime.py FILE IODEPTH ROUNDS RUNTIME[,RUNTIME..] BS[,BS..] NAME=ARGS...
+#
+# RUNTIME: seconds per run; with more than one, every round runs each (a
+# short run's CPU window lies closer to the job's set-up and exit).
 #
 # NAME=ARGS: a configuration, its fio arguments separated by spaces;
 # the one named "fio" is the reference.  Run by bench/cpu-gap.sh.
@@ -30,11 +33,11 @@ def med(xs, fmt="%.2f"):
 
 def main():
     if len(sys.argv) < 7:
-        sys.exit("gaptime: usage: gaptime.py FILE IODEPTH ROUNDS RUNTIME "
-                 "BS[,BS..] NAME=ARGS...: see bench/cpu-gap.sh")
-    path, depth, rounds, runtime = sys.argv[1], int(sys.argv[2]), \
-        int(sys.argv[3]), float(sys.argv[4])
-    sizes = sys.argv[5].split(",")
+        sys.exit("gaptime: usage: gaptime.py FILE IODEPTH ROUNDS "
+                 "RUNTIME[,..] BS[,BS..] NAME=ARGS...: see bench/cpu-gap.sh")
+    path, depth, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    runtimes = [float(x) for x in sys.argv[4].split(",")]
+    sizes = [(bs, rt) for bs in sys.argv[5].split(",") for rt in runtimes]
     cfgs = []
     for spec in sys.argv[6:]:
         name, _, args = spec.partition("=")
@@ -48,24 +51,28 @@ def main():
     ctx = {"path": path, "size": "%dG" % (os.stat(path).st_size >> 30),
            "fio": os.environ.get("FIO", "fio"),
            "dev": bench.whole_disk(path),
-           "plan": types.SimpleNamespace(runtime=runtime, iodepth=depth,
-                                         point_iodepth={})}
+           "plan": None}
     rng = random.Random(1)
     res = {}
     for rnd in range(rounds):
         for bs in sizes:
+            ctx["plan"] = types.SimpleNamespace(runtime=bs[1],
+                                                iodepth=depth,
+                                                point_iodepth={})
             order = cfgs[:]
             rng.shuffle(order)
             for c in order:
-                r = bench.retried("%s %s" % (c.name, bs), bench.run_point,
-                                  ctx, c, "randread", bs.upper())
+                r = bench.retried("%s %s" % (c.name, bs[0]),
+                                  bench.run_point, ctx, c, "randread",
+                                  bs[0].upper())
                 if r is None or r.get("cpu_gib") is None:
                     continue
                 res[(rnd, bs, c.name)] = r
                 share = (r.get("contig") or {}).get("share")
-                print("round %d %s %-8s %7.0f MiB/s %.4f CPU-s/GiB "
-                      "contig %s load %.2f" % (
-                          rnd, bs, c.name, r["mibs"], r["cpu_gib"],
+                print("round %d %s %gs %-8s %5.0f MiB/s %.4f CPU-s/GiB "
+                      "window %.2fs contig %s load %.2f" % (
+                          rnd, bs[0], bs[1], c.name, r["mibs"],
+                          r["cpu_gib"], r["window"],
                           "%.1f%%" % (100 * share) if share is not None
                           else "-", r["load"]), flush=True)
     for bs in sizes:
@@ -73,8 +80,8 @@ def main():
             rs = [res[k] for k in sorted(res) if k[1:] == (bs, c.name)]
             if not rs:
                 continue
-            line = "## %s %-8s MiB/s %s CPU-s/GiB %s" % (
-                bs, c.name, med([r["mibs"] for r in rs], "%.0f"),
+            line = "## %s %gs %-8s MiB/s %s CPU-s/GiB %s" % (
+                bs[0], bs[1], c.name, med([r["mibs"] for r in rs], "%.0f"),
                 med([r["cpu_gib"] for r in rs], "%.4f"))
             pairs = [(res[(k, bs, c.name)], res[(k, bs, "fio")])
                      for k in range(rounds)
