@@ -439,6 +439,7 @@ static int run_layout(const char *layout, void *buf,
 	static struct counts c, m;
 	struct hb_seg_pred p;
 	uint64_t pfn[NPAGES], ent[NPAGES], adj = 0, descs = 0;
+	unsigned long sized = 0;
 	struct iovec iov = { buf, IO_SIZE };
 	unsigned int i;
 	int pm, ret, w, fail = 0;
@@ -545,14 +546,18 @@ static int run_layout(const char *layout, void *buf,
 	/* tracepoints: every request's sectors, then the ring */
 	for (i = 0; i < p.requests && i < MAX_REQS; i++) {
 		descs += reqs[i].virtio_descs;
-		if (i < c.reqs_seen && reqs[i].bytes >> 9 != c.sectors[i]) {
-			printf("SEGPROF layout=%s request=%u model_sectors=%llu "
-			       "issued=%lu result=FAIL\n", layout, i,
-			       (unsigned long long)(reqs[i].bytes >> 9),
-			       c.sectors[i]);
-			fail = 1;
+		if (i >= c.reqs_seen)
+			continue;
+		if (reqs[i].bytes >> 9 == c.sectors[i]) {
+			sized++;
+			continue;
 		}
+		printf("SEGPROF layout=%s request=%u model_sectors=%llu "
+		       "issued=%lu result=FAIL\n", layout, i,
+		       (unsigned long long)(reqs[i].bytes >> 9), c.sectors[i]);
+		fail = 1;
 	}
+	fail |= judge(layout, "requests_of_model_size", p.requests, sized);
 	printf("SEGPROF layout=%s windows=%d quiet_windows=%lu\n", layout,
 	       WINDOWS, m.quiet_windows);
 	if (descs > ring_descs)
