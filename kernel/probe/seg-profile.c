@@ -740,12 +740,16 @@ static int file_extent(int fd, const char *path, uint64_t off,
 	if (ioctl(fd, FS_IOC_FIEMAP, fm))
 		printf("SEGPROF skip=no FIEMAP on %s: %s\n", path,
 		       strerror(errno));
-	else if (fm->fm_mapped_extents != 1 || fe->fe_logical > off ||
-		 fe->fe_logical + fe->fe_length < off + IO_SIZE)
-		printf("SEGPROF skip=%s: bytes %llu..+%lu are in %u extents, "
+	else if (fm->fm_mapped_extents != 1)
+		printf("SEGPROF skip=%s: bytes %llu..+%lu are in %s extents, "
 		       "not one: make a fresh file with fallocate\n", path,
 		       (unsigned long long)off, IO_SIZE,
-		       fm->fm_mapped_extents);
+		       fm->fm_mapped_extents ? "2 or more" : "0");
+	else if (fe->fe_logical > off ||
+		 fe->fe_logical + fe->fe_length < off + IO_SIZE)
+		printf("SEGPROF skip=%s: bytes %llu..+%lu are not all in its "
+		       "extent (a hole): make the file with fallocate\n",
+		       path, (unsigned long long)off, IO_SIZE);
 	else if (fe->fe_flags & FIEMAP_EXTENT_UNWRITTEN)
 		printf("SEGPROF skip=%s: its extent is unwritten (a read "
 		       "returns zeroes without I/O): write it once with "
