@@ -39,7 +39,10 @@
  *   to half the ring), so when the model's descriptors of the I/O's
  *   requests all fit in the ring, no request may be requeued; when they
  *   do not, requeues are shown, not judged (a completion between two
- *   adds makes room).
+ *   adds makes room).  Another's request on the disk holds descriptors
+ *   too, so requeues are judged over the quiet windows alone: none of
+ *   another's requests issued in the window or in flight as it began
+ *   (no quiet window: shown, not judged, with the cause).
  *
  * With -f FILE it reads a file instead of a whole disk (a host whose disk
  * cannot be opened for O_DIRECT reads): FILE is on a disk or a partition
@@ -278,11 +281,10 @@ static int window_begin(void)
 	snprintf(path, sizeof(path), "%s/trace", trace_dir());
 	if (t_knob_write(path, "", O_TRUNC))
 		return -1;
-	if (!kprobes)
-		begin_inflight = disk_inflight();
 	if (kprobes)
 		return t_trace_write(tracefs, "events/" GROUP "/enable", "1",
 				     false);
+	begin_inflight = disk_inflight();
 	return 0;
 }
 
