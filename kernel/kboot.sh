@@ -306,7 +306,7 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; conso
 		qemu-system-x86_64 -machine "$MACHINE_ARG" -accel "$KTEST_ACCEL" -cpu max \
 		-m "$KTEST_MEM" -smp "$SMP_ARG" "${NUMA_ARGS[@]}" \
 		"${IOMMU_ARGS[@]}" -kernel "$2" -initrd "$3" \
-		-append "console=ttyS0 loglevel=5 panic=-1 no_timer_check hugepagesz=2M hugepages=$KTEST_HUGEPAGES hugepagesz=1G hugepages=$KTEST_1G_PAGES default_hugepagesz=2M transparent_hugepage=madvise$IOMMU_APPEND${KTEST_APPEND:+ $KTEST_APPEND}" \
+		-append "console=ttyS0 loglevel=5 panic=-1 no_timer_check hugepagesz=2M hugepages=$KTEST_HUGEPAGES hugepagesz=1G hugepages=$KTEST_1G_PAGES default_hugepagesz=2M transparent_hugepage=madvise$IOMMU_APPEND$VALUE_NS_APPEND${KTEST_APPEND:+ $KTEST_APPEND}" \
 		"${MAIN_ARGS[@]}" \
 		-drive if=none,id=nvm,file="$nvme",format=raw \
 		-device nvme,serial=hugebuf0,drive=nvm${NVME_OPTS:+,$NVME_OPTS} \
@@ -354,9 +354,14 @@ value_ns_list() {	# $1 = label
 value_ns_args() {	# $1 = label, $2 = "iommu" or ""
 	local nsid name size props img
 	VALUE_NS_ARGS=()
+	VALUE_NS_APPEND=
 	[ "$KTEST_VALUE_NS" != 0 ] && [ "$2" != iommu ] || return 0
 	probe_runs_on nvme-values "$1" || return 0
 	VALUE_NS_ARGS=(-device nvme,id=hbval,serial=hugebufval)
+	# edd=off: with these namespaces the setup code's BIOS disk probe
+	# (EDD) stopped a 7.3 guest's boot three times under TCG, and never
+	# with edd=off (docs/known-issues.md); nothing here reads EDD
+	VALUE_NS_APPEND=" edd=off"
 	while read -r nsid name size props; do
 		img=$WORK/nvme-val-$1-$name.img
 		rm -f "$img"
