@@ -286,28 +286,6 @@ static bool pi_escaped(const struct hb_pi_fmt *f, const struct pi_layout *l,
 	return pi_has_ref(f) || get_be(t + l->gsz + 2, l->rsz) == l->rmask;
 }
 
-int hb_pi_fill(const struct hb_pi_fmt *f, const struct hb_pi_io *io)
-{
-	struct pi_layout l;
-	unsigned char *d, *m, *t;
-	uint32_t i;
-
-	if (pi_layout_of(f, io, &l))
-		return -EINVAL;
-	d = io->data;
-	m = f->ext ? d + l.lba : io->md;
-	for (i = 0; i < io->nlb; i++, d += l.dstep, m += l.mstep) {
-		t = m + l.at;
-		if (io->checks & HB_PI_GUARD)
-			put_be(t, pi_guard(f, &l, d, m), l.gsz);
-		if (io->checks & HB_PI_APPTAG)
-			put_be(t + l.gsz, io->app_tag, 2);
-		if ((io->checks & HB_PI_REFTAG) && pi_has_ref(f))
-			put_be(t + l.gsz + 2, (io->slba + i) & l.rmask, l.rsz);
-	}
-	return 0;
-}
-
 static int pi_mismatch(struct hb_pi_err *err, uint64_t lba,
 		       unsigned int field, uint64_t want, uint64_t got)
 {
@@ -320,43 +298,92 @@ static int pi_mismatch(struct hb_pi_err *err, uint64_t lba,
 	return -EILSEQ;
 }
 
-int hb_pi_verify(const struct hb_pi_fmt *f, const struct hb_pi_io *io,
-		 struct hb_pi_err *err)
+/* a tuple's fields, in their order in it */
+static const unsigned int pi_fields[] = {
+	HB_PI_GUARD, HB_PI_APPTAG, HB_PI_REFTAG
+};
+
+/* where @field sits in the tuple @t, and its bytes in *@len */
+static unsigned char *pi_field_at(const struct pi_layout *l, unsigned char *t,
+				  unsigned int field, unsigned int *len)
 {
-	const unsigned char *d, *m, *t;
+	if (field == HB_PI_GUARD) {
+		*len = l->gsz;
+		return t;
+	}
+	if (field == HB_PI_APPTAG) {
+		*len = 2;
+		return t + l->gsz;
+	}
+	*len = l->rsz;
+	return t + l->gsz + 2;
+}
+
+/* @field of LBA @i (data @d, metadata @m) as the host computes it */
+static uint64_t pi_field_want(const struct hb_pi_fmt *f,
+			      const struct pi_layout *l,
+			      const struct hb_pi_io *io, uint32_t i,
+			      const unsigned char *d, const unsigned char *m,
+			      unsigned int field)
+{
+	if (field == HB_PI_GUARD)
+		return pi_guard(f, l, d, m);
+	if (field == HB_PI_APPTAG)
+		return io->app_tag;
+	return (io->slba + i) & l->rmask;
+}
+
+/*
+ * Each LBA's tuple, the fields @io checks: written (@fill), or compared
+ * with what is there up to the first mismatch (the application tag
+ * under its mask); a verify skips the escaped LBAs
+ */
+static int pi_walk(const struct hb_pi_fmt *f, const struct hb_pi_io *io,
+		   bool fill, struct hb_pi_err *err)
+{
+	unsigned int checks, k, len;
+	unsigned char *d, *m, *t, *at;
 	struct pi_layout l;
-	uint64_t want, got;
+	uint64_t want, got, mask;
 	uint32_t i;
 
 	if (pi_layout_of(f, io, &l))
 		return -EINVAL;
+	checks = io->checks & (pi_has_ref(f) ? ~0U : ~HB_PI_REFTAG);
 	d = io->data;
 	m = f->ext ? d + l.lba : io->md;
 	for (i = 0; i < io->nlb; i++, d += l.dstep, m += l.mstep) {
 		t = m + l.at;
-		if (pi_escaped(f, &l, t))
+		if (!fill && pi_escaped(f, &l, t))
 			continue;
-		if (io->checks & HB_PI_GUARD) {
-			want = pi_guard(f, &l, d, m);
-			got = get_be(t, l.gsz);
-			if (want != got)
+		for (k = 0; k < sizeof(pi_fields) / sizeof(pi_fields[0]); k++) {
+			if (!(checks & pi_fields[k]))
+				continue;
+			at = pi_field_at(&l, t, pi_fields[k], &len);
+			want = pi_field_want(f, &l, io, i, d, m, pi_fields[k]);
+			if (fill) {
+				put_be(at, want, len);
+				continue;
+			}
+			mask = pi_fields[k] == HB_PI_APPTAG ? io->app_mask :
+							      ~0ULL;
+			got = get_be(at, len);
+			if ((want ^ got) & mask)
 				return pi_mismatch(err, io->slba + i,
-						   HB_PI_GUARD, want, got);
-		}
-		if (io->checks & HB_PI_APPTAG) {
-			want = io->app_tag & io->app_mask;
-			got = get_be(t + l.gsz, 2) & io->app_mask;
-			if (want != got)
-				return pi_mismatch(err, io->slba + i,
-						   HB_PI_APPTAG, want, got);
-		}
-		if ((io->checks & HB_PI_REFTAG) && pi_has_ref(f)) {
-			want = (io->slba + i) & l.rmask;
-			got = get_be(t + l.gsz + 2, l.rsz);
-			if (want != got)
-				return pi_mismatch(err, io->slba + i,
-						   HB_PI_REFTAG, want, got);
+						   pi_fields[k], want & mask,
+						   got & mask);
 		}
 	}
 	return 0;
+}
+
+int hb_pi_fill(const struct hb_pi_fmt *f, const struct hb_pi_io *io)
+{
+	return pi_walk(f, io, true, NULL);
+}
+
+int hb_pi_verify(const struct hb_pi_fmt *f, const struct hb_pi_io *io,
+		 struct hb_pi_err *err)
+{
+	return pi_walk(f, io, false, err);
 }
