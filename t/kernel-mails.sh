@@ -158,4 +158,21 @@ if [ -n "$mismatch" ]; then
 fi
 [ $bad = 1 ] || t_ok "the $(echo "$ids" | wc -w) cited ids are in known-ids.txt, none withdrawn, subjects as listed"
 
+# every listed id carries the full id a public record gives for it
+# ("record: <40 hex>"), and that full id begins with the listed one
+bad=0
+norec=$(grep -vE '^(#|$)' "$K" | while IFS= read -r l; do
+	id=${l%% *}
+	rec=$(echo "$l" | grep -oE 'record: [0-9a-f]{40}\b' | cut -c9-)
+	case $rec in
+	"$id"*) ;;
+	*) echo "$id" ;;
+	esac
+done)
+if [ -n "$norec" ]; then
+	fail "known-ids.txt: no 'record: <full id>' beginning with the id for $(echo "$norec" | xargs)"
+	bad=1
+fi
+[ $bad = 1 ] || t_ok "every id of known-ids.txt has its full id from a public record"
+
 t_done

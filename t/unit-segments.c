@@ -87,7 +87,7 @@ static int model(const char *kernel, unsigned int nr,
 
 	if (hb_kmodel_parse(kernel, &km) ||
 	    hb_model_segments(&km, bv, nr, q, c, NULL, 0, p)) {
-		printf("FAIL %s: %s\n", kernel, hb_errmsg());
+		t_fail("%s: %s", kernel, hb_errmsg());
 		return 1;
 	}
 	return 0;
@@ -107,9 +107,9 @@ static int expect(const char *what, const char *kernel,
 
 	if (p->requests == w->requests && p->nr_phys_segments == w->segs &&
 	    p->sg_entries == w->sg && extra == w->extra)
-		return 0;
-	printf("FAIL %s on %s: requests %u segs %llu sg %llu extra %llu, "
-	       "want %u %llu %llu %llu\n", what, kernel, p->requests,
+		return t_pass();
+	t_fail("%s on %s: requests %u segs %llu sg %llu extra %llu, "
+	       "want %u %llu %llu %llu", what, kernel, p->requests,
 	       (unsigned long long)p->nr_phys_segments,
 	       (unsigned long long)p->sg_entries, (unsigned long long)extra,
 	       w->requests, (unsigned long long)w->segs,
@@ -219,7 +219,7 @@ static int check_limits(void)
 	for (i = 0; i < 64; i++)
 		pfn[i] = PFN0 + 2 + i;
 	if (hb_phys_bvecs_4k(pfn, 64, 0, 64 * T_SZ_4K, bv) != 64) {
-		printf("FAIL hb_phys_bvecs_4k: %s\n", hb_errmsg());
+		t_fail("hb_phys_bvecs_4k: %s", hb_errmsg());
 		return 1;
 	}
 	ret |= run("64 pages, 64K boundary", "6.18", 64, &q, &cfg_virtio,
@@ -257,12 +257,13 @@ static int check_nvme(void)
 	ret |= run("NVMe adjacent 4K", "7.3", PAGES_8M, &nvme_prp, &cfg_prp,
 		   &prp73);
 	/* 17 PRP lists: each request has more than two pages */
-	if (!model("7.3", PAGES_8M, &nvme_prp, &cfg_prp, &p) &&
-	    (p.desc_lists != 17 || p.sgl_requests)) {
-		printf("FAIL NVMe 4K lists %llu sgl %u, want 17 0\n",
-		       (unsigned long long)p.desc_lists, p.sgl_requests);
+	if (model("7.3", PAGES_8M, &nvme_prp, &cfg_prp, &p))
 		ret = 1;
-	}
+	else if (p.desc_lists != 17 || p.sgl_requests)
+		ret = t_fail("NVMe 4K lists %llu sgl %u, want 17 0",
+			     (unsigned long long)p.desc_lists, p.sgl_requests);
+	else
+		t_pass();
 	hugepages(true);
 	ret |= run("NVMe 2M, SGLs", "6.12", 4, &nvme_prp, &cfg_sgl, &huge_sgl);
 	ret |= run("NVMe 2M, PRPs", "6.12", 4, &nvme_prp, &cfg_prp, &huge_prp);
@@ -287,12 +288,13 @@ static int check_gap(void)
 	bv[1] = (struct hb_phys_bvec){ PFN0 + 7, 0, 4096 };
 	ret |= run("virt gap", "6.12", 2, &nvme_prp, &cfg_sgl, &split);
 	ret |= run("virt gap", "7.3", 2, &nvme_sgl73, &cfg_sgl, &forced);
-	if (!model("7.3", 2, &nvme_sgl73, &cfg_sgl, &p) &&
-	    (p.sgl_requests != 1 || p.desc_lists != 1)) {
-		printf("FAIL virt gap 7.3: sgl %u lists %llu, want 1 1\n",
-		       p.sgl_requests, (unsigned long long)p.desc_lists);
+	if (model("7.3", 2, &nvme_sgl73, &cfg_sgl, &p))
 		ret = 1;
-	}
+	else if (p.sgl_requests != 1 || p.desc_lists != 1)
+		ret = t_fail("virt gap 7.3: sgl %u lists %llu, want 1 1",
+			     p.sgl_requests, (unsigned long long)p.desc_lists);
+	else
+		t_pass();
 	return ret;
 }
 
@@ -305,8 +307,8 @@ static int check_bvecs_4k(void)
 	if (n == 3 && bv[0].offset == 512 && bv[0].len == 3584 &&
 	    bv[1].pfn == 20 && bv[1].len == 4096 && bv[2].len == 512 &&
 	    hb_phys_bvecs_4k(pfn, 2, 512, 8192, bv) < 0)
-		return 0;
-	printf("FAIL hb_phys_bvecs_4k: %d bvecs\n", n);
+		return t_pass();
+	t_fail("hb_phys_bvecs_4k: %d bvecs", n);
 	return 1;
 }
 
@@ -320,7 +322,5 @@ int main(void)
 	ret |= check_limits();
 	ret |= check_nvme();
 	ret |= check_gap();
-	if (!ret)
-		printf("unit-segments: ok\n");
-	return ret ? 1 : 0;
+	return t_done(ret);
 }

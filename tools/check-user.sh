@@ -82,6 +82,14 @@ if ! make -j"$(nproc)" all >"$build_log" 2>&1; then
 	echo "check: the build failed (log: $build_log)"
 	closing 0 1 0
 fi
+# t/seg-host.sh's program, the guest probe seg-profile linked static:
+# built where configure found a static liburing, else that test says why
+if grep -q '^LIBURING_STATIC=yes' config-host.mak &&
+   ! make kernel/static/seg-profile >"$build_log" 2>&1; then
+	tail -n 40 "$build_log"
+	echo "check: kernel/static/seg-profile did not build (log: $build_log)"
+	closing 0 1 0
+fi
 rm -f "$build_log"
 echo "check: built in $(($(date +%s) - t_start)) s"
 

@@ -39,7 +39,20 @@
  *   to half the ring), so when the model's descriptors of the I/O's
  *   requests all fit in the ring, no request may be requeued; when they
  *   do not, requeues are shown, not judged (a completion between two
- *   adds makes room).
+ *   adds makes room).  Another's request on the disk holds descriptors
+ *   too, so requeues are judged over the quiet windows alone: none of
+ *   another's requests issued in the window or in flight as it began
+ *   (no quiet window: shown, not judged, with the cause).
+ *
+ * With -f FILE it reads a file instead of a whole disk (a host whose disk
+ * cannot be opened for O_DIRECT reads): FILE is on a disk or a partition
+ * of one, its bytes [OFFSET, OFFSET + 8 MiB) (-o; 0 when neither -o nor -e
+ * is given) are ONE extent (FIEMAP) that is written, not unwritten, and
+ * the read is O_DIRECT.  The tracepoints see the whole disk: the disk's
+ * dev_t and the sectors from the extent's address plus the partition's
+ * start; the queue limits and the ring are the whole disk's.  Else it
+ * skips, naming the cause.  Make FILE with fallocate and write it once
+ * with O_DIRECT.
  *
  * Output: "SEGPROF key=value ..." lines, "SEGPROF model ... result=ok"
  * per judged figure; exit 0 pass, 1 fail, 77 skip (no device, no
@@ -56,10 +69,13 @@
  *
  * Usage: seg-profile -d /dev/DISK [-d ...] [-o OFFSET | -e FROM_END]
  *                    [-S BYTES] [-t TRACEFS]
+ *        seg-profile -f FILE [-o OFFSET | -e FROM_END] [-t TRACEFS]
  *        seg-profile -m PID -b BYTES -d /dev/DISK
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +107,20 @@ static unsigned int sgl_try;
 static struct hb_kmodel km;
 static struct hb_queue_limits lim;
 static unsigned int ring_descs;	/* virtio-blk without indirect: 2 x tags */
+static char disk_name[64];	/* the whole disk, in sysfs */
+static unsigned long begin_inflight;	/* its requests as a window began */
+
+/*
+ * Where the I/O goes, and where the block tracepoints see it: on 6.18
+ * block_rq_issue's dev is the whole disk's (rq->q->disk), its sector
+ * blk_rq_pos(), after blk_partition_remap() added the partition's start.
+ */
+struct target {
+	int fd;			/* the disk or the file read */
+	dev_t dev;		/* the whole disk's dev_t */
+	uint64_t io_off;	/* the read's offset in fd */
+	uint64_t disk_off;	/* its first byte on the whole disk */
+};
 
 /* the kprobe events: name, definition; a missing symbol is left out */
 struct kev {
@@ -127,6 +157,9 @@ struct counts {
 	unsigned long requests, sg, nr, dma, pool, prp, sgl, simple;
 	unsigned long iter_ends;	/* _next() returning false */
 	unsigned long requeues, reqs_seen;
+	unsigned long foreign;		/* another's requests on the disk */
+	bool quiet;			/* none, and none in flight at begin */
+	unsigned long quiet_windows, quiet_requeues;	/* the minimum's */
 	unsigned long start[MAX_REQS], sectors[MAX_REQS];
 };
 
@@ -211,6 +244,36 @@ static const char *trace_dir(void)
 	return kprobes ? tracefs : inst;
 }
 
+/* the first line of a sysfs file, or "" */
+static void read_line(const char *path, char *buf, int len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (f && !fgets(buf, len, f))
+		buf[0] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/*
+ * The disk's requests in flight (sysfs inflight, blk_mq_in_flight_rw()),
+ * read after the trace is cleared: one issued later is in the trace, one
+ * in flight now is counted here.  A state, not a counter: any other
+ * request makes the window not quiet.  1 where it cannot be read.
+ */
+static unsigned long disk_inflight(void)
+{
+	char path[128], v[64];
+	unsigned long r, w;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/inflight", disk_name);
+	read_line(path, v, sizeof(v));
+	if (sscanf(v, "%lu %lu", &r, &w) != 2)
+		return 1;
+	return r + w;
+}
+
 static int window_begin(void)
 {
 	char path[300];
@@ -221,6 +284,7 @@ static int window_begin(void)
 	if (kprobes)
 		return t_trace_write(tracefs, "events/" GROUP "/enable", "1",
 				     false);
+	begin_inflight = disk_inflight();
 	return 0;
 }
 
@@ -259,23 +323,27 @@ static void count_kprobe_line(const char *line, struct counts *c)
 /*
  * block_rq_issue "254,0 R 1040384 () 131072 + 2032 ..." and
  * block_rq_requeue "254,0 R () 131072 + 2032 ...": our disk and the
- * sectors of our I/O only (another's request in the window is not ours)
+ * sectors of our I/O only (another's request in the window is not ours,
+ * it is counted as foreign: it holds ring slots while ours wait)
  */
-static void count_block_line(const char *line, dev_t dev, uint64_t off,
+static void count_block_line(const char *line, const struct target *t,
 			     struct counts *c)
 {
-	unsigned long sector, n, i, first = off >> 9;
+	unsigned long sector, n, i, first = t->disk_off >> 9;
 	char want[32];
 	const char *p;
 
-	snprintf(want, sizeof(want), " %u,%u ", major(dev), minor(dev));
+	snprintf(want, sizeof(want), " %u,%u ", major(t->dev),
+		 minor(t->dev));
 	p = strstr(line, want);
 	if (!p)
 		return;
 	p = strstr(p, ") ");
 	if (!p || sscanf(p + 2, "%lu + %lu", &sector, &n) != 2 ||
-	    sector < first || sector >= first + (IO_SIZE >> 9))
+	    sector < first || sector >= first + (IO_SIZE >> 9)) {
+		c->foreign += !!strstr(line, "block_rq_issue:");
 		return;
+	}
 	if (strstr(line, "block_rq_requeue:")) {
 		c->requeues++;
 		return;
@@ -293,7 +361,7 @@ static void count_block_line(const char *line, dev_t dev, uint64_t off,
 	c->reqs_seen++;
 }
 
-static int window_end(dev_t dev, uint64_t off, struct counts *c)
+static int window_end(const struct target *t, struct counts *c)
 {
 	char path[300], line[1024];
 	FILE *f;
@@ -311,22 +379,28 @@ static int window_end(dev_t dev, uint64_t off, struct counts *c)
 		if (kprobes)
 			count_kprobe_line(line, c);
 		else
-			count_block_line(line, dev, off, c);
+			count_block_line(line, t, c);
 	}
 	fclose(f);
 	if (!kprobes)
 		c->requests = c->reqs_seen;
+	c->quiet = !kprobes && !c->foreign && !begin_inflight;
 	c->dma = c->dma ? c->dma : c->sg;
 	return 0;
 }
 
-/* the minimum of each figure over the windows */
+/*
+ * The minimum of each figure over the windows; of the requeues also over
+ * the quiet windows alone (another's request in flight holds ring
+ * descriptors, so a requeue there says nothing of ours).
+ */
 static void keep_min(struct counts *m, const struct counts *c, int w)
 {
-	if (!w) {
+	unsigned long qw = w ? m->quiet_windows : 0;
+	unsigned long qr = m->quiet_requeues;
+
+	if (!w)
 		*m = *c;
-		return;
-	}
 #define KEEP(f) (m->f = c->f < m->f ? c->f : m->f)
 	KEEP(requests);
 	KEEP(sg);
@@ -339,6 +413,10 @@ static void keep_min(struct counts *m, const struct counts *c, int w)
 	KEEP(requeues);
 	KEEP(iter_ends);
 #undef KEEP
+	if (c->quiet && (!qw || c->requeues < qr))
+		qr = c->requeues;
+	m->quiet_windows = qw + c->quiet;
+	m->quiet_requeues = qr;
 }
 
 static int judge(const char *layout, const char *what, uint64_t model,
@@ -353,8 +431,8 @@ static int judge(const char *layout, const char *what, uint64_t model,
 }
 
 /* one 4 KiB-page buffer of NPAGES pages at @buf: PFNs, model, I/O */
-static int run_layout(const char *layout, void *buf, int fd, dev_t dev,
-		      uint64_t off)
+static int run_layout(const char *layout, void *buf,
+		      const struct target *t)
 {
 	static struct hb_phys_bvec bv[NPAGES];
 	static struct hb_seg_req reqs[MAX_REQS];
@@ -363,6 +441,7 @@ static int run_layout(const char *layout, void *buf, int fd, dev_t dev,
 	static struct counts c, m;
 	struct hb_seg_pred p;
 	uint64_t pfn[NPAGES], ent[NPAGES], adj = 0, descs = 0;
+	unsigned long sized = 0;
 	struct iovec iov = { buf, IO_SIZE };
 	unsigned int i;
 	int pm, ret, w, fail = 0;
@@ -414,15 +493,16 @@ static int run_layout(const char *layout, void *buf, int fd, dev_t dev,
 		return 1;
 	}
 	/* one read outside the windows: TCG translates the path once */
-	ret = t_io(&ring, IORING_OP_READ_FIXED, fd, buf, IO_SIZE, off, 0);
+	ret = t_io(&ring, IORING_OP_READ_FIXED, t->fd, buf, IO_SIZE,
+		   t->io_off, 0);
 	for (w = 0; ret == (int)IO_SIZE && w < WINDOWS; w++) {
 		if (window_begin()) {
 			ret = -EIO;
 			break;
 		}
-		ret = t_io(&ring, IORING_OP_READ_FIXED, fd, buf, IO_SIZE, off,
-			   0);
-		if (window_end(dev, off, &c)) {
+		ret = t_io(&ring, IORING_OP_READ_FIXED, t->fd, buf, IO_SIZE,
+			   t->io_off, 0);
+		if (window_end(t, &c)) {
 			ret = -EIO;
 			break;
 		}
@@ -468,21 +548,32 @@ static int run_layout(const char *layout, void *buf, int fd, dev_t dev,
 	/* tracepoints: every request's sectors, then the ring */
 	for (i = 0; i < p.requests && i < MAX_REQS; i++) {
 		descs += reqs[i].virtio_descs;
-		if (i < c.reqs_seen && reqs[i].bytes >> 9 != c.sectors[i]) {
-			printf("SEGPROF layout=%s request=%u model_sectors=%llu "
-			       "issued=%lu result=FAIL\n", layout, i,
-			       (unsigned long long)(reqs[i].bytes >> 9),
-			       c.sectors[i]);
-			fail = 1;
+		if (i >= c.reqs_seen)
+			continue;
+		if (reqs[i].bytes >> 9 == c.sectors[i]) {
+			sized++;
+			continue;
 		}
+		printf("SEGPROF layout=%s request=%u model_sectors=%llu "
+		       "issued=%lu result=FAIL\n", layout, i,
+		       (unsigned long long)(reqs[i].bytes >> 9), c.sectors[i]);
+		fail = 1;
 	}
-	if (descs <= ring_descs)
-		fail |= judge(layout, "requeues(ring holds all)", 0,
-			      m.requeues);
-	else
+	fail |= judge(layout, "requests_of_model_size", p.requests, sized);
+	printf("SEGPROF layout=%s windows=%d quiet_windows=%lu\n", layout,
+	       WINDOWS, m.quiet_windows);
+	if (descs > ring_descs)
 		printf("SEGPROF layout=%s ring=%u model_descs=%llu "
 		       "requeues=%lu judged=no\n", layout, ring_descs,
 		       (unsigned long long)descs, m.requeues);
+	else if (!m.quiet_windows)
+		printf("SEGPROF layout=%s ring=%u model_descs=%llu "
+		       "requeues=%lu judged=no cause=another's requests on "
+		       "%s in every window\n", layout, ring_descs,
+		       (unsigned long long)descs, m.requeues, disk_name);
+	else
+		fail |= judge(layout, "requeues(ring holds all)", 0,
+			      m.quiet_requeues);
 	return fail;
 }
 
@@ -539,18 +630,6 @@ static void *map_thp(void)
 	return t_thp_backed(a, IO_SIZE - 2 * MiB) ? buf : NULL;
 }
 
-/* the first line of a sysfs file, or "" */
-static void read_line(const char *path, char *buf, int len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = '\0';
-	if (f && !fgets(buf, len, f))
-		buf[0] = '\0';
-	if (f)
-		fclose(f);
-}
-
 /*
  * virtio-blk's ring when the device has no indirect descriptors (feature
  * bit 28, VIRTIO_RING_F_INDIRECT_DESC), else 0
@@ -568,53 +647,236 @@ static unsigned int virtio_ring(const char *disk)
 	return 2 * (unsigned int)strtoul(tags, NULL, 10);
 }
 
-/* the disk @dev at @off (from its end when @from_end): 0, or 77 */
-static int open_disk(const char *dev, bool from_end, int *fd, dev_t *rdev,
-		     uint64_t *off)
+/*
+ * The whole disk @disk's driver, ring and queue limits, the line that
+ * names them, @t's place on it; @idfd answers NVMe's Identify: 0, or 77
+ */
+static int disk_setup(const char *disk, int idfd, const struct target *t)
 {
-	const char *disk = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
-	uint64_t size = 0;
-	struct stat st;
-
-	*fd = open(dev, O_RDONLY | O_DIRECT);
-	if (*fd < 0) {
-		printf("SEGPROF skip=cannot open %s for O_DIRECT reads: %s\n",
-		       dev, strerror(errno));
-		return 77;
-	}
-	if (fstat(*fd, &st) || !S_ISBLK(st.st_mode) ||
-	    ioctl(*fd, BLKGETSIZE64, &size) || size < *off + IO_SIZE) {
-		printf("SEGPROF skip=no whole disk %s with %llu bytes\n", dev,
-		       (unsigned long long)(*off + IO_SIZE));
-		if (*fd >= 0)
-			close(*fd);
-		return 77;
-	}
-	if (from_end)
-		*off = size - *off;
-	*rdev = st.st_rdev;
+	snprintf(disk_name, sizeof(disk_name), "%s", disk);
 	nvme = !strncmp(disk, "nvme", 4);
-	nvme_sgls = nvme && t_nvme_sgls(*fd);
+	nvme_sgls = nvme && t_nvme_sgls(idfd);
 	ring_descs = nvme ? 0 : virtio_ring(disk);
 	if (hb_blkdev_queue_limits(disk, false, &lim)) {
 		printf("SEGPROF skip=%s\n", hb_errmsg());
-		close(*fd);
 		return 77;
 	}
 	printf("SEGPROF disk=%s kernel=%s offset=%llu max_bytes=%llu "
 	       "max_segments=%u max_segment_size=%llu virt_boundary=%llu "
 	       "nvme_sgls=%d ring=%u\n", disk, km.name,
-	       (unsigned long long)*off, (unsigned long long)lim.max_hw_bytes,
+	       (unsigned long long)t->disk_off,
+	       (unsigned long long)lim.max_hw_bytes,
 	       lim.max_segments, (unsigned long long)lim.max_segment_size,
 	       (unsigned long long)lim.virt_boundary_mask, nvme_sgls,
 	       ring_descs);
 	if (!kprobes && !ring_descs) {
 		printf("SEGPROF skip=%s: no kprobe events, and no virtio-blk "
 		       "ring without indirect descriptors\n", disk);
-		close(*fd);
 		return 77;
 	}
 	return 0;
+}
+
+/* the disk @dev at @off (from its end when @from_end): 0, or 77 */
+static int open_disk(const char *dev, bool from_end, uint64_t off,
+		     struct target *t)
+{
+	const char *disk = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	uint64_t size = 0;
+	struct stat st;
+
+	t->fd = open(dev, O_RDONLY | O_DIRECT);
+	if (t->fd < 0) {
+		printf("SEGPROF skip=cannot open %s for O_DIRECT reads: %s\n",
+		       dev, strerror(errno));
+		return 77;
+	}
+	if (fstat(t->fd, &st) || !S_ISBLK(st.st_mode) ||
+	    ioctl(t->fd, BLKGETSIZE64, &size) || size < off + IO_SIZE) {
+		printf("SEGPROF skip=no whole disk %s with %llu bytes\n", dev,
+		       (unsigned long long)(off + IO_SIZE));
+		close(t->fd);
+		return 77;
+	}
+	if (from_end)
+		off = size - off;
+	t->dev = st.st_rdev;
+	t->io_off = off;
+	t->disk_off = off;
+	if (disk_setup(disk, t->fd, t)) {
+		close(t->fd);
+		return 77;
+	}
+	return 0;
+}
+
+/*
+ * Bytes [@off, @off + IO_SIZE) of the file @fd as ONE written extent
+ * (FIEMAP): the address of byte @off on the file system's device, 0, or
+ * 77 with the cause.  ext4 maps a direct read extent by extent
+ * (ext4_iomap_begin() -> ext4_map_blocks(), one bio per mapping), so a
+ * read across two extents is two bios that the block layer merges or
+ * not; an unwritten extent reads as zeroes with no I/O at all
+ * (iomap_dio_iter(): IOMAP_UNWRITTEN -> iomap_dio_hole_iter()).
+ */
+#define NOT_PLAIN (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC | \
+		   FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_DATA_ENCRYPTED | \
+		   FIEMAP_EXTENT_NOT_ALIGNED | FIEMAP_EXTENT_DATA_INLINE | \
+		   FIEMAP_EXTENT_DATA_TAIL)
+
+static int file_extent(int fd, const char *path, uint64_t off,
+		       uint64_t *phys)
+{
+	struct fiemap *fm = calloc(1, sizeof(*fm) +
+				   2 * sizeof(struct fiemap_extent));
+	struct fiemap_extent *fe;
+	int ret = 77;
+
+	if (!fm)
+		return 1;
+	fm->fm_start = off;
+	fm->fm_length = IO_SIZE;
+	fm->fm_flags = FIEMAP_FLAG_SYNC;
+	fm->fm_extent_count = 2;
+	fe = &fm->fm_extents[0];
+	if (ioctl(fd, FS_IOC_FIEMAP, fm))
+		printf("SEGPROF skip=no FIEMAP on %s: %s\n", path,
+		       strerror(errno));
+	else if (fm->fm_mapped_extents != 1)
+		printf("SEGPROF skip=%s: bytes %llu..+%lu are in %s extents, "
+		       "not one: make a fresh file with fallocate\n", path,
+		       (unsigned long long)off, IO_SIZE,
+		       fm->fm_mapped_extents ? "2 or more" : "0");
+	else if (fe->fe_logical > off ||
+		 fe->fe_logical + fe->fe_length < off + IO_SIZE)
+		printf("SEGPROF skip=%s: bytes %llu..+%lu are not all in its "
+		       "extent (a hole): make the file with fallocate\n",
+		       path, (unsigned long long)off, IO_SIZE);
+	else if (fe->fe_flags & FIEMAP_EXTENT_UNWRITTEN)
+		printf("SEGPROF skip=%s: its extent is unwritten (a read "
+		       "returns zeroes without I/O): write it once with "
+		       "O_DIRECT\n", path);
+	else if (fe->fe_flags & NOT_PLAIN)
+		printf("SEGPROF skip=%s: extent flags 0x%x, not a plain "
+		       "extent on the device\n", path, fe->fe_flags);
+	else
+		ret = 0;
+	if (!ret)
+		*phys = fe->fe_physical + (off - fe->fe_logical);
+	free(fm);
+	return ret;
+}
+
+/* a directory with an entry other than . and .. */
+static bool has_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool any = false;
+
+	while (d && !any && (e = readdir(d)))
+		any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return any;
+}
+
+/*
+ * The start in bytes of the file system's device @st_dev on its whole
+ * disk (sysfs start, in 512-byte sectors; none on a whole disk), and the
+ * whole disk's dev_t: 0, or 77 (a stacked device: dm, md, whose sectors
+ * are not one disk's)
+ */
+static int disk_place(dev_t st_dev, const char *disk, uint64_t *start,
+		      dev_t *whole)
+{
+	char path[160], v[64];
+	unsigned int ma, mi;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/start",
+		 major(st_dev), minor(st_dev));
+	read_line(path, v, sizeof(v));
+	*start = strtoull(v, NULL, 10) * 512;
+	snprintf(path, sizeof(path), "/sys/block/%s/dev", disk);
+	read_line(path, v, sizeof(v));
+	if (sscanf(v, "%u:%u", &ma, &mi) != 2) {
+		printf("SEGPROF skip=no %s\n", path);
+		return 77;
+	}
+	*whole = makedev(ma, mi);
+	snprintf(path, sizeof(path), "/sys/block/%s/slaves", disk);
+	if (has_entries(path)) {
+		printf("SEGPROF skip=%s is stacked on other devices (%s): its "
+		       "sectors are not one disk's\n", disk, path);
+		return 77;
+	}
+	return 0;
+}
+
+/*
+ * -f: the file @path at @off (from its end when @from_end), its extent
+ * placed on the whole disk: 0, or 77
+ */
+static int open_file(const char *path, bool from_end, uint64_t off,
+		     struct target *t)
+{
+	struct hb_file_limits fl;
+	char disk[64], dev[80];
+	uint64_t phys, start;
+	struct stat st;
+	int idfd, ret;
+
+	t->fd = open(path, O_RDONLY | O_DIRECT);
+	if (t->fd < 0) {
+		printf("SEGPROF skip=cannot open %s for O_DIRECT reads: %s\n",
+		       path, strerror(errno));
+		return 77;
+	}
+	ret = 77;
+	if (fstat(t->fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < off + IO_SIZE)
+		printf("SEGPROF skip=%s is no regular file of %llu bytes or "
+		       "more\n", path, (unsigned long long)(off + IO_SIZE));
+	else if (hb_blkdev_of_path(path, disk, sizeof(disk)))
+		printf("SEGPROF skip=%s\n", hb_errmsg());
+	/* ext4 data=journal, verity...: O_DIRECT falls back to buffered */
+	else if (!hb_file_limits(path, &fl) && fl.dio_known &&
+		 !fl.dio_mem_align)
+		printf("SEGPROF skip=%s: no direct I/O on its file system "
+		       "(statx dio_mem_align 0)\n", path);
+	else
+		ret = 0;
+	if (!ret && from_end)
+		off = st.st_size - off;
+	if (!ret)
+		ret = file_extent(t->fd, path, off, &phys);
+	if (!ret)
+		ret = disk_place(st.st_dev, disk, &start, &t->dev);
+	if (ret) {
+		close(t->fd);
+		return ret;
+	}
+	t->io_off = off;
+	t->disk_off = start + phys;
+	printf("SEGPROF file=%s file_offset=%llu extent_byte=%llu "
+	       "partition_start=%llu disk_offset=%llu\n", path,
+	       (unsigned long long)off, (unsigned long long)phys,
+	       (unsigned long long)start, (unsigned long long)t->disk_off);
+	/* NVMe's Identify needs the disk itself; elsewhere it is not read */
+	snprintf(dev, sizeof(dev), "/dev/%s", disk);
+	idfd = strncmp(disk, "nvme", 4) ? -1 : open(dev, O_RDONLY);
+	if (!strncmp(disk, "nvme", 4) && idfd < 0) {
+		printf("SEGPROF skip=cannot open %s for the controller's SGL "
+		       "support: %s\n", dev, strerror(errno));
+		close(t->fd);
+		return 77;
+	}
+	ret = disk_setup(disk, idfd, t);
+	if (idfd >= 0)
+		close(idfd);
+	if (ret)
+		close(t->fd);
+	return ret;
 }
 
 /* kprobe events, else the block tracepoints: 0, or 77 */
@@ -650,7 +912,7 @@ static unsigned int read_sgl_threshold(void)
 }
 
 /* the three layouts, their names after @pass: 0, 1 or 77 */
-static int run_layouts(const char *pass, int fd, dev_t rdev, uint64_t off)
+static int run_layouts(const char *pass, const struct target *t)
 {
 	char name[64];
 	int ret, fail = 0;
@@ -659,38 +921,39 @@ static int run_layouts(const char *pass, int fd, dev_t rdev, uint64_t off)
 	sgl_threshold = read_sgl_threshold();
 	snprintf(name, sizeof(name), "alloc%s", pass);
 	buf = map_touched(IO_SIZE, MADV_NOHUGEPAGE);
-	ret = buf ? run_layout(name, buf, fd, rdev, off) : 1;
+	ret = buf ? run_layout(name, buf, t) : 1;
 	if (ret == 77)
 		return 77;
 	fail |= ret;
 	snprintf(name, sizeof(name), "scattered%s", pass);
 	buf = map_scattered();
-	fail |= buf ? run_layout(name, buf, fd, rdev, off) : 1;
+	fail |= buf ? run_layout(name, buf, t) : 1;
 	snprintf(name, sizeof(name), "thp%s", pass);
 	buf = map_thp();
 	if (buf)
-		fail |= run_layout(name, buf, fd, rdev, off);
+		fail |= run_layout(name, buf, t);
 	else
 		printf("SEGPROF layout=%s skip=no THP\n", name);
 	return fail;
 }
 
 /*
- * The layouts on one disk: 0, 1 or 77.  With -S on NVMe with SGLs, again
- * with nvme.sgl_threshold at that value (then put back), so that the SGL
- * path runs too.
+ * The layouts on one disk, or on one file's extent (@file): 0, 1 or 77.
+ * With -S on NVMe with SGLs, again with nvme.sgl_threshold at that value
+ * (then put back), so that the SGL path runs too.
  */
-static int run_disk(const char *dev, bool from_end, uint64_t off)
+static int run_disk(const char *dev, bool file, bool from_end, uint64_t off)
 {
+	struct target t;
 	unsigned int was;
 	char v[32];
-	int fd, ret;
-	dev_t rdev;
+	int ret;
 
-	ret = open_disk(dev, from_end, &fd, &rdev, &off);
+	ret = file ? open_file(dev, from_end, off, &t) :
+		     open_disk(dev, from_end, off, &t);
 	if (ret)
 		return ret;
-	ret = run_layouts("", fd, rdev, off);
+	ret = run_layouts("", &t);
 	if (ret != 77 && nvme && nvme_sgls && sgl_try) {
 		was = read_sgl_threshold();
 		snprintf(v, sizeof(v), "%u", sgl_try);
@@ -700,13 +963,13 @@ static int run_disk(const char *dev, bool from_end, uint64_t off)
 		} else {
 			printf("SEGPROF sgl_threshold=%u (was %u)\n", sgl_try,
 			       was);
-			if (run_layouts("-sgl", fd, rdev, off) == 1)
+			if (run_layouts("-sgl", &t) == 1)
 				ret = 1;
 			snprintf(v, sizeof(v), "%u", was);
 			t_knob_write(SGL_PARAM, v, O_TRUNC);
 		}
 	}
-	close(fd);
+	close(t.fd);
 	return ret;
 }
 
@@ -824,14 +1087,14 @@ static int model_pid(int pid, uint64_t bs, const char *dev)
 
 int main(int argc, char **argv)
 {
-	const char *dev[4];
+	const char *dev[4], *file = NULL;
 	unsigned int nd = 0, i;
 	uint64_t off = 64 * MiB;
-	bool from_end = false, usage = false;
+	bool from_end = false, usage = false, off_set = false;
 	int opt, ret, fail = 0, skips = 0, pid = 0;
 	uint64_t bs = IO_SIZE;
 
-	while ((opt = getopt(argc, argv, "b:d:e:m:o:S:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:d:e:f:m:o:S:t:")) != -1) {
 		switch (opt) {
 		case 'S':
 			sgl_try = (unsigned int)strtoul(optarg, NULL, 0);
@@ -846,10 +1109,14 @@ int main(int argc, char **argv)
 			if (nd < 4)
 				dev[nd++] = optarg;
 			break;
+		case 'f':
+			file = optarg;
+			break;
 		case 'e':
 		case 'o':
 			off = strtoull(optarg, NULL, 0);
 			from_end = opt == 'e';
+			off_set = true;
 			break;
 		case 't':
 			tracefs = optarg;
@@ -859,13 +1126,20 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (usage || !nd || off % 4096 || (from_end && off < IO_SIZE) ||
-	    !bs || bs % 4096 || bs / 4096 > 65536) {
+	/* a file is read from its start unless told */
+	if (file && !off_set)
+		off = 0;
+	if (usage || (!nd && !file) || (pid && !nd) || off % 4096 ||
+	    (from_end && off < IO_SIZE) || !bs || bs % 4096 ||
+	    bs / 4096 > 65536) {
 		fprintf(stderr, "usage: %s -d /dev/DISK [-d ...] [-o OFFSET | "
 			"-e BYTES_FROM_END (4 KiB aligned)] [-S SGL_THRESHOLD] "
 			"[-t TRACEFS]\n"
+			"       %s -f FILE (one written extent of 8 MiB from "
+			"OFFSET, default 0) [-o OFFSET | -e BYTES_FROM_END] "
+			"[-t TRACEFS]\n"
 			"       %s -m PID [-b BYTES (4 KiB multiple, <= 256 "
-			"MiB)] -d /dev/DISK\n", argv[0], argv[0]);
+			"MiB)] -d /dev/DISK\n", argv[0], argv[0], argv[0]);
 		return 1;
 	}
 	if (pid)
@@ -874,9 +1148,15 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 	for (i = 0; i < nd; i++) {
-		ret = run_disk(dev[i], from_end, off);
+		ret = run_disk(dev[i], false, from_end, off);
 		skips += ret == 77;
 		fail |= ret == 1;
+	}
+	if (file) {
+		ret = run_disk(file, true, from_end, off);
+		skips += ret == 77;
+		fail |= ret == 1;
+		nd++;
 	}
 	if (kprobes)
 		kprobes_close();
