@@ -10,15 +10,23 @@
 # registration, page faults) drops out.  Then, for a job of each kind
 # running 4 s, its buffers through lib's segment model (seg-profile -m):
 # the share of adjacent pages and the scatterlist entries and virtio
-# descriptors per request they give on this disk.
+# descriptors per request they give on this disk.  A third configuration,
+# "nodefer", is hugebuf's with defer_taskrun=0 (a plain ring): the
+# flags each ring was set up with are printed (strace), and the CPU per
+# GiB of all three is timed, interleaved in rounds, with bench.py's own
+# timer (bench/gaptime.py).  (perf's task-clock of the N1 and N2 runs
+# differs by less than their start-up varies: no CPU figure from it.)
 #
 #   bench/cpu-gap.sh [--no-callgrind]
 #
 # Environment: FIO (fio), HUGEBUF_ENGINE (engines/hugebuf.so),
 # HUGEBUF_GAP_FILE (/var/tmp/hugebuf-instr.dat, a file of 1 GiB or more
-# on the disk measured), HUGEBUF_GAP_IODEPTH (16).  Root (perf counts
-# kernel tracepoints); run under the machine's heavy lock: it reads the
-# disk and counts its requests.
+# on the disk measured), HUGEBUF_GAP_IODEPTH (16), HUGEBUF_GAP_CONFIGS
+# (the configurations: "hugebuf fio nodefer"), HUGEBUF_GAP_ROUNDS (the
+# timed rounds: 5; 0 leaves them out), HUGEBUF_GAP_RUNTIME (seconds per
+# timed run, a comma list: 2).  Root (perf counts kernel
+# tracepoints); run on a quiet machine: it reads the disk, counts its
+# requests and times CPU.
 set -u -o pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +34,9 @@ FIO=${FIO:-fio}
 ENGINE=${HUGEBUF_ENGINE:-$TOP/engines/hugebuf.so}
 FILE=${HUGEBUF_GAP_FILE:-/var/tmp/hugebuf-instr.dat}
 DEPTH=${HUGEBUF_GAP_IODEPTH:-16}
+CONFIGS=${HUGEBUF_GAP_CONFIGS:-hugebuf fio nodefer}
+ROUNDS=${HUGEBUF_GAP_ROUNDS:-5}
+RUNTIME=${HUGEBUF_GAP_RUNTIME:-2}
 CALLGRIND=1
 SEGPROF=$TOP/kernel/static/seg-profile
 [ "${1:-}" = --no-callgrind ] && CALLGRIND=0
@@ -59,8 +70,12 @@ fio_args() {	# config bs nios
 	case $1 in
 	hugebuf) eng=(--ioengine=external:"$ENGINE" --backing=4k --fixedbufs=1
 		--registerfiles --report=off) ;;
+	nodefer) eng=(--ioengine=external:"$ENGINE" --backing=4k
+		--fixedbufs=1 --registerfiles --report=off
+		--defer_taskrun=0) ;;
 	fio) eng=(--ioengine=io_uring --fixedbufs=1 --registerfiles=1
 		--mem=malloc) ;;
+	*) die "unknown configuration $1: use hugebuf, fio or nodefer" ;;
 	esac
 	echo --name=gap --filename="$FILE" --size=1g --io_size=1t --direct=1 \
 		--thread --randrepeat=0 --norandommap --rw=randread --bs="$2" \
@@ -107,6 +122,23 @@ contiguity() {	# config bs
 	wait "$pid"
 }
 
+# the io_uring_setup flags of a configuration's rings of at least
+# $DEPTH entries (lib's feature probes make smaller ones)
+ring_flags() {	# config
+	local out
+	command -v strace >/dev/null || { echo "no strace"; return; }
+	out=$(mktemp)
+	# shellcheck disable=SC2046
+	strace -f -qq -e trace=io_uring_setup -o "$out" \
+		"$FIO" $(fio_args "$1" 8m 1) >/dev/null 2>&1
+	awk -v d="$DEPTH" 'match($0, /io_uring_setup\([0-9]+, \{flags=[^,]*/) {
+		s = substr($0, RSTART + 15, RLENGTH - 15)
+		n = s; sub(/,.*/, "", n)
+		f = s; sub(/.*flags=/, "", f)
+		if (n + 0 >= d) { printf "%s%s", sep, f; sep = " " } }' "$out"
+	rm -f "$out"
+}
+
 # callgrind's total instructions of one run
 instr() {	# config bs nios
 	local out
@@ -119,25 +151,59 @@ instr() {	# config bs nios
 	rm -f "$out"
 }
 
+# the per-I/O tables, one column per configuration, in $CONFIGS order
+table() {	# scope
+	local cfg f files=()
+	for cfg in $CONFIGS; do
+		files+=("/tmp/cpu-gap.$$.$1.$cfg")
+	done
+	f=$(mktemp)
+	cp "${files[0]}" "$f"
+	for cfg in "${files[@]:1}"; do
+		join "$f" "$cfg" >"$f.j" && mv "$f.j" "$f"
+	done
+	awk '{ printf "%-40s", $1
+		for (i = 2; i <= NF; i++) printf " %12s", $i; print "" }' "$f"
+	rm -f "$f"
+}
+
 echo "# cpu-gap: $(uname -r), $("$FIO" --version), iodepth $DEPTH, $FILE"
+for cfg in $CONFIGS; do
+	fio_args "$cfg" 8m 1 >/dev/null
+	echo "## ring flags, $cfg: $(ring_flags "$cfg")"
+done
 for bs in 8m 32m; do
 	if [ $bs = 8m ]; then n1=100 n2=300; else n1=30 n2=90; fi
 	for scope in task sys; do
-		for cfg in hugebuf fio; do
-			per_io $scope $cfg $bs $n1 $n2 >"/tmp/cpu-gap.$$.$cfg"
+		for cfg in $CONFIGS; do
+			per_io $scope "$cfg" $bs $n1 $n2 \
+				>"/tmp/cpu-gap.$$.$scope.$cfg"
 		done
-		echo "## $bs, $scope, per I/O ($n1 -> $n2 I/Os): event hugebuf fio"
-		join "/tmp/cpu-gap.$$.hugebuf" "/tmp/cpu-gap.$$.fio" |
-			awk '{ printf "%-40s %12s %12s\n", $1, $2, $3 }'
+		echo "## $bs, $scope, per I/O ($n1 -> $n2 I/Os): event $CONFIGS"
+		table $scope
 	done
 	rm -f /tmp/cpu-gap.$$.*
-	for cfg in hugebuf fio; do
-		contiguity $cfg $bs
+	for cfg in $CONFIGS; do
+		contiguity "$cfg" $bs
 	done
 	[ $CALLGRIND = 1 ] || continue
 	command -v valgrind >/dev/null || { echo "# no valgrind"; continue; }
-	for cfg in hugebuf fio; do
-		a=$(instr $cfg $bs $n1) b=$(instr $cfg $bs $n2)
+	for cfg in $CONFIGS; do
+		a=$(instr "$cfg" $bs $n1) b=$(instr "$cfg" $bs $n2)
 		echo "## $bs user-space instructions per I/O, $cfg: $(((b - a) / (n2 - n1)))"
 	done
 done
+
+# the same configurations timed as `make bench` times them, interleaved
+[ "$ROUNDS" -gt 0 ] || exit 0
+# each configuration's engine arguments (gaptime.py adds the job's own)
+keep='^--(ioengine|backing|fixedbufs|registerfiles|report|mem|defer_)'
+specs=()
+for cfg in $CONFIGS; do
+	specs+=("$cfg=$(fio_args "$cfg" 8m 1 | tr ' ' '\n' | grep -E -- "$keep" |
+		tr '\n' ' ')")
+done
+echo "## timed (bench.py's run_point), $ROUNDS rounds of $RUNTIME s," \
+	"randread iodepth $DEPTH"
+HUGEBUF_ENGINE=$ENGINE FIO=$FIO python3 "$TOP/bench/gaptime.py" "$FILE" \
+	"$DEPTH" "$ROUNDS" "$RUNTIME" 8M,32M "${specs[@]}"

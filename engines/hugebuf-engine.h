@@ -120,6 +120,11 @@ struct hbe_uring_opts {
 	bool vectored;		/* READV/WRITEV for non-fixed I/O */
 	int rw_flags;		/* RWF_* on every read/write SQE */
 	int write_flags;	/* RWF_* on writes only (RWF_ATOMIC) */
+	/*
+	 * RWF_ATOMIC with registered buffers where the kernel takes it only
+	 * from user memory: writes go IORING_OP_WRITE from the same buffers
+	 */
+	bool write_unreg;
 	unsigned int force_async; /* IOSQE_ASYNC on every Nth SQE */
 };
 
@@ -151,10 +156,12 @@ int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
 void hbe_options_took_mem(struct thread_data *td);
 /*
  * nonvectored, uncached, nowait, force_async, atomic_writes for the
- * running kernel: kernel dependent ones say in one line what they do.
+ * running kernel (the checked plan's model): kernel dependent ones say
+ * in one line what they do.
  */
 void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
-		       const unsigned char *act, struct hbe_uring_opts *u);
+		       const struct hb_jobplan *p, const unsigned char *act,
+		       struct hbe_uring_opts *u);
 /*
  * The io_uring features the job uses that some kernels lack, decided once
  * at init by lib's table (hb_ringfeat_decide()): @act gets what to do with each
@@ -329,6 +336,8 @@ struct hbe_data {
 	unsigned int nr_trim_files;
 	bool trim_sync_said;
 	unsigned long long trim_ios, trim_cmds, trim_sync;
+	/* writes sent unregistered (hd->u.write_unreg) */
+	unsigned long long unreg_writes;
 	/* the job beyond the I/O path: plan, buffers, findings (lib's) */
 	struct hb_job *job;
 	bool cmdprio_ok;

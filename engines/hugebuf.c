@@ -237,7 +237,7 @@ static int hbe_init(struct thread_data *td)
 	}
 	hd->cmdprio_ok = true;
 	hbe_options_took_mem(td);
-	hbe_options_uring(td, o, hd->uf, &hd->u);
+	hbe_options_uring(td, o, &hd->job->plan, hd->uf, &hd->u);
 
 	/* allocate: the engine's tables, then the buffers */
 	ret = hbe_take_plan(hd);
@@ -517,7 +517,7 @@ static void hbe_make_templates(struct hbe_data *hd)
 			bool rd = d == DDIR_READ;
 
 			memset(t, 0, sizeof(*t));
-			if (o->fixedbufs) {
+			if (o->fixedbufs && (rd || !hd->u.write_unreg)) {
 				t->opcode = rd ? IORING_OP_READ_FIXED :
 						 IORING_OP_WRITE_FIXED;
 				t->buf_index = s->buf_index;
@@ -748,6 +748,9 @@ static enum fio_q_status hbe_queue(struct thread_data *td, struct io_u *io_u)
 	sqe->addr = (uintptr_t)io_u->xfer_buf;
 	sqe->len = io_u->xfer_buflen;
 	sqe->ioprio = io_u->ioprio;
+	/* atomic writes unregistered: counted for the report */
+	if (hd->u.write_unreg && io_u->ddir == DDIR_WRITE)
+		hd->unreg_writes++;
 	s->io_u = io_u;
 	s->fast = true;
 	hd->sqes_pending++;

@@ -587,8 +587,34 @@ static int hbe_uncached_flags(struct thread_data *td, struct hbe_options *o,
 	return HBE_RWF_DONTCACHE;
 }
 
+/*
+ * RWF_ATOMIC from a registered buffer is EINVAL where the model says the
+ * kernel takes it only from user memory (hb_kmodel's atomic_ubuf_only,
+ * 6.11+): the writes go as IORING_OP_WRITE from the same hugepage
+ * buffers, which stay registered for the reads; the kernel pins a
+ * write's pages for that I/O.  Not for vec_iovecs (a vectored write of
+ * several iovecs is refused as well, and the option asks for
+ * WRITEV_FIXED) nor passthrough (no RWF_ATOMIC there).  @opt names the
+ * option in the line.
+ */
+static bool hbe_atomic_unregistered(const struct hbe_options *o,
+				    const struct hb_jobplan *p,
+				    const struct hbe_uring_opts *u,
+				    const char *opt)
+{
+	if (!(u->write_flags & HBE_RWF_ATOMIC) || !o->fixedbufs ||
+	    p->vec_iovecs || p->passthrough || !p->km.atomic_ubuf_only)
+		return false;
+	hbe_note(HBE_LOG_PREFIX "%s: atomic writes go unregistered "
+		 "(IORING_OP_WRITE from the same hugepage buffers): kernel %s "
+		 "takes RWF_ATOMIC only from user memory (6.11+)\n", opt,
+		 p->km.name);
+	return true;
+}
+
 void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
-		       const unsigned char *act, struct hbe_uring_opts *u)
+		       const struct hb_jobplan *p, const unsigned char *act,
+		       struct hbe_uring_opts *u)
 {
 	memset(u, 0, sizeof(*u));
 	/* -1 (fio's default): READ/WRITE, which every 5.6+ kernel has */
@@ -611,6 +637,8 @@ void hbe_options_uring(struct thread_data *td, struct hbe_options *o,
 	if (td->o.oatomic)
 		u->write_flags = HBE_RWF_ATOMIC;
 #endif
+	u->write_unreg = hbe_atomic_unregistered(o, p, u, o->atomic_writes ?
+						 "atomic_writes" : "atomic=1");
 }
 
 /* the running kernel, as the lines name it */

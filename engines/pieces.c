@@ -73,6 +73,7 @@ static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
 	struct io_u *io_u = pc->slot->io_u;
 	struct fio_file *f = io_u->file;
 	int fd = o->registerfiles ? f->fileno : f->fd;
+	bool unreg = hd->u.write_unreg && io_u->ddir == DDIR_WRITE;
 
 	if (hd->pt) {
 		if (hbe_nvme_prep(td, hd, sqe, fd, pc, o->fixedbufs,
@@ -84,7 +85,9 @@ static void hbe_prep_piece(struct thread_data *td, struct hbe_data *hd,
 	} else if (io_u->ddir == DDIR_TRIM) {
 		hbe_trim_prep(td, hd, sqe, fd, pc, 0, 0);
 	} else if (ddir_rw(io_u->ddir)) {
-		hbe_prep_rw(hd, sqe, fd, pc, o->fixedbufs);
+		/* atomic writes unregistered: IORING_OP_WRITE, counted */
+		hd->unreg_writes += unreg;
+		hbe_prep_rw(hd, sqe, fd, pc, o->fixedbufs && !unreg);
 	} else {
 		io_uring_prep_fsync(sqe, fd, io_u->ddir == DDIR_DATASYNC ?
 					     IORING_FSYNC_DATASYNC : 0);

@@ -65,6 +65,8 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		.direct = td->o.odirect,
 		.shared = !hd->share ? "" : hd->share_idx ? "clone" : "source",
 		.pt = hd->pt ? &hd->pt->r : NULL,
+		.atomic_unreg = hd->u.write_unreg,
+		.atomic_unreg_writes = hd->unreg_writes,
 	};
 	const char *path;
 	struct hb_str text;

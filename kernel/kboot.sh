@@ -306,7 +306,7 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; conso
 		qemu-system-x86_64 -machine "$MACHINE_ARG" -accel "$KTEST_ACCEL" -cpu max \
 		-m "$KTEST_MEM" -smp "$SMP_ARG" "${NUMA_ARGS[@]}" \
 		"${IOMMU_ARGS[@]}" -kernel "$2" -initrd "$3" \
-		-append "console=ttyS0 loglevel=5 panic=-1 no_timer_check hugepagesz=2M hugepages=$KTEST_HUGEPAGES hugepagesz=1G hugepages=$KTEST_1G_PAGES default_hugepagesz=2M transparent_hugepage=madvise$IOMMU_APPEND" \
+		-append "console=ttyS0 loglevel=5 panic=-1 no_timer_check hugepagesz=2M hugepages=$KTEST_HUGEPAGES hugepagesz=1G hugepages=$KTEST_1G_PAGES default_hugepagesz=2M transparent_hugepage=madvise$IOMMU_APPEND${KTEST_APPEND:+ $KTEST_APPEND}" \
 		"${MAIN_ARGS[@]}" \
 		-drive if=none,id=nvm,file="$nvme",format=raw \
 		-device nvme,serial=hugebuf0,drive=nvm${NVME_OPTS:+,$NVME_OPTS} \

@@ -131,6 +131,9 @@ print_nvvalues() {	# dir with console-<kernel>.log.txt, kernels...
 			# commands compared per byte moved (nvme-values.sh)
 			if (v["cmds"] == "per-byte")
 				r = r "/per-byte"
+			# outcomes that differ as the kernel model says
+			if (v["expect"] == "model")
+				r = r "/as-modelled"
 			if (r == "skip" && v["fio"] == "") {
 				s = $0; sub(/.*skip=/, "", s)
 				printf "%-12s %-8s skip: %s\n", v["case"], k, s

@@ -98,6 +98,10 @@
 #                       default is the cases that check data at folio
 #                       boundaries that are quick there [regbuf-thp-tail,
 #                       regbuf-small-in-folio]
+#   KTEST_APPEND        more kernel command line for every guest, e.g.
+#                       edd=off (a value-namespace guest that stops in
+#                       the setup code's EDD probe, docs/known-issues.md)
+#                       [""]
 #   KTEST_ONLY          a comma list of what the guests run: test
 #                       names of the suite, probe names of
 #                       kernel/probes.tab, "check" (hugebuf info and
@@ -139,6 +143,7 @@ KTEST_NVME_OPTS=${KTEST_NVME_OPTS:-}
 KTEST_IOMMU_NVME_OPTS=${KTEST_IOMMU_NVME_OPTS-mdts=0}
 KTEST_NVME_SUITE=${KTEST_NVME_SUITE:-regbuf-thp-tail,regbuf-small-in-folio}
 KTEST_ONLY=${KTEST_ONLY:-}
+KTEST_APPEND=${KTEST_APPEND:-}
 [ "$KTEST_NVME_SUITE" = 1 ] && KTEST_NVME_SUITE=all	# the old spelling
 # tools/fio-build.sh's tree of fio 3.41, in its cache (HB_FIO_CACHE)
 FIO2_DEFAULT=${HB_FIO_CACHE:-/var/tmp/hugebuf-fio}/3.41/fio-3.41/fio

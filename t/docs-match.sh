@@ -274,8 +274,9 @@ else
 	else
 		# the file's limits are only there when statx gave them
 		if ! grep -qx dio_mem_align "$D/report.code"; then
-			t_info "no file limits in this report: dio_*/atomic_* not compared"
-			grep -v '^dio_\|^atomic_' "$D/report.doc" >"$D/r2"
+			t_info "no file limits in this report: dio_*/atomic_unit_*/atomic_segments_max not compared"
+			grep -v '^dio_\|^atomic_unit_\|^atomic_segments_max$' \
+				"$D/report.doc" >"$D/r2"
 			mv "$D/r2" "$D/report.doc"
 		fi
 		same "report JSON keys of a 4k job (hugebuf-ioengine.7)" \

@@ -125,6 +125,9 @@ struct hb_job_end {
 	bool direct;		/* O_DIRECT: the device counters are the job's */
 	const char *shared;		/* "", "source" or "clone" */
 	const struct hb_pt_report *pt;	/* NULL: not passthrough */
+	/* RWF_ATOMIC writes sent unregistered: the model's atomic_ubuf_only */
+	bool atomic_unreg;
+	uint64_t atomic_unreg_writes;
 };
 
 /*

@@ -79,6 +79,7 @@ struct hb_kmodel {
 	uint64_t pin_pages_max;		/* io_pin_pages(); 0: none */
 	bool acct_clone_fixed;		/* 7.4, efde156d91ba */
 	enum hb_kbug iowq_exit_race;	/* 7.0 - 7.3.1: io-wq idle exit */
+	bool atomic_ubuf_only;		/* 6.11, c34fc6f26ab8: RWF_ATOMIC */
 	int kmajor, kminor, ksublevel;	/* ksublevel -1: not known */
 	char name[24];			/* "6.12", "6.1+hugebuf" */
 };

@@ -123,6 +123,8 @@ struct hb_report {
 	const struct hb_plain_pred *plain;	/* fixedbufs=0: the model */
 	const char *plain_pfn;		/* "probed" or "synthetic" */
 	const struct hb_kmodel *km;	/* NULL: none */
+	bool atomic_unreg;		/* atomic writes sent unregistered */
+	uint64_t atomic_unreg_writes;	/* how many */
 };
 
 void hb_report_text(const struct hb_report *r, const char *prefix,

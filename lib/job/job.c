@@ -443,6 +443,8 @@ int hb_job_report(const struct hb_job *j, const struct hb_job_end *e,
 		.vec_bvecs = j->vec_bvecs,
 		.km = &p->km,
 		.pt = e->pt,
+		.atomic_unreg = e->atomic_unreg,
+		.atomic_unreg_writes = e->atomic_unreg_writes,
 	};
 	const struct hb_kdetect *d = hb_kdetect_cached();
 	struct hb_plain_pred plain;

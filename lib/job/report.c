@@ -336,6 +336,13 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 		hbi_str_printf(out, "%s%s: vectored: %u iovecs per I/O, %u bvecs "
 			      "in the model (READV/WRITEV_FIXED)\n", prefix,
 			      r->job, r->vec_iovecs, r->vec_bvecs);
+	if (r->atomic_unreg)
+		hbi_str_printf(out, "%s%s: atomic writes: %llu sent unregistered "
+			      "(IORING_OP_WRITE from the registered buffers: "
+			      "kernel %s takes RWF_ATOMIC only from user "
+			      "memory)\n", prefix, r->job,
+			      (unsigned long long)r->atomic_unreg_writes,
+			      r->kernel_model);
 	if (r->pt)
 		text_pt(out, prefix, r->job, r->pt);
 	if (st->nr_nodes) {
@@ -523,6 +530,7 @@ void hb_report_json(const struct hb_report *r, struct hb_str *b)
 	json_buffers(&j, r);
 	if (r->limits)
 		json_limits(&j, r->limits);
+	hb_json_u64(&j, "atomic_unregistered_writes", r->atomic_unreg_writes);
 	json_pt(&j, r->pt);
 	json_device(&j, r);
 	json_requests(&j, r);

@@ -233,6 +233,23 @@ static enum hb_kbug iowq_exit_race(int major, int minor, int sub)
 	return HB_KBUG_ABSENT;
 }
 
+/*
+ * RWF_ATOMIC needs a user-memory iterator.  c34fc6f26ab8 ("fs: Initial
+ * atomic write support", 6.11) brought the flag with
+ * generic_atomic_write_valid() (fs/read_write.c), whose first test is
+ * iter_is_ubuf(): block/fops.c calls it for every atomic write, and
+ * ext4 and XFS since they took atomic writes, so a registered buffer's write (READ/WRITE_FIXED import an
+ * ITER_BVEC) is refused EINVAL, and so is a vectored one of more than one
+ * iovec (ITER_IOVEC); IORING_OP_WRITE imports ITER_UBUF (io_uring/rw.c
+ * import_ubuf()).  The test is unchanged in 7.3.4's source (read); seen
+ * on 6.12 and 7.3 (NVMe) and 6.18 (XFS).  Before 6.11 the flag is not
+ * known and the kernel refuses it whatever the buffer (EOPNOTSUPP).
+ */
+static bool atomic_ubuf_only(int major, int minor)
+{
+	return !version_before(major, minor, 6, 11);
+}
+
 static enum hb_kgen gen_of(int major, int minor, int sub)
 {
 	if (version_before(major, minor, 6, 3))
@@ -297,6 +314,7 @@ void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 	km->vmpin_needs_user = has_hpage_acct(major, minor);
 	km->acct_clone_fixed = has_clone_acct_fix(major, minor);
 	km->iowq_exit_race = iowq_exit_race(major, minor, sub);
+	km->atomic_ubuf_only = atomic_ubuf_only(major, minor);
 	buf_limits(major, minor, km);
 	/* ed9832bc08db (6.12); bvec_try_merge_page() behind vcnt > 0: 6.5 */
 	km->plain_folio_runs = !version_before(major, minor, 6, 12);
