@@ -221,6 +221,14 @@ static inline unsigned int hbe_pi_chk(const char *s)
 }
 
 /* md_per_io_size without passthrough (engines/meta.c) */
+/* pi_chk's checks as lib's fields of the tuple (hb_pi_fill(3)) */
+static inline unsigned int hbe_pi_fields(unsigned int chk)
+{
+	return (chk & HBE_PI_CHK_GUARD ? HB_PI_GUARD : 0) |
+	       (chk & HBE_PI_CHK_REFTAG ? HB_PI_REFTAG : 0) |
+	       (chk & HBE_PI_CHK_APPTAG ? HB_PI_APPTAG : 0);
+}
+
 struct hbe_meta {
 	bool on;
 	char *md;		/* the slots' metadata, @per_io apart */
@@ -230,6 +238,13 @@ struct hbe_meta {
 	unsigned int ms;	/* metadata bytes per unit */
 	uint16_t flags;		/* IO_INTEGRITY_CHK_* of pi_chk */
 	uint16_t app_tag;
+	/*
+	 * pi_act=0: the engine fills the tuples of writes and checks those
+	 * of reads (@checks, lib's HB_PI_*) in the format @pi
+	 */
+	bool host;
+	unsigned int checks;
+	struct hb_pi_fmt pi;
 };
 
 /*
@@ -270,6 +285,7 @@ struct hbe_pt_cmd {
 	uint32_t cdw12[2];	/* FUA, DEAC: [DDIR_READ], [DDIR_WRITE] */
 	uint32_t prinfo;	/* PRACT and PRCHK (cdw12 bits 29:26) */
 	uint32_t cdw15;		/* application tag mask and tag */
+	unsigned int pi_checks;	/* pi_chk's fields in lib's HB_PI_* */
 	char *md;		/* the slots' metadata, md_per_io apart */
 	unsigned int md_per_io;
 };
@@ -398,6 +414,7 @@ int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
 		  struct io_uring_sqe *sqe, int fd, struct hbe_piece *pc,
 		  bool fixed, unsigned int buf_index);
 int hbe_nvme_result(struct hbe_data *hd, struct hbe_piece *pc, int res);
+void hbe_pi_said(const char *file, const struct hb_pi_err *e);
 
 /*
  * Trims (engines/trim.c), built for fio 3.41: the kernel's discard
@@ -459,6 +476,7 @@ int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
 		  struct fio_file *f);
 void hbe_meta_prep(struct hbe_data *hd, struct io_uring_sqe *sqe,
 		   struct hbe_piece *pc);
+int hbe_meta_result(struct hbe_data *hd, struct hbe_piece *pc, int res);
 #else
 static inline int hbe_meta_init(struct thread_data *td, struct hbe_data *hd)
 {
@@ -482,6 +500,14 @@ static inline void hbe_meta_prep(struct hbe_data *hd,
 	(void)hd;
 	(void)sqe;
 	(void)pc;
+}
+
+static inline int hbe_meta_result(struct hbe_data *hd, struct hbe_piece *pc,
+				  int res)
+{
+	(void)hd;
+	(void)pc;
+	return res;
 }
 #endif
 

@@ -87,6 +87,13 @@ struct hbe_ns {
 	unsigned int pi_type;	/* protection information type, 0: none */
 	unsigned int fmt;	/* the LBA format's index */
 	bool pi_64b;		/* 64b guard: reference tag bits in cdw3 */
+	/*
+	 * pi_act=0: the tuples travel in the metadata and the engine fills
+	 * them on writes and checks them on reads (lib's hb_pi_fill(),
+	 * hb_pi_verify()) in the format @pi
+	 */
+	bool pi_host;
+	struct hb_pi_fmt pi;
 	bool limits_ok;
 	struct hb_queue_limits lim;
 };
@@ -208,6 +215,14 @@ static int hbe_ns_metadata(struct thread_data *td, int fd, const char *path,
 		ns->lba_ext = (1U << ns->lba_shift) + ms;
 		ns->ext_recip = UINT64_MAX / ns->lba_ext + 1;
 	}
+	ns->pi_host = ns->pi_type && !o->pi_act;
+	ns->pi.lba_shift = ns->lba_shift;
+	ns->pi.ms = ms;
+	ns->pi.type = ns->pi_type;
+	ns->pi.guard64 = ns->pi_64b;
+	/* DPS bit 3: the tuple in the metadata's first bytes, else its last */
+	ns->pi.pi_first = dps & 0x8;
+	ns->pi.ext = ns->lba_ext;
 	return 0;
 #else
 	(void)td;
@@ -439,6 +454,7 @@ void hbe_nvme_modes(struct thread_data *td, struct hbe_data *hd)
 		c->prinfo |= HBE_NVME_PRCHK_REF;
 	if (chk & HBE_PI_CHK_APPTAG)
 		c->prinfo |= HBE_NVME_PRCHK_APP;
+	c->pi_checks = hbe_pi_fields(chk);
 	c->cdw15 = (o->apptag_mask & 0xffff) << 16 | (o->apptag & 0xffff);
 	c->md_per_io = o->md_per_io_size;
 #else
@@ -489,9 +505,7 @@ static void hbe_nvme_pi(const struct hbe_ns *ns, const struct hbe_pt_cmd *c,
 
 /*
  * What fio 3.41's io_uring_cmd requires of a namespace with metadata
- * (fio_ioring_open_nvme(), verify_params()), and what the engine does
- * not do: generate and check protection information itself (pi_act=0
- * with PI in the transferred metadata).
+ * (fio_ioring_open_nvme(), verify_params()).
  */
 static int hbe_nvme_check_md(struct thread_data *td, struct hbe_data *hd,
 			     struct fio_file *f, const struct hbe_ns *ns)
@@ -501,12 +515,12 @@ static int hbe_nvme_check_md(struct thread_data *td, struct hbe_data *hd,
 
 	if (!ns->ms)
 		return 0;
-	if (ns->pi_type && !(c->prinfo & HBE_NVME_PRACT)) {
-		log_err(HBE_LOG_PREFIX "%s: pi_act=0 leaves the protection "
-			"information of type %u to the host, which hugebuf "
-			"does not compute: use pi_act=1 (the controller "
-			"inserts and checks it), or fio's io_uring_cmd\n",
-			f->file_name, ns->pi_type);
+	/* the tuple of 8 bytes (16b guard) or 16 (64b) within the metadata */
+	if (ns->pi_host && ns->ms < (ns->pi_64b ? 16U : 8U)) {
+		log_err(HBE_LOG_PREFIX "%s: %u bytes of metadata per LBA "
+			"cannot hold the %u-byte protection information "
+			"tuple: use pi_act=1, or another format\n",
+			f->file_name, ns->ms, ns->pi_64b ? 16 : 8);
 		return -EINVAL;
 	}
 	if (ns->lba_ext && ns->pi_type && td->o.verify != VERIFY_NONE) {
@@ -630,6 +644,52 @@ static uint8_t hbe_nvme_read_op(struct thread_data *td, struct hbe_data *hd,
 	return HB_NVME_CMD_READ;
 }
 
+/* The piece's part of its slot's separate metadata buffer. */
+static inline unsigned char *hbe_nvme_md_of(const struct hbe_pt_cmd *c,
+					    const struct hbe_ns *ns,
+					    const struct hbe_piece *pc)
+{
+	const struct io_u *io_u = pc->slot->io_u;
+
+	return (unsigned char *)c->md + (uint64_t)io_u->index * c->md_per_io +
+	       ((pc->off - io_u->offset) >> ns->lba_shift) * ns->ms;
+}
+
+/*
+ * The piece's LBAs for lib's protection information: from its data, and
+ * its metadata (interleaved with an extended LBA), with pi_chk's fields
+ * and the tags of the job (fio 3.41's fio_nvme_generate_guard() and
+ * fio_nvme_pi_verify() work per I/O on the same bytes).
+ */
+static void hbe_nvme_pi_io(const struct hbe_pt_cmd *c, const struct hbe_ns *ns,
+			   const struct hbe_piece *pc, uint64_t slba,
+			   uint64_t nlb, struct hb_pi_io *io)
+{
+	io->data = (unsigned char *)pc->addr;
+	io->md = ns->lba_ext ? NULL : hbe_nvme_md_of(c, ns, pc);
+	io->slba = slba;
+	io->nlb = nlb;
+	io->checks = c->pi_checks;
+	io->app_tag = c->cdw15 & 0xffff;
+	io->app_mask = c->cdw15 >> 16;
+}
+
+/*
+ * One mismatch of the tuples the host checks, in one line: the file, the
+ * LBA, the field and both values (as fio 3.41's io_uring_cmd says one).
+ */
+void hbe_pi_said(const char *file, const struct hb_pi_err *e)
+{
+	const char *field = e->field == HB_PI_GUARD ? "guard" :
+			    e->field == HB_PI_APPTAG ? "application tag" :
+						       "reference tag";
+
+	log_err(HBE_LOG_PREFIX "%s: protection information mismatch at LBA "
+		"%llu: %s 0x%llx, computed 0x%llx\n", file,
+		(unsigned long long)e->lba, field, (unsigned long long)e->got,
+		(unsigned long long)e->want);
+}
+
 /*
  * One command per piece: read/write of the piece's LBAs from its address
  * (a registered buffer's with @fixed), or a flush for fsync/fdatasync.
@@ -677,16 +737,50 @@ int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
 		sqe->uring_cmd_flags = 0;
 		sqe->buf_index = 0;
 	} else if (ns->ms && !ns->lba_ext) {
-		/* the piece's part of the slot's metadata buffer */
-		cmd->metadata = (uintptr_t)(c->md +
-			(uint64_t)io_u->index * c->md_per_io +
-			((pc->off - io_u->offset) >> ns->lba_shift) * ns->ms);
+		cmd->metadata = (uintptr_t)hbe_nvme_md_of(c, ns, pc);
 		cmd->metadata_len = nlb * ns->ms;
+	}
+	/* pi_act=0: the write's tuples are the host's to fill */
+	if (ns->pi_host && !rd && c->write_data) {
+		struct hb_pi_io pio;
+
+		hbe_nvme_pi_io(c, ns, pc, slba, nlb, &pio);
+		hb_pi_fill(&ns->pi, &pio);
 	}
 	cmd->cdw12 |= c->cdw12[io_u->ddir];
 	hbe_nvme_pi(ns, c, cmd, slba);
 	hd->pt->r.commands++;
 	return 0;
+}
+
+/*
+ * pi_act=0, a read done: the tuples the host checks (pi_chk's fields) in
+ * what it read, a mismatch an I/O error (EIO, as fio 3.41's
+ * io_uring_cmd).  NVMe Compare (verify_mode=compare) is left to the
+ * device, which compared.
+ */
+static int hbe_nvme_pi_check(struct hbe_data *hd, struct hbe_piece *pc)
+{
+#ifdef HBE_FIO_341_OPTIONS
+	struct io_u *io_u = pc->slot->io_u;
+	const struct hbe_ns *ns = FILE_ENG_DATA(io_u->file);
+	struct hb_pi_io pio;
+	struct hb_pi_err e;
+
+	if (!ns->pi_host || io_u->ddir != DDIR_READ ||
+	    (io_u->flags & IO_U_F_VER_IN_DEV))
+		return 0;
+	hbe_nvme_pi_io(&hd->pt->cmd, ns, pc, hbe_ns_lbas(ns, pc->off),
+		       hbe_ns_lbas(ns, pc->len), &pio);
+	if (!hb_pi_verify(&ns->pi, &pio, &e))
+		return 0;
+	hbe_pi_said(io_u->file->file_name, &e);
+	return -EIO;
+#else
+	(void)hd;
+	(void)pc;
+	return 0;
+#endif
 }
 
 /*
@@ -696,6 +790,8 @@ int hbe_nvme_prep(struct thread_data *td, struct hbe_data *hd,
  */
 int hbe_nvme_result(struct hbe_data *hd, struct hbe_piece *pc, int res)
 {
+	if (!res && hbe_nvme_pi_check(hd, pc))
+		return -EIO;
 	if (!res)
 		return ddir_rw(pc->slot->io_u->ddir) ? (int)pc->len : 0;
 	if (res > 0) {

@@ -312,6 +312,8 @@ void hbe_reap_pieces(struct thread_data *td, struct hbe_data *hd,
 			hbe_fast_to_piece(s);
 		if (hd->pt)
 			res = hbe_nvme_result(hd, pc, res);
+		else if (hd->meta.host)
+			res = hbe_meta_result(hd, pc, res);
 		hbe_complete_piece(td, hd, pc, res);
 	}
 	io_uring_smp_store_release(cq->khead, head);

@@ -308,8 +308,10 @@ run_case() {
 		xread:*)
 			if [ $e = hugebuf ] && [ "$out" = ok ]; then
 				# shellcheck disable=SC2086
+				# no O_DIRECT: the generic char device
+				# takes none (fio's io_uring_cmd refuses it)
 				fio_run xread --name=xread --filename="$ng" \
-					--ioengine=io_uring_cmd --direct=1 \
+					--ioengine=io_uring_cmd \
 					--fixedbufs "$@" ${post#xread:}
 				data=$(outcome $frc "$fout" "$fjson")
 				[ "$data" = ok ] || cat "$fout"
@@ -379,6 +381,7 @@ model_diff=
 model_line=
 V="--verify=pattern --verify_pattern=0x5aa55aa5 --do_verify=1"
 PI="--pi_act=0 --pi_chk=GUARD,REFTAG,APPTAG --apptag=0x1234 --apptag_mask=0xffff"
+PI3="--pi_act=0 --pi_chk=GUARD,APPTAG --apptag=0x1234 --apptag_mask=0xffff"
 Z=$((1024 * 1024))
 
 # plain namespace, 4 KiB LBAs, no metadata: one MiB of its own per case
@@ -445,24 +448,30 @@ region $((9 * Z)) $Z
 run_case trim plain blk-plain fill md5 --offset=9m --size=1m --rw=trim \
 	--bs=64k --iodepth=4
 
-# PI: fio generates the tags (pi_act=0), the device checks them on write
-# and read (pi_chk), fio checks them again on read; separate metadata
-# with fio's verify of the data; extended LBAs, where fio's verify and PI
-# share the buffer, written and then read back with the checks
+# PI: the host generates the tags (pi_act=0: fio, and the engine with
+# lib's hb_pi_fill()), the device checks them on write and read (pi_chk),
+# the host checks them again on read; separate metadata with fio's
+# verify of the data; extended LBAs, where fio's verify and PI share the
+# buffer, written and then read back with the checks
 # PI type $1 with separate metadata ($2 bytes per 16 KiB: 4 LBAs) and
-# with extended LBAs (4 of $3 bytes per I/O), 32 I/Os each
-pi_cases() {	# type, md bytes per 16 KiB, extended 4-LBA block
-	run_case "pi$1-sep" "pi$1sep" ng - \
-		xread:"--rw=read --offset=0 --size=512k --bs=16k --md_per_io_size=$2 $PI $V" \
+# with extended LBAs (4 of $3 bytes per I/O), 32 I/Os each, with the
+# PI options $5; case names end in $4
+pi_cases() {	# type, md bytes per 16 KiB, extended 4-LBA block, suffix, PI
+	run_case "pi$1-sep$4" "pi$1sep" ng - \
+		xread:"--rw=read --offset=0 --size=512k --bs=16k --md_per_io_size=$2 $5 $V" \
 		--offset=0 --size=512k --rw=write --bs=16k --iodepth=4 \
-		--md_per_io_size="$2" $PI $V
-	run_case "pi$1-ext" "pi$1ext" ng - \
-		xread:"--rw=read --offset=0 --size=$(($3 * 32)) --bs=$3 $PI" \
-		--offset=0 --size=$(($3 * 32)) --rw=write --bs="$3" --iodepth=4 $PI
+		--md_per_io_size="$2" $5 $V
+	run_case "pi$1-ext$4" "pi$1ext" ng - \
+		xread:"--rw=read --offset=0 --size=$(($3 * 32)) --bs=$3 $5" \
+		--offset=0 --size=$(($3 * 32)) --rw=write --bs="$3" --iodepth=4 $5
 }
 region 0 0
-pi_cases 1 32 16416
-pi_cases 3 64 16640
+pi_cases 1 32 16416 "" "$PI"
+pi_cases 3 64 16640 "" "$PI"
+# type 3 has no reference tag to check (the device answers REFTAG with
+# Invalid Protection Information, SCT 1 SC 0x81): the guard and the
+# application tag, the tuple first in 16 and 64 bytes of metadata
+pi_cases 3 64 16640 -ga "$PI3"
 # the controller inserts and strips the tags (PRACT): the metadata is
 # all PI, so no metadata buffer
 run_case pi1-act pi1sep ng - - --offset=1m --size=512k --rw=write \
@@ -472,6 +481,16 @@ run_case pi1-act pi1sep ng - - --offset=1m --size=512k --rw=write \
 run_case pi1-uring pi1sep blk - - --offset=2m --size=512k --rw=write \
 	--bs=16k --iodepth=4 --md_per_io_size=32 --pi_chk=GUARD,REFTAG,APPTAG \
 	--apptag=0x1234 --apptag_mask=0xffff $V
+# the same with the host's tuples (pi_act=0), types 1 and 3, read back by
+# fio's io_uring_cmd with the checks
+run_case pi1-uring-host pi1sep blk - \
+	xread:"--rw=read --offset=3m --size=512k --bs=16k --md_per_io_size=32 $PI $V" \
+	--offset=3m --size=512k --rw=write --bs=16k --iodepth=4 \
+	--md_per_io_size=32 $PI $V
+run_case pi3-uring-host pi3sep blk - \
+	xread:"--rw=read --offset=3m --size=512k --bs=16k --md_per_io_size=64 $PI3 $V" \
+	--offset=3m --size=512k --rw=write --bs=16k --iodepth=4 \
+	--md_per_io_size=64 $PI3 $V
 
 # zoned: two 8 MiB zones written sequentially, fio resetting them first
 region 0 $((16 * Z))

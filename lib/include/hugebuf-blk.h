@@ -245,6 +245,48 @@ bool hb_iommu_count_matches(const struct hb_iommu_pred *p,
 			    const struct hb_iommu_cfg *c,
 			    enum hb_iommu_field f, uint64_t counted);
 
+/* protection information the host computes (PRACT clear): hb_pi(3) */
+
+uint16_t hb_crc16_t10dif(uint16_t crc, const void *buf, size_t len);
+uint64_t hb_crc64_nvme(uint64_t crc, const void *buf, size_t len);
+
+/* one LBA format with protection information */
+struct hb_pi_fmt {
+	unsigned int lba_shift;	/* data bytes per LBA: 1 << lba_shift */
+	unsigned int ms;	/* metadata bytes per LBA, the tuple among them */
+	unsigned int type;	/* 1, 2 or 3 */
+	bool guard64;		/* 64b guard, 16-byte tuple; else 16b, 8 */
+	bool pi_first;		/* the tuple opens the metadata, else ends it */
+	bool ext;		/* metadata after each LBA's data, else apart */
+};
+
+/* the fields filled and checked */
+#define HB_PI_GUARD	(1U << 0)
+#define HB_PI_APPTAG	(1U << 1)
+#define HB_PI_REFTAG	(1U << 2)
+
+/* @nlb LBAs from @slba: data (and with ext their metadata), metadata */
+struct hb_pi_io {
+	unsigned char *data;
+	unsigned char *md;	/* separate metadata, unused with ext */
+	uint64_t slba;		/* also the first reference tag (type 2) */
+	uint32_t nlb;
+	unsigned int checks;	/* HB_PI_* */
+	uint16_t app_tag;
+	uint16_t app_mask;	/* the application tag's bits checked */
+};
+
+/* the first mismatch hb_pi_verify() found */
+struct hb_pi_err {
+	uint64_t lba;
+	unsigned int field;	/* HB_PI_* */
+	uint64_t want, got;
+};
+
+int hb_pi_fill(const struct hb_pi_fmt *f, const struct hb_pi_io *io);
+int hb_pi_verify(const struct hb_pi_fmt *f, const struct hb_pi_io *io,
+		 struct hb_pi_err *err);
+
 #ifdef __cplusplus
 }
 #endif
