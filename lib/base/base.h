@@ -32,9 +32,12 @@ int hbi_read_ulong(const char *path, unsigned long *val);
 /* The text after "Key:" at the start of a line of @buf, or NULL. */
 const char *hbi_proc_value(const char *buf, const char *key);
 /*
- * Write a zero byte at the start of every 4 KiB page of [@map, @map +
+ * Write a nonzero byte at the start of every 4 KiB page of [@map, @map +
  * @len), so each is faulted in writable (a memset's faults at a 512th of
- * its stores).
+ * its stores) and none is zero-filled: from 6.12 (dafff3f4c850, "mm:
+ * split underused THPs") every new anonymous THP is on the deferred
+ * split queue, and its shrinker splits one whose pages are mostly zero
+ * under memory pressure, between the probe and the registration.
  */
 void hbi_touch_pages(void *map, size_t len);
 /* log2 of a power of two */

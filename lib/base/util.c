@@ -200,7 +200,7 @@ void hbi_touch_pages(void *map, size_t len)
 	size_t off;
 
 	for (off = 0; off < len; off += HB_PAGE_SIZE)
-		p[off] = 0;
+		p[off] = 1;
 }
 
 unsigned int hbi_ilog2(uint64_t v)
