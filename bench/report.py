@@ -975,13 +975,18 @@ def markdown(d, outdir, plots):
                            if rb else "-")
             rows.append(row)
         L.append(md_table(["configuration"] + bss, rows))
-        L.append("\n### Like for like: bandwidth / CPU per GiB against the "
-                 "built-in configuration with the same memory and mode "
-                 "(4k = malloc, thp and hugetlb = shmhuge 2M)\n")
+        L.append("\n### Like for like: bandwidth / CPU per GiB / CPU per "
+                 "second against the built-in configuration with the same "
+                 "memory and mode (4k = malloc, thp and hugetlb = shmhuge "
+                 "2M)\n")
         L.append("Each cell names both sides' physical contiguity "
                  "(hugebuf's / the built-in's share of neighbouring "
                  "buffer pages in neighbouring page frames, min–max over "
-                 "the rounds).\n")
+                 "the rounds).  CPU per second is the CPU-seconds each "
+                 "fio process used per second of its CPU window: where "
+                 "it is near 1.00× and bandwidth is not, the CPU per "
+                 "GiB ratio restates the bandwidth ratio (bench/README.md, "
+                 "\"Where the CPU at 8M and 32M goes\").\n")
         rows = []
         for c in d.hugebuf:
             pr = d.pair(c)
@@ -989,8 +994,10 @@ def markdown(d, outdir, plots):
             for bs in bss:
                 rb = d.ratios(rw, bs, c, pr, "mibs")
                 rc = d.ratios(rw, bs, c, pr, "cpu_gib")
-                row.append("%s / %s [%s vs %s]" % (
-                    fmt_ratio(rb), fmt_ratio(rc), d.contig_cell(rw, bs, c),
+                rs = d.ratios(rw, bs, c, pr, "cpu_rate")
+                row.append("%s / %s / %s [%s vs %s]" % (
+                    fmt_ratio(rb), fmt_ratio(rc), fmt_ratio(rs),
+                    d.contig_cell(rw, bs, c),
                     d.contig_cell(rw, bs, pr) if pr else "-")
                     if rb else "-")
             rows.append(row)
