@@ -150,24 +150,6 @@ static int check_rule(const struct rule_row *r)
 	return T_EXIT_PASS;
 }
 
-/* every release the model knows is a row of the rule table */
-static int check_known(void)
-{
-	const char *const *names;
-	unsigned int i, n = hb_kmodel_known(&names), k;
-	int ret = T_EXIT_PASS;
-
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < T_ARRAY_SIZE(rules); k++)
-			if (!strcmp(rules[k].kernel, names[i]))
-				break;
-		if (k == T_ARRAY_SIZE(rules))
-			ret = t_worst(ret, t_fail("known kernel %s has no row",
-						  names[i]));
-	}
-	return ret;
-}
-
 int main(void)
 {
 	int ret = T_EXIT_PASS;
@@ -178,6 +160,7 @@ int main(void)
 	ret = t_worst(ret, t_sub(check_too_many_pages()));
 	for (i = 0; i < T_ARRAY_SIZE(rules); i++)
 		ret = t_worst(ret, t_sub(check_rule(&rules[i])));
-	ret = t_worst(ret, t_sub(check_known()));
+	ret = t_worst(ret, t_sub(t_known_kernels_have_rows(rules,
+			sizeof(rules[0]), T_ARRAY_SIZE(rules))));
 	return t_done(ret);
 }
