@@ -12,11 +12,14 @@
 # 4 KiB folios with backing=4k.  Two kprobes count around each job:
 #   bio_integrity_map_user   every command with a metadata buffer
 #                            (block/bio-integrity.c, 6.12 and 7.3.4)
-#   bio_integrity_copy_user  those it copied into a bounce buffer
+#   the copy                 bio_integrity_copy_user, once per command
+#                            it copies into a bounce buffer; where it is
+#                            inlined (Debian's 7.3.4) bio_integrity_add_page,
+#                            which in 7.3.4's block layer only the copy
+#                            calls (and the NVMe target, not loaded here)
 # The model's word per slot is the check: every slot direct, no copy;
-# every slot copied, a copy per mapped command.  A kernel without a
-# function of either name (6.1 copies in the NVMe driver; a compiler may
-# inline the copy) is a counted skip naming it.
+# every slot copied, a copy per mapped command.  A kernel without these
+# functions (6.1 copies in the NVMe driver) is a counted skip naming it.
 # Output: "MDMAP job=... model=... commands=N mapped=N copied=N" and
 # "@@KTEST RESULT mdmap:JOB rc secs".
 # Usage: md-map.sh FIO ENGINE
@@ -64,9 +67,16 @@ kprobes_off() {
 	done
 }
 
+# the function a copied command calls once, or none
+copy_probe() {
+	for f in bio_integrity_copy_user bio_integrity_add_page; do
+		grep -q " [tT] $f\$" /proc/kallsyms && { echo $f; return; }
+	done
+}
+
 kprobes_on() {
 	echo 'p:hb_md_map bio_integrity_map_user' >>$T/kprobe_events &&
-		echo 'p:hb_md_copy bio_integrity_copy_user' >>$T/kprobe_events &&
+		echo "p:hb_md_copy $copy" >>$T/kprobe_events &&
 		echo 1 >$T/events/kprobes/hb_md_map/enable &&
 		echo 1 >$T/events/kprobes/hb_md_copy/enable
 }
@@ -74,10 +84,10 @@ kprobes_on() {
 [ -n "$KTEST_VALUE_NS" ] || skip_all "no value namespaces in this guest (KTEST_VALUE_NS=0)"
 [ -x "$fio" ] || skip_all "no second fio in the guest (ktest.sh KTEST_FIO2: fio 3.41)"
 [ -f "$engine" ] || skip_all "no engine built for $($fio --version) in the guest"
-for f in bio_integrity_map_user bio_integrity_copy_user; do
-	grep -q " [tT] $f\$" /proc/kallsyms ||
-		skip_all "$f is not a function of this kernel"
-done
+grep -q " [tT] bio_integrity_map_user\$" /proc/kallsyms ||
+	skip_all "bio_integrity_map_user is not a function of this kernel"
+copy=$(copy_probe)
+[ -n "$copy" ] || skip_all "neither bio_integrity_copy_user nor bio_integrity_add_page is a function of this kernel"
 i=0
 while ! ns_disk 2 >/dev/null && [ $i -lt 50 ]; do
 	sleep 0.2
@@ -87,9 +97,9 @@ d=$(ns_disk 2) || skip_all "no namespace 2 (pi1sep) on the value controller"
 ng=/dev/ng${d#nvme}
 [ -c "$ng" ] || skip_all "no $ng"
 segs=$(cat /sys/block/$d/queue/max_integrity_segments 2>/dev/null || echo none)
-echo "MDMAP ns=$d ng=$ng max_integrity_segments=$segs kernel=$(uname -r)"
+echo "MDMAP ns=$d ng=$ng max_integrity_segments=$segs copy probe=$copy kernel=$(uname -r)"
 kprobes_off
-kprobes_on || skip_all "no kprobe events on bio_integrity_map_user and bio_integrity_copy_user"
+kprobes_on || skip_all "no kprobe events on bio_integrity_map_user and $copy"
 echo 0 >$T/tracing_on 2>/dev/null	# count hits, keep no records
 
 # name, fio options...
