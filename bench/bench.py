@@ -334,6 +334,15 @@ class Plan:
         self.runtime = float(env("HUGEBUF_BENCH_RUNTIME",
                                  "2.5" if full else "1.5"))
         self.iodepth = int(env("HUGEBUF_BENCH_IODEPTH", "16"))
+        # the large-block points of the quick run, whose CPU per GiB
+        # the like-for-like table compares: a 1.5 s run leaves a CPU
+        # window under a second, which swung one configuration's CPU
+        # per GiB up to fourfold from round to round (bench/README.md,
+        # "The 4 KiB CPU gap"); 5 s leaves 4.5 s
+        cpu_rt = float(env("HUGEBUF_BENCH_CPU_RUNTIME", "5"))
+        self.point_runtime = {} if full else {
+            ("randread", "8M"): max(cpu_rt, self.runtime),
+            ("randread", "32M"): max(cpu_rt, self.runtime)}
         # small-block IOPS point: the depth an IOPS test wants
         self.point_iodepth = {("randread", "4K"): 32}
         if full:
@@ -361,6 +370,10 @@ class Plan:
         # stops it at 256 MiB and bench-full runs it whole
         self.rb_cap = {} if full else {"mthp:16K": parse_size("256M")}
         self.only = env("HUGEBUF_BENCH_ONLY", "")
+
+    def runtime_of(self, rw, bs):
+        """The run length of the point (rw, bs) in seconds."""
+        return self.point_runtime.get((rw, bs), self.runtime)
 
 
 RB_BACKINGS = ("4k", "thp", "mthp:16K", "mthp:64K", "hugetlb:2M", "memfd",
@@ -426,15 +439,16 @@ def report_contig(rep):
 
 def run_point(ctx, cfg, rw, bs, extra=(), tag="sweep"):
     rj = tempfile.mktemp(prefix="hugebuf-bench-rep-", suffix=".json")
+    runtime = ctx["plan"].runtime_of(rw, bs)
     args = ["--name=bench", cfg.engine] + \
-        common_args(ctx["path"], ctx["size"], ctx["plan"].runtime,
+        common_args(ctx["path"], ctx["size"], runtime,
                     ctx["plan"].point_iodepth.get((rw, bs),
                                                   ctx["plan"].iodepth),
                     rw, bs)[1:] + cfg.args + list(extra)
     depth = ctx["plan"].point_iodepth.get((rw, bs), ctx["plan"].iodepth)
     try:
         r = run_fio(ctx["fio"], args, ctx["dev"], rw.endswith("write"),
-                    parse_size(bs), ctx["plan"].runtime,
+                    parse_size(bs), runtime,
                     None if cfg.builtin else rj,
                     buf_bytes=depth * parse_size(bs))
         # each side's contiguity: hugebuf's own report, fio's buffers
@@ -652,19 +666,27 @@ def execute(plan, ctx, results_path):
     jobs.append(("regbench", None))
     if plan.only == "regbench":
         jobs, nrun, nreg = [("regbench", None)], 0, 0
-    est = plan.rounds * nrun * (plan.runtime + 0.7) + \
+    longer = sum(plan.runtime_of(rw, bs) - plan.runtime
+                 for rw, bs in plan.points) * len(cfgs)
+    if plan.only == "regbench":
+        longer = 0
+    est = plan.rounds * (nrun * (plan.runtime + 0.7) + longer) + \
         (plan.rounds if plan.full else 1) * nreg * 1.5 + \
         plan.rounds * len(rb_pts) * 1.5
     nrun += nreg + len(rb_pts)
     log("%s: %d rounds of %d runs%s, about %.0f min" % (
         "bench-full" if plan.full else "bench", plan.rounds, nrun,
-        "" if plan.only == "regbench" else ", %gs each" % plan.runtime,
+        "" if plan.only == "regbench" else ", %gs each%s" % (
+            plan.runtime, "".join(", %s %s %gs" % (rw, bs, t) for (rw, bs), t
+                                  in sorted(plan.point_runtime.items()))),
         est / 60.0))
     out = open(results_path, "w")
     rng = random.Random(int(env("HUGEBUF_BENCH_SEED", "1")))
     lim = queue_limits(ctx["dev"])
     meta = {"type": "meta", "full": plan.full, "rounds": plan.rounds,
             "runtime": plan.runtime, "iodepth": plan.iodepth,
+            "point_runtime": ["%s %s %g" % (rw, bs, t) for (rw, bs), t
+                              in sorted(plan.point_runtime.items())],
             "point_iodepth": ["%s %s iodepth %d" % (rw, bs, d) for
                               (rw, bs), d in plan.point_iodepth.items()
                               if (rw, bs) in plan.points],

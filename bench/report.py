@@ -124,6 +124,18 @@ class Data:
                 return int(f[-1])
         return self.meta.get("iodepth", 0)
 
+    def cpu_windows(self):
+        """Per point, the min-max length in seconds of the CPU windows
+        of its runs (the steady interval bench.py times the CPU over)."""
+        out = []
+        for rw, bs in self.points:
+            w = [r.get("window", 0.0) for (pw, pb, _), runs in
+                 self.sweep.items() if (pw, pb) == (rw, bs)
+                 for r in runs.values() if r.get("window")]
+            if w:
+                out.append("%s %s %.1f–%.1f s" % (rw, bs, min(w), max(w)))
+        return out
+
     def entry_points(self):
         pts = []
         for rw, bs, depth, _ in self.entries:
@@ -452,8 +464,12 @@ def console(d):
           "medians; CPU = whole fio process (io-wq included), steady "
           "state" % (m["dev"], m["path"], m["size"], m["runtime"],
                      m["iodepth"], m["rounds"]))
-    if m.get("point_iodepth"):
-        print("except: " + ", ".join(m["point_iodepth"]))
+    if m.get("point_iodepth") or m.get("point_runtime"):
+        print("except: " + ", ".join(m.get("point_iodepth", []) +
+                                     ["%ss" % x for x in
+                                      m.get("point_runtime", [])]))
+    if d.cpu_windows():
+        print("CPU windows: " + ", ".join(d.cpu_windows()))
     hdr = "%-9s %-4s %-22s %6s %10s %8s %7s %7s %6s %6s %6s %6s %6s" % (
         "workload", "bs", "engine", "MiB/s", "min-max", "CPUs/GiB",
         "p50 ms", "p99 ms", "req/IO", "bw/bi", "cpu/bi", "bw/pr",
@@ -811,11 +827,14 @@ def markdown(d, outdir, plots):
          "max_segment_size %d" % (
              lim.get("max_sectors", 0) // KIB, lim.get("max_segments", 0),
              lim.get("max_segment_size", 0))],
-        ["per point", ("except " + ", ".join(m["point_iodepth"]) + "; "
-                       if m.get("point_iodepth") else "") +
+        ["per point", ("except " + ", ".join(
+            m.get("point_iodepth", []) +
+            ["%ss" % x for x in m.get("point_runtime", [])]) + "; "
+            if m.get("point_iodepth") or m.get("point_runtime") else "") +
          "%gs time_based, iodepth %d, randrepeat=0, "
          "norandommap, --thread, registerfiles on both engines" % (
              m["runtime"], m["iodepth"])],
+        ["CPU windows", ", ".join(d.cpu_windows()) or "-"],
         ["rounds", "%d; each round runs every configuration of a point "
          "back to back in a fresh random order" % m["rounds"]],
         ["load average", "%.1f at start, %.1f at the end; %.1f–%.1f over "

@@ -317,13 +317,14 @@ run_output() {	# $1 = log, $2 = run name
 }
 
 # the lines of a failed run that say why (its FAIL, error and not-ok
-# lines, or its last lines when it printed none), so that a failure far
-# from this machine can be read from the run's output alone
+# lines, or its last eight lines when it printed none: a liburing test's
+# own reason comes before the runner's four closing lines), so that a
+# failure far from this machine can be read from the run's output alone
 fail_lines() {	# $1 = log, $2 = run name
 	local why
 	why=$(run_output "$1" "$2" | grep -a -E 'FAIL|[Ee]rror|not ok|fail:|BAD' |
 		grep -a -v -E 'fail=0|FAIL(ED)?=0' | head -n 8)
-	[ -n "$why" ] || why=$(run_output "$1" "$2" | tail -n 4)
+	[ -n "$why" ] || why=$(run_output "$1" "$2" | tail -n 8)
 	printf '%s\n' "$why" | cut -c1-300 | sed 's/^/    /'
 }
 
