@@ -198,21 +198,32 @@ static void text_limits(struct hb_str *out, const char *prefix,
 		hbi_str_printf(out, ", no atomic writes\n");
 }
 
+#define KIND_NONE	-1
+#define KIND_MIXED	-2
+
+/* the one kind of three counted, KIND_NONE or KIND_MIXED */
+static int one_kind(const unsigned int count[3])
+{
+	int i, kind = KIND_NONE;
+
+	for (i = 0; i < 3; i++) {
+		if (!count[i])
+			continue;
+		if (kind != KIND_NONE)
+			return KIND_MIXED;
+		kind = i;
+	}
+	return kind;
+}
+
 /* "direct", "copy", "einval", "mixed" or "" for the buffers' paths */
 static const char *pt_path_word(const struct hb_pt_report *pt)
 {
-	unsigned int i, kinds = 0, last = 0;
+	int k = pt->predicted ? one_kind(pt->count) : KIND_NONE;
 
-	if (!pt->predicted)
-		return "";
-	for (i = 0; i < 3; i++)
-		if (pt->count[i]) {
-			kinds++;
-			last = i;
-		}
-	if (kinds > 1)
+	if (k == KIND_MIXED)
 		return "mixed";
-	return kinds ? hb_pt_path_name(last) : "";
+	return k == KIND_NONE ? "" : hb_pt_path_name(k);
 }
 
 static void text_pt(struct hb_str *out, const char *prefix, const char *job,
@@ -255,18 +266,11 @@ static void text_pt(struct hb_str *out, const char *prefix, const char *job,
 /* "direct", "copied", "unknown", "mixed" or "" for the slots' metadata */
 static const char *md_map_word(const struct hb_md_report *md)
 {
-	unsigned int i, kinds = 0, last = 0;
+	int k = md->predicted ? one_kind(md->count) : KIND_NONE;
 
-	if (!md->predicted)
-		return "";
-	for (i = 0; i < 3; i++)
-		if (md->count[i]) {
-			kinds++;
-			last = i;
-		}
-	if (kinds > 1)
+	if (k == KIND_MIXED)
 		return "mixed";
-	return kinds ? hb_md_map_name(last) : "";
+	return k == KIND_NONE ? "" : hb_md_map_name(k);
 }
 
 /* how the driver describes the metadata: MPTR, SGL or both */
