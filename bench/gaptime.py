@@ -56,9 +56,9 @@ def main():
     res = {}
     for rnd in range(rounds):
         for bs in sizes:
-            ctx["plan"] = types.SimpleNamespace(runtime=bs[1],
-                                                iodepth=depth,
-                                                point_iodepth={})
+            ctx["plan"] = types.SimpleNamespace(
+                runtime=bs[1], iodepth=depth, point_iodepth={},
+                runtime_of=lambda rw, size, rt=bs[1]: rt)
             order = cfgs[:]
             rng.shuffle(order)
             for c in order:
