@@ -331,6 +331,9 @@ struct hbe_data {
 	unsigned int nr_events;
 	struct hbe_pt_stats *pt;	/* NULL: not passthrough */
 	struct hbe_meta meta;
+	/* md_per_io_size: the model's metadata mapping, once @md_on */
+	struct hb_md_report md;
+	bool md_on;
 	/* trims (engines/trim.c): per file, through io_uring or not */
 	bool *trim_async;
 	unsigned int nr_trim_files;

@@ -380,6 +380,24 @@ static int hbe_nvme_check_lba(struct thread_data *td, struct hbe_options *o,
 }
 
 /*
+ * md_per_io_size on a namespace with separate metadata: what the kernel
+ * makes of each slot's metadata buffer for the job's largest command
+ * (lib's model of bio_integrity_map_user()), for the report; the first
+ * file's.
+ */
+static void hbe_nvme_md_predict(struct hbe_data *hd, const struct hbe_ns *ns,
+				unsigned long long len)
+{
+	const struct hbe_pt_cmd *c = &hd->pt->cmd;
+
+	if (!c->md_per_io || !ns->ms || ns->lba_ext || hd->md_on)
+		return;
+	hd->md_on = !hb_job_md_predict(hd->job, ns->limits_ok ? &ns->lim :
+				       NULL, hbe_ns_lbas(ns, len) * ns->ms,
+				       true, &hd->md);
+}
+
+/*
  * What the kernel will do with the job's largest command from each
  * registered buffer (lib's model of blk_rq_map_user_iov()): refused
  * commands are a one-line error before any I/O, the rest is counted for
@@ -393,6 +411,7 @@ static int hbe_nvme_predict(struct thread_data *td, struct hbe_data *hd,
 
 	pt->r.device = pt->dev;
 	pt->r.lim = NULL;
+	hbe_nvme_md_predict(hd, ns, hbe_nvme_cmd_len(td, o));
 	if (!ns->limits_ok)
 		return 0;
 	pt->lim = ns->lim;

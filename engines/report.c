@@ -67,6 +67,7 @@ void hbe_report(struct thread_data *td, struct hbe_data *hd)
 		.pt = hd->pt ? &hd->pt->r : NULL,
 		.atomic_unreg = hd->u.write_unreg,
 		.atomic_unreg_writes = hd->unreg_writes,
+		.md = hd->md_on ? &hd->md : NULL,
 	};
 	const char *path;
 	struct hb_str text;

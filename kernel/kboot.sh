@@ -161,12 +161,18 @@ build_initramfs() {	# $1 = label, $2 = output
 # tools/fio-build.sh --check does), in the run's directory.  ENGINE2 is
 # "" when there is no second fio or no engine for it: the probes that
 # need it skip, saying so.
-# whether a guest of this run runs nvme-values (its kernels column is "-",
-# no kernel, unless a KTEST_PROBES_TAB copy names some)
+# whether guest $1 runs a probe of the value controller and fio 3.41:
+# nvme-values (its kernels column is "-", no kernel, unless a
+# KTEST_PROBES_TAB copy names some) or md-map
+value_probe_runs_on() {	# $1 = label
+	probe_runs_on nvme-values "$1" || probe_runs_on md-map "$1"
+}
+
+# whether a guest of this run does
 nvme_values_wanted() {
 	local k
 	for k in $KTEST_KERNELS; do
-		probe_runs_on nvme-values "$k" && return 0
+		value_probe_runs_on "$k" && return 0
 	done
 	return 1
 }
@@ -347,7 +353,7 @@ KTEST_VALUE_NS=${KTEST_VALUE_NS:-1}
 # "nsid:name ..." of VALUE_NS_TAB for guest $1, or "" without it
 value_ns_list() {	# $1 = label
 	[ "$KTEST_VALUE_NS" = 0 ] && return 0
-	probe_runs_on nvme-values "$1" || return 0
+	value_probe_runs_on "$1" || return 0
 	printf '%s\n' "$VALUE_NS_TAB" | awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $1, $2 }'
 }
 
@@ -356,7 +362,7 @@ value_ns_args() {	# $1 = label, $2 = "iommu" or ""
 	VALUE_NS_ARGS=()
 	VALUE_NS_APPEND=
 	[ "$KTEST_VALUE_NS" != 0 ] && [ "$2" != iommu ] || return 0
-	probe_runs_on nvme-values "$1" || return 0
+	value_probe_runs_on "$1" || return 0
 	VALUE_NS_ARGS=(-device nvme,id=hbval,serial=hugebufval)
 	# edd=off: with these namespaces the setup code's BIOS disk probe
 	# (EDD) stopped a 7.3 guest's boot three times under TCG, and never

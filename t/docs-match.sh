@@ -259,6 +259,7 @@ fi
 # ---- the engine's JSON report -------------------------------------------
 man_entries "$MAN7" '.SS "JSON report"' >"$D/report.doc"
 man_entries "$MAN7" '.SS "Passthrough keys"' >"$D/pt.doc"
+man_entries "$MAN7" '.SS "Metadata keys"' >"$D/md.doc"
 if ! command -v "$FIO" >/dev/null 2>&1; then
 	t_skip_check "report JSON keys: fio not found (run make deps)"
 elif [ ! -f "$HUGEBUF_ENGINE" ]; then
@@ -290,6 +291,11 @@ if [ -f "$T_TOP/lib/job/report.c" ]; then
 		sort -u >"$D/pt.code"
 	same "passthrough pt_* keys (lib/job/report.c vs hugebuf-ioengine.7)" \
 		"$D/pt.code" "$D/pt.doc"
+	# md_per_io_size needs a namespace with metadata: the md_* keys
+	grep -oE '"md_[a-z_]+\\?"' "$T_TOP/lib/job/report.c" | tr -d '\\"' |
+		sort -u >"$D/md.code"
+	same "metadata md_* keys (lib/job/report.c vs hugebuf-ioengine.7)" \
+		"$D/md.code" "$D/md.doc"
 fi
 
 # ---- kernel/probes.tab -----------------------------------------------------

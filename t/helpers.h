@@ -407,6 +407,13 @@ void t_model_free(struct t_model *m);
 void t_model_print(const struct t_model *m, unsigned int max_lines);
 /* "absent", "present" or "not known": hb_kmodel's known-bug fields */
 const char *t_kbug_name(enum hb_kbug b);
+/*
+ * Every release hb_kmodel_known() names is a row of a rule table: @nr
+ * rows of @size bytes at @rows, each opening with its kernel's name (a
+ * const char *).  FAIL naming each one that has none.
+ */
+int t_known_kernels_have_rows(const void *rows, size_t size,
+			      unsigned int nr);
 /* hb_model_import() for an I/O at buffer offset @boff; FAIL on error. */
 int t_model_import(const struct t_model *m, uint64_t boff, uint64_t len,
 		   struct hb_import *out);

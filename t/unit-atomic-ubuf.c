@@ -7,8 +7,6 @@
  * no RWF_ATOMIC at all, and neither our 6.1 series nor its single fixes
  * bring it.  Every release the tests hold the model to is a row.
  */
-#include <string.h>
-
 #include "helpers.h"
 
 struct atomic_row {
@@ -54,24 +52,6 @@ static int check_row(const struct atomic_row *r)
 	return T_EXIT_PASS;
 }
 
-/* every release the model knows is a row of the table */
-static int check_known(void)
-{
-	const char *const *names;
-	unsigned int i, n = hb_kmodel_known(&names), k;
-	int ret = T_EXIT_PASS;
-
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < T_ARRAY_SIZE(rows); k++)
-			if (!strcmp(rows[k].kernel, names[i]))
-				break;
-		if (k == T_ARRAY_SIZE(rows))
-			ret = t_worst(ret, t_fail("known kernel %s has no row",
-						  names[i]));
-	}
-	return ret;
-}
-
 int main(void)
 {
 	int ret = T_EXIT_PASS;
@@ -79,6 +59,7 @@ int main(void)
 
 	for (i = 0; i < T_ARRAY_SIZE(rows); i++)
 		ret = t_worst(ret, t_sub(check_row(&rows[i])));
-	ret = t_worst(ret, t_sub(check_known()));
+	ret = t_worst(ret, t_sub(t_known_kernels_have_rows(rows,
+			sizeof(rows[0]), T_ARRAY_SIZE(rows))));
 	return t_done(ret);
 }

@@ -294,6 +294,75 @@ static int test_contig(void)
 	return ret;
 }
 
+/*
+ * md_per_io_size: flat md_* keys (only then), one word for the slots'
+ * mapping, the segments and DMA addresses per command, and a text line
+ * that says it is the model's; without a prediction, the reason.
+ */
+static int test_metadata(void)
+{
+	struct hb_md_report md = {
+		.md_len = 1024, .passthrough = true,
+		.max_integrity_segments = 1, .predicted = true,
+		.count = { 4, 0, 0 }, .segs_min = 1, .segs_max = 1,
+		.dma_min = 1, .dma_max = 1,
+	};
+	struct hb_report r;
+	struct hb_str b;
+	int ret = T_EXIT_PASS;
+
+	fill_report(&r, "md");
+	r.md = &md;
+	hb_str_init(&b);
+	hb_report_json(&r, &b);
+	if (!strstr(b.s, "\"md_len\":1024,\"md_max_integrity_segments\":1,"
+			 "\"md_mapping\":\"direct\",\"md_direct\":4,"
+			 "\"md_copied\":0,\"md_segments_per_cmd\":{\"min\":1,"
+			 "\"max\":1},\"md_dma_per_cmd\":{\"min\":1,\"max\":1},"
+			 "\"md_sgl\":0,\"md_why\":\"\""))
+		ret = t_fail("metadata keys missing: %s", b.s);
+	hb_str_free(&b);
+
+	md.count[HB_MD_DIRECT] = 2;
+	md.count[HB_MD_COPIED] = 2;
+	md.why = hb_md_why_name(HB_MD_WHY_SEGMENTS);
+	hb_str_init(&b);
+	hb_report_json(&r, &b);
+	if (!strstr(b.s, "\"md_mapping\":\"mixed\""))
+		ret = t_fail("direct + copied are not \"mixed\": %s", b.s);
+	hb_str_free(&b);
+	hb_str_init(&b);
+	hb_report_text(&r, "hugebuf: ", &b);
+	if (!strstr(b.s, "hugebuf: md: metadata (model, not traced) of a "
+			 "1024-byte command, max_integrity_segments 1: direct "
+			 "2, copied 2 of 4 buffers; 1-1 integrity segments, "
+			 "1-1 DMA addresses per command (metadata pointer); "
+			 "copied: more folio runs than "
+			 "max_integrity_segments\n"))
+		ret = t_fail("metadata text line:\n%s", b.s);
+	hb_str_free(&b);
+
+	memset(&md, 0, sizeof(md));
+	md.md_len = 1024;
+	md.not_predicted = "the queue's max_integrity_segments not in sysfs";
+	hb_str_init(&b);
+	hb_report_json(&r, &b);
+	if (!strstr(b.s, "\"md_mapping\":\"\",") ||
+	    !strstr(b.s, "\"md_why\":\"the queue's max_integrity_segments "
+			 "not in sysfs\""))
+		ret = t_fail("metadata without a prediction: %s", b.s);
+	hb_str_free(&b);
+
+	/* no md_per_io_size: no md_* keys */
+	r.md = NULL;
+	hb_str_init(&b);
+	hb_report_json(&r, &b);
+	if (strstr(b.s, "\"md_"))
+		ret = t_fail("md_* keys without metadata: %s", b.s);
+	hb_str_free(&b);
+	return ret;
+}
+
 int main(void)
 {
 	int ret = t_sub(test_escape());
@@ -303,5 +372,6 @@ int main(void)
 	ret = t_worst(ret, t_sub(test_passthrough()));
 	ret = t_worst(ret, t_sub(test_plain()));
 	ret = t_worst(ret, t_sub(test_contig()));
+	ret = t_worst(ret, t_sub(test_metadata()));
 	return t_done(ret);
 }

@@ -21,6 +21,7 @@ struct hb_queue_limits {
 	uint64_t virt_boundary_mask;
 	uint64_t seg_boundary_mask;
 	unsigned int dma_align_mask;	/* dma_alignment | dma_pad_mask */
+	unsigned int max_integrity_segments;	/* 0: not in sysfs */
 };
 
 /* bio splits: hb_split_bio(3) */

@@ -116,6 +116,16 @@ int hb_job_pt_predict(const struct hb_job *j, const char *path,
 		      const struct hb_queue_limits *lim, uint64_t len,
 		      struct hb_pt_report *r);
 
+/*
+ * md_per_io_size: what the kernel makes of each slot's metadata buffer
+ * (@md_len bytes per command) on a queue of @lim, into @r
+ * (hb_model_md_map()); a prediction the model cannot make is said in
+ * @r->not_predicted, not an error.
+ */
+int hb_job_md_predict(const struct hb_job *j,
+		      const struct hb_queue_limits *lim, uint64_t md_len,
+		      bool passthrough, struct hb_md_report *r);
+
 /* What the framework knows of the job at its end. */
 struct hb_job_end {
 	const char *name;		/* any bytes */
@@ -128,6 +138,7 @@ struct hb_job_end {
 	/* RWF_ATOMIC writes sent unregistered: the model's atomic_ubuf_only */
 	bool atomic_unreg;
 	uint64_t atomic_unreg_writes;
+	const struct hb_md_report *md;	/* NULL: no md_per_io_size */
 };
 
 /*

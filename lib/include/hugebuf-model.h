@@ -50,6 +50,17 @@ enum hb_kbug {
 	HB_KBUG_UNKNOWN,
 };
 
+/*
+ * What a kernel does with a user metadata buffer that comes with an
+ * I/O (hb_model_md_map(3)): maps it where it can, copies it always, or
+ * the model has not read that release
+ */
+enum hb_md_map {
+	HB_MD_DIRECT = 0,	/* pinned, its bvecs in the command */
+	HB_MD_COPIED,		/* a kernel bounce buffer */
+	HB_MD_UNKNOWN,		/* release not read */
+};
+
 struct hb_kmodel {
 	enum hb_kgen gen;
 	unsigned int imu_header;	/* io_mapped_ubuf without bvecs */
@@ -80,6 +91,7 @@ struct hb_kmodel {
 	bool acct_clone_fixed;		/* 7.4, efde156d91ba */
 	enum hb_kbug iowq_exit_race;	/* 7.0 - 7.3.1: io-wq idle exit */
 	bool atomic_ubuf_only;		/* 6.11, c34fc6f26ab8: RWF_ATOMIC */
+	enum hb_md_map md_user_map;	/* DIRECT: bio_integrity_map_user() */
 	int kmajor, kminor, ksublevel;	/* ksublevel -1: not known */
 	char name[24];			/* "6.12", "6.1+hugebuf" */
 };
@@ -315,6 +327,39 @@ int hb_ringfeat_decide(const struct hb_ringfeat_job *job, unsigned int have,
 const char *hb_ringfeat_name(enum hb_ringfeat f);
 void hb_ringfeat_release(enum hb_ringfeat f, int *major, int *minor);
 unsigned int hb_ringfeat_upto(int major, int minor);
+
+/* a metadata buffer per command: hb_model_md_map(3) */
+
+/* why a metadata buffer is copied (HB_MD_WHY_NONE: it is mapped) */
+enum hb_md_why {
+	HB_MD_WHY_NONE = 0,
+	HB_MD_WHY_NO_DIRECT,	/* the kernel copies every one (6.1) */
+	HB_MD_WHY_ALIGN,	/* address or length off dma_alignment */
+	HB_MD_WHY_SEGMENTS,	/* bvecs over max_integrity_segments */
+	HB_MD_WHY_NOT_READ,	/* HB_MD_UNKNOWN */
+};
+
+/* the queue's limits a metadata buffer meets (its block device's sysfs) */
+struct hb_md_queue {
+	unsigned int max_integrity_segments;	/* 1: no metadata SGLs */
+	unsigned int dma_align_mask;		/* dma_alignment */
+};
+
+/* one command's metadata buffer, as the kernel takes it */
+struct hb_md_cmd {
+	enum hb_md_map map;
+	enum hb_md_why why;
+	unsigned int bvecs;	/* of the user pages: one per folio run */
+	unsigned int segments;	/* integrity segments of the request */
+	unsigned int dma_maps;	/* DMA addresses the command carries */
+	bool sgl;		/* a metadata SGL, else MPTR */
+};
+
+int hb_model_md_map(const struct hb_kmodel *km, const struct hb_page *pages,
+		    uint64_t uaddr, uint64_t len, const struct hb_md_queue *q,
+		    bool passthrough, struct hb_md_cmd *out);
+const char *hb_md_map_name(enum hb_md_map map);
+const char *hb_md_why_name(enum hb_md_why why);
 
 /* physical contiguity of a buffer's pages: hb_contig(3) */
 

@@ -96,6 +96,20 @@ struct hb_pt_report {
 	const struct hb_queue_limits *lim;	/* NULL: not known */
 };
 
+/* md_per_io_size: what hb_model_md_map() predicts per I/O slot */
+struct hb_md_report {
+	uint64_t md_len;		/* metadata bytes of the largest command */
+	bool passthrough;		/* NVMe commands, else the PI attribute */
+	unsigned int max_integrity_segments;	/* the queue's, 0: not read */
+	bool predicted;
+	unsigned int count[3];		/* slots per enum hb_md_map */
+	unsigned int segs_min, segs_max;	/* integrity segments */
+	unsigned int dma_min, dma_max;	/* DMA addresses per command */
+	unsigned int sgl;		/* slots described by a metadata SGL */
+	const char *why;		/* first reason to copy, or NULL */
+	const char *not_predicted;	/* why there is no prediction */
+};
+
 struct hb_report {
 	const char *job;		/* job name, any bytes */
 	unsigned int subjob;
@@ -125,6 +139,7 @@ struct hb_report {
 	const struct hb_kmodel *km;	/* NULL: none */
 	bool atomic_unreg;		/* atomic writes sent unregistered */
 	uint64_t atomic_unreg_writes;	/* how many */
+	const struct hb_md_report *md;	/* NULL: no md_per_io_size */
 };
 
 void hb_report_text(const struct hb_report *r, const char *prefix,

@@ -394,6 +394,94 @@ int hb_job_pt_predict(const struct hb_job *j, const char *path,
 	return 0;
 }
 
+/* one slot's metadata buffer through lib's model of bio_integrity_map_user() */
+static void md_count(struct hb_md_report *r, const struct hb_md_cmd *c)
+{
+	r->count[c->map]++;
+	if (c->segments < r->segs_min)
+		r->segs_min = c->segments;
+	if (c->segments > r->segs_max)
+		r->segs_max = c->segments;
+	if (c->dma_maps < r->dma_min)
+		r->dma_min = c->dma_maps;
+	if (c->dma_maps > r->dma_max)
+		r->dma_max = c->dma_maps;
+	r->sgl += c->sgl;
+	if (c->why != HB_MD_WHY_NONE && !r->why)
+		r->why = hb_md_why_name(c->why);
+}
+
+/*
+ * The slots' metadata buffers sit md_per_io_size apart from md_off
+ * (hb_jobplan_check()); one probe of them all, each slot's pages a slice
+ * of it.
+ */
+static int md_model_slots(const struct hb_job *j, const struct hb_md_queue *q,
+			  struct hb_md_report *r)
+{
+	const struct hb_jobplan *p = &j->plan;
+	uintptr_t base = (uintptr_t)(j->map + p->head + p->md_off);
+	struct hb_probe pr;
+	unsigned int i;
+	int ret;
+
+	ret = hb_probe((const void *)base,
+		       (uint64_t)p->depth * p->md_per_io_size, &p->b, &pr);
+	if (ret)
+		return ret;
+	for (i = 0; i < p->depth && !ret; i++) {
+		uint64_t addr = base + (uint64_t)i * p->md_per_io_size;
+		uint64_t first = (addr >> HB_PAGE_SHIFT) -
+				 (base >> HB_PAGE_SHIFT);
+		struct hb_md_cmd c;
+
+		ret = hb_model_md_map(&p->km, pr.pages + first, addr, r->md_len,
+				      q, r->passthrough, &c);
+		if (!ret)
+			md_count(r, &c);
+	}
+	hb_probe_free(&pr);
+	return ret;
+}
+
+int hb_job_md_predict(const struct hb_job *j,
+		      const struct hb_queue_limits *lim, uint64_t md_len,
+		      bool passthrough, struct hb_md_report *r)
+{
+	const struct hb_jobplan *p = &j->plan;
+	struct hb_md_queue q = {
+		.max_integrity_segments = lim ? lim->max_integrity_segments : 0,
+		.dma_align_mask = lim ? lim->dma_align_mask : 0,
+	};
+
+	memset(r, 0, sizeof(*r));
+	r->md_len = md_len;
+	r->passthrough = passthrough;
+	r->max_integrity_segments = q.max_integrity_segments;
+	r->segs_min = UINT_MAX;
+	r->dma_min = UINT_MAX;
+	if (!p->md_per_io_size || !j->map || !md_len ||
+	    md_len > p->md_per_io_size)
+		return hb_seterr(EINVAL, "no metadata buffers of %llu bytes "
+				 "in this job's plan",
+				 (unsigned long long)md_len);
+	if (p->km.md_user_map == HB_MD_UNKNOWN) {
+		r->not_predicted = hb_md_why_name(HB_MD_WHY_NOT_READ);
+		return 0;
+	}
+	if (!q.max_integrity_segments) {
+		r->not_predicted = "the queue's max_integrity_segments not "
+				   "in sysfs";
+		return 0;
+	}
+	if (md_model_slots(j, &q, r)) {
+		r->not_predicted = "the metadata buffers' pages not probed";
+		return 0;
+	}
+	r->predicted = true;
+	return 0;
+}
+
 /*
  * Device requests of the first I/O (job_probe_first_io()), on its queue;
  * with fixedbufs=0 also the plain model's counts in @plain.
@@ -445,6 +533,7 @@ int hb_job_report(const struct hb_job *j, const struct hb_job_end *e,
 		.pt = e->pt,
 		.atomic_unreg = e->atomic_unreg,
 		.atomic_unreg_writes = e->atomic_unreg_writes,
+		.md = e->md,
 	};
 	const struct hb_kdetect *d = hb_kdetect_cached();
 	struct hb_plain_pred plain;

@@ -198,21 +198,32 @@ static void text_limits(struct hb_str *out, const char *prefix,
 		hbi_str_printf(out, ", no atomic writes\n");
 }
 
+#define KIND_NONE	-1
+#define KIND_MIXED	-2
+
+/* the one kind of three counted, KIND_NONE or KIND_MIXED */
+static int one_kind(const unsigned int count[3])
+{
+	int i, kind = KIND_NONE;
+
+	for (i = 0; i < 3; i++) {
+		if (!count[i])
+			continue;
+		if (kind != KIND_NONE)
+			return KIND_MIXED;
+		kind = i;
+	}
+	return kind;
+}
+
 /* "direct", "copy", "einval", "mixed" or "" for the buffers' paths */
 static const char *pt_path_word(const struct hb_pt_report *pt)
 {
-	unsigned int i, kinds = 0, last = 0;
+	int k = pt->predicted ? one_kind(pt->count) : KIND_NONE;
 
-	if (!pt->predicted)
-		return "";
-	for (i = 0; i < 3; i++)
-		if (pt->count[i]) {
-			kinds++;
-			last = i;
-		}
-	if (kinds > 1)
+	if (k == KIND_MIXED)
 		return "mixed";
-	return kinds ? hb_pt_path_name(last) : "";
+	return k == KIND_NONE ? "" : hb_pt_path_name(k);
 }
 
 static void text_pt(struct hb_str *out, const char *prefix, const char *job,
@@ -249,6 +260,50 @@ static void text_pt(struct hb_str *out, const char *prefix, const char *job,
 			      pt->segs_max);
 	if (pt->why)
 		hbi_str_printf(out, "; %s", pt->why);
+	hbi_str_printf(out, "\n");
+}
+
+/* "direct", "copied", "unknown", "mixed" or "" for the slots' metadata */
+static const char *md_map_word(const struct hb_md_report *md)
+{
+	int k = md->predicted ? one_kind(md->count) : KIND_NONE;
+
+	if (k == KIND_MIXED)
+		return "mixed";
+	return k == KIND_NONE ? "" : hb_md_map_name(k);
+}
+
+/* how the driver describes the metadata: MPTR, SGL or both */
+static const char *md_desc_word(const struct hb_md_report *md)
+{
+	unsigned int n = md->count[0] + md->count[1] + md->count[2];
+
+	if (!md->sgl)
+		return "metadata pointer";
+	return md->sgl == n ? "metadata SGL" : "metadata pointer or SGL";
+}
+
+static void text_md(struct hb_str *out, const char *prefix, const char *job,
+		    const struct hb_md_report *md)
+{
+	hbi_str_printf(out, "%s%s: metadata (model, not traced) of a "
+		      "%llu-byte %s, max_integrity_segments %u: ", prefix, job,
+		      (unsigned long long)md->md_len,
+		      md->passthrough ? "command" : "PI attribute",
+		      md->max_integrity_segments);
+	if (!md->predicted) {
+		hbi_str_printf(out, "no prediction: %s\n",
+			      md->not_predicted ? md->not_predicted : "?");
+		return;
+	}
+	hbi_str_printf(out, "direct %u, copied %u of %u buffers; %u-%u "
+		      "integrity segments, %u-%u DMA addresses per command "
+		      "(%s)", md->count[HB_MD_DIRECT], md->count[HB_MD_COPIED],
+		      md->count[0] + md->count[1] + md->count[2],
+		      md->segs_min, md->segs_max, md->dma_min, md->dma_max,
+		      md_desc_word(md));
+	if (md->why)
+		hbi_str_printf(out, "; copied: %s", md->why);
 	hbi_str_printf(out, "\n");
 }
 
@@ -345,6 +400,8 @@ void hb_report_text(const struct hb_report *r, const char *prefix,
 			      r->kernel_model);
 	if (r->pt)
 		text_pt(out, prefix, r->job, r->pt);
+	if (r->md)
+		text_md(out, prefix, r->job, r->md);
 	if (st->nr_nodes) {
 		unsigned int n;
 
@@ -427,6 +484,25 @@ static void json_pt(struct hb_json *j, const struct hb_pt_report *pt)
 	hb_json_str(j, "pt_why", pt->why ? pt->why : "");
 	if (pt->lim)
 		json_pt_limits(j, pt->lim);
+}
+
+/* flat md_* keys, only with md_per_io_size (hugebuf-ioengine.7) */
+static void json_md(struct hb_json *j, const struct hb_md_report *md)
+{
+	bool p = md->predicted;
+
+	hb_json_u64(j, "md_len", md->md_len);
+	hb_json_u64(j, "md_max_integrity_segments",
+		    md->max_integrity_segments);
+	hb_json_str(j, "md_mapping", md_map_word(md));
+	hb_json_u64(j, "md_direct", md->count[HB_MD_DIRECT]);
+	hb_json_u64(j, "md_copied", md->count[HB_MD_COPIED]);
+	json_minmax(j, "md_segments_per_cmd", p ? md->segs_min : 0,
+		    md->segs_max);
+	json_minmax(j, "md_dma_per_cmd", p ? md->dma_min : 0, md->dma_max);
+	hb_json_u64(j, "md_sgl", md->sgl);
+	hb_json_str(j, "md_why", p ? (md->why ? md->why : "") :
+		    (md->not_predicted ? md->not_predicted : ""));
 }
 
 static void json_limits(struct hb_json *j, const struct hb_file_limits *l)
@@ -532,6 +608,8 @@ void hb_report_json(const struct hb_report *r, struct hb_str *b)
 		json_limits(&j, r->limits);
 	hb_json_u64(&j, "atomic_unregistered_writes", r->atomic_unreg_writes);
 	json_pt(&j, r->pt);
+	if (r->md)
+		json_md(&j, r->md);
 	json_device(&j, r);
 	json_requests(&j, r);
 	json_plain(&j, r);

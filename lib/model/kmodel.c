@@ -250,6 +250,26 @@ static bool atomic_ubuf_only(int major, int minor)
 	return !version_before(major, minor, 6, 11);
 }
 
+/*
+ * A user metadata buffer that comes with an I/O.  6.1.192 copies every
+ * one: nvme_map_user_request() hands it to nvme_add_user_metadata()
+ * (drivers/nvme/host/ioctl.c), a kmalloc() bounce buffer filled by
+ * copy_from_user() for a write, copied back by
+ * nvme_finish_user_metadata() after a read.  Debian's
+ * linux-source-6.12 and 7.3.4 map it: bio_integrity_map_user()
+ * (block/bio-integrity.c) pins the pages and copies only what the queue
+ * cannot take (lib/model/mdmap.c).  The releases between were not read,
+ * so the model does not say for them.
+ */
+static enum hb_md_map md_user_map(int major, int minor)
+{
+	if (version_before(major, minor, 6, 2))
+		return HB_MD_COPIED;
+	if (version_before(major, minor, 6, 12))
+		return HB_MD_UNKNOWN;
+	return HB_MD_DIRECT;
+}
+
 static enum hb_kgen gen_of(int major, int minor, int sub)
 {
 	if (version_before(major, minor, 6, 3))
@@ -315,6 +335,7 @@ void hb_kmodel_for_release(int major, int minor, int sub, struct hb_kmodel *km)
 	km->acct_clone_fixed = has_clone_acct_fix(major, minor);
 	km->iowq_exit_race = iowq_exit_race(major, minor, sub);
 	km->atomic_ubuf_only = atomic_ubuf_only(major, minor);
+	km->md_user_map = md_user_map(major, minor);
 	buf_limits(major, minor, km);
 	/* ed9832bc08db (6.12); bvec_try_merge_page() behind vcnt > 0: 6.5 */
 	km->plain_folio_runs = !version_before(major, minor, 6, 12);
@@ -381,8 +402,9 @@ void hb_kmodel_backport(int sub, struct hb_kmodel *km)
 	/* the block patch: folio runs, through 6.1's __bio_try_merge_page() */
 	km->plain_folio_runs = true;
 	km->plain_merge_test_first = true;
-	/* the Debian 6.1 blk-map.c underneath */
+	/* the Debian 6.1 blk-map.c and NVMe ioctl path underneath */
 	pt_rules(6, 1, sub, km);
+	km->md_user_map = md_user_map(6, 1);
 	buf_limits(6, 1, km);
 	km->kmajor = 6;
 	km->kminor = 1;

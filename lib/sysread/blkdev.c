@@ -193,12 +193,15 @@ static int fill_queue_limits(const char *dev, unsigned long kb,
 			     unsigned long segs, unsigned long segsz,
 			     struct hb_queue_limits *lim)
 {
-	unsigned long virt, align;
+	unsigned long virt, align, integ;
 	int ret;
 
 	ret = pt_queue_attr(dev, "virt_boundary_mask", 0, &virt);
 	if (!ret)
 		ret = pt_queue_attr(dev, "dma_alignment", 511, &align);
+	/* the metadata's segments (hb_model_md_map()); 0: not known */
+	if (!ret)
+		ret = pt_queue_attr(dev, "max_integrity_segments", 0, &integ);
 	if (ret)
 		return ret;
 	lim->max_hw_bytes = (uint64_t)kb << 10;
@@ -207,6 +210,7 @@ static int fill_queue_limits(const char *dev, unsigned long kb,
 	lim->virt_boundary_mask = virt;
 	lim->seg_boundary_mask = 0xffffffffULL;
 	lim->dma_align_mask = (unsigned int)align;
+	lim->max_integrity_segments = (unsigned int)integ;
 	return 0;
 }
 

@@ -174,6 +174,28 @@ int t_model_check_import(const struct t_model *m, uint64_t boff, uint64_t len,
 }
 
 /* hb_kmodel's word for a known kernel bug in a release */
+int t_known_kernels_have_rows(const void *rows, size_t size,
+			      unsigned int nr)
+{
+	const char *const *names;
+	unsigned int i, n = hb_kmodel_known(&names), k;
+	int ret = T_EXIT_PASS;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < nr; k++) {
+			const char *const *name = (const void *)
+				((const char *)rows + (size_t)k * size);
+
+			if (!strcmp(*name, names[i]))
+				break;
+		}
+		if (k == nr)
+			ret = t_worst(ret, t_fail("known kernel %s has no row",
+						  names[i]));
+	}
+	return ret;
+}
+
 const char *t_kbug_name(enum hb_kbug b)
 {
 	switch (b) {

@@ -1,0 +1,154 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# md-map.sh: what the kernel makes of the engine's metadata buffers
+# (issue 45, item 2) against lib's model of it (hb_model_md_map(), the
+# report's md_* keys).  On the value controller's pi1sep namespace
+# (kboot.sh: 8 bytes of separate metadata per 4 KiB LBA, PI type 1), one
+# passthrough write job per backing, the host generating the tuples
+# (pi_act=0), 128 bytes of metadata per 64 KiB command, each slot's
+# metadata buffer 4032 bytes into a page (head_offset=4032,
+# md_per_io_size=4096): inside one 2 MiB folio with hugetlb, across two
+# 4 KiB folios with backing=4k.  Two kprobes count around each job:
+#   bio_integrity_map_user   every command with a metadata buffer
+#                            (block/bio-integrity.c, 6.12 and 7.3.4)
+#   the copy                 bio_integrity_copy_user, once per command
+#                            it copies into a bounce buffer; where it is
+#                            inlined (Debian's 7.3.4) bio_integrity_add_page,
+#                            which in 7.3.4's block layer only the copy
+#                            calls (and the NVMe target, not loaded here)
+# The model's word per slot is the check: every slot direct, no copy;
+# every slot copied, a copy per mapped command.  A kernel without these
+# functions (6.1 copies in the NVMe driver) is a counted skip naming it.
+# Output: "MDMAP job=... model=... commands=N mapped=N copied=N" and
+# "@@KTEST RESULT mdmap:JOB rc secs".
+# Usage: md-map.sh FIO ENGINE
+fio=${1:-/hugebuf/fio2/fio}
+engine=${2:-/hugebuf/engine/hugebuf-fio2.so}
+[ -f /hugebuf/env ] && . /hugebuf/env
+T=/sys/kernel/tracing
+
+result() { echo "@@KTEST RESULT mdmap:$1 $2 ${3:-0}"; }
+
+skip_all() {	# reason
+	echo "MDMAP skip=$1"
+	result all 77
+	exit 0
+}
+
+# the value controller's namespace of nsid $1 as nvmeXnY
+ns_disk() {	# nsid
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' \n' <"$c/serial" 2>/dev/null)" = hugebufval ] ||
+			continue
+		for n in "$c"/nvme*n*; do
+			[ "$(cat "$n/nsid" 2>/dev/null)" = "$1" ] || continue
+			echo "${n##*/}"
+			return 0
+		done
+	done
+	return 1
+}
+
+# a JSON number or string field of the report line (flat keys only)
+jfield() {	# file, key
+	grep -o "\"$2\":[^,}]*" "$1" | head -n 1 | cut -d: -f2 | tr -d '"'
+}
+
+hits() {	# event name
+	awk -v e="$1" '$1 == e { print $2 }' $T/kprobe_profile
+}
+
+kprobes_off() {
+	for e in hb_md_map hb_md_copy; do
+		[ -d $T/events/kprobes/$e ] || continue
+		echo 0 >$T/events/kprobes/$e/enable
+		echo "-:$e" >>$T/kprobe_events
+	done
+}
+
+# the function a copied command calls once, or none
+copy_probe() {
+	for f in bio_integrity_copy_user bio_integrity_add_page; do
+		grep -q " [tT] $f\$" /proc/kallsyms && { echo $f; return; }
+	done
+}
+
+kprobes_on() {
+	echo 'p:hb_md_map bio_integrity_map_user' >>$T/kprobe_events &&
+		echo "p:hb_md_copy $copy" >>$T/kprobe_events &&
+		echo 1 >$T/events/kprobes/hb_md_map/enable &&
+		echo 1 >$T/events/kprobes/hb_md_copy/enable
+}
+
+[ -n "$KTEST_VALUE_NS" ] || skip_all "no value namespaces in this guest (KTEST_VALUE_NS=0)"
+[ -x "$fio" ] || skip_all "no second fio in the guest (ktest.sh KTEST_FIO2: fio 3.41)"
+[ -f "$engine" ] || skip_all "no engine built for $($fio --version) in the guest"
+grep -q " [tT] bio_integrity_map_user\$" /proc/kallsyms ||
+	skip_all "bio_integrity_map_user is not a function of this kernel"
+copy=$(copy_probe)
+[ -n "$copy" ] || skip_all "neither bio_integrity_copy_user nor bio_integrity_add_page is a function of this kernel"
+i=0
+while ! ns_disk 2 >/dev/null && [ $i -lt 50 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+d=$(ns_disk 2) || skip_all "no namespace 2 (pi1sep) on the value controller"
+ng=/dev/ng${d#nvme}
+[ -c "$ng" ] || skip_all "no $ng"
+segs=$(cat /sys/block/$d/queue/max_integrity_segments 2>/dev/null || echo none)
+echo "MDMAP ns=$d ng=$ng max_integrity_segments=$segs copy probe=$copy kernel=$(uname -r)"
+kprobes_off
+kprobes_on || skip_all "no kprobe events on bio_integrity_map_user and $copy"
+echo 0 >$T/tracing_on 2>/dev/null	# count hits, keep no records
+
+# name, fio options...
+job() {
+	name=$1
+	shift
+	rep=/tmp/mdmap-$name.json
+	out=/tmp/mdmap-$name.out
+	rm -f "$rep"
+	m0=$(hits hb_md_map) c0=$(hits hb_md_copy)
+	echo "@@KTEST RUN mdmap:$name"
+	s=$(date +%s)
+	timeout "${KTEST_TEST_TIMEOUT:-300}" "$fio" --name="mdmap-$name" \
+		--ioengine=external:"$engine" --filename="$ng" \
+		--cmd_type=nvme --fixedbufs --offset=0 --size=2m --bs=64k \
+		--rw=write --iodepth=4 --head_offset=4032 \
+		--md_per_io_size=4096 --pi_act=0 \
+		--pi_chk=GUARD,REFTAG,APPTAG --apptag=0x1234 \
+		--apptag_mask=0xffff --report_json="$rep" "$@" \
+		</dev/null >"$out" 2>&1
+	rc=$?
+	m=$(($(hits hb_md_map) - m0))
+	c=$(($(hits hb_md_copy) - c0))
+	if [ $rc != 0 ] || [ ! -s "$rep" ]; then
+		tail -n 5 "$out"
+		echo "MDMAP job=$name fio exit $rc result=fail"
+		result "$name" 1 $(($(date +%s) - s))
+		return
+	fi
+	grep '^hugebuf: .*metadata' "$out"
+	model=$(jfield "$rep" md_mapping)
+	direct=$(jfield "$rep" md_direct)
+	copied=$(jfield "$rep" md_copied)
+	cmds=$(jfield "$rep" pt_commands)
+	ok=1
+	[ -n "$cmds" ] && [ "$cmds" -gt 0 ] && [ "$m" -ge "$cmds" ] || ok=0
+	case $model in
+	direct) [ "$c" = 0 ] || ok=0 ;;
+	copied) [ "$c" = "$m" ] || ok=0 ;;
+	mixed) [ "$c" -gt 0 ] && [ "$c" -lt "$m" ] || ok=0 ;;
+	*) ok=0 ;;
+	esac
+	echo "MDMAP job=$name model=$model direct=$direct copied=$copied" \
+		"segments=$(grep -o '"md_segments_per_cmd":{[^}]*}' "$rep")" \
+		"why=\"$(jfield "$rep" md_why)\" commands=$cmds mapped=$m" \
+		"bounced=$c result=$([ $ok = 1 ] && echo ok || echo fail)"
+	result "$name" $((1 - ok)) $(($(date +%s) - s))
+}
+
+job hugetlb --backing=hugetlb
+job 4k --backing=4k
+kprobes_off
