@@ -255,15 +255,16 @@ static bool atomic_ubuf_only(int major, int minor)
  * one: nvme_map_user_request() hands it to nvme_add_user_metadata()
  * (drivers/nvme/host/ioctl.c), a kmalloc() bounce buffer filled by
  * copy_from_user() for a write, copied back by
- * nvme_finish_user_metadata() after a read.  Debian's
- * linux-source-6.12 and 7.3.4 map it: bio_integrity_map_user()
- * (block/bio-integrity.c) pins the pages and copies only what the queue
- * cannot take (lib/model/mdmap.c).  The releases between were not read,
- * so the model does not say for them.
+ * nvme_finish_user_metadata() after a read; so does every release
+ * before 6.8, which brought bio_integrity_map_user() (492c5d455969,
+ * "block: bio-integrity: directly map user buffers", and d6aacee9255e
+ * for NVMe).  Debian's linux-source-6.12 and 7.3.4 map it: it pins the
+ * pages and copies only what the queue cannot take (lib/model/mdmap.c).
+ * 6.8 to 6.11 were not read, so the model does not say for them.
  */
 static enum hb_md_map md_user_map(int major, int minor)
 {
-	if (version_before(major, minor, 6, 2))
+	if (version_before(major, minor, 6, 8))
 		return HB_MD_COPIED;
 	if (version_before(major, minor, 6, 12))
 		return HB_MD_UNKNOWN;
