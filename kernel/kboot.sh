@@ -107,6 +107,8 @@ build_initramfs() {	# $1 = label, $2 = output
 	for f in $(probe_programs); do
 		[ -f "$KDIR/probe/$f" ] && cp "$KDIR/probe/$f" "$root/hugebuf/bin/"
 	done
+	# what the shell probes source from their own directory
+	cp "$KDIR/probe/probe-lib.sh" "$root/hugebuf/bin/"
 	cp "$PROBES_TAB" "$root/hugebuf/probes.tab"
 	copy_with_libs /usr/bin/fio "$root"
 	if [ -f "$KTEST_ENGINE" ]; then

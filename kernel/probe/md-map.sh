@@ -27,6 +27,7 @@ fio=${1:-/hugebuf/fio2/fio}
 engine=${2:-/hugebuf/engine/hugebuf-fio2.so}
 [ -f /hugebuf/env ] && . /hugebuf/env
 T=/sys/kernel/tracing
+. "$(dirname "$0")/probe-lib.sh"
 
 result() { echo "@@KTEST RESULT mdmap:$1 $2 ${3:-0}"; }
 
@@ -36,70 +37,27 @@ skip_all() {	# reason
 	exit 0
 }
 
-# the value controller's namespace of nsid $1 as nvmeXnY
-ns_disk() {	# nsid
-	for c in /sys/class/nvme/nvme*; do
-		[ "$(tr -d ' \n' <"$c/serial" 2>/dev/null)" = hugebufval ] ||
-			continue
-		for n in "$c"/nvme*n*; do
-			[ "$(cat "$n/nsid" 2>/dev/null)" = "$1" ] || continue
-			echo "${n##*/}"
-			return 0
-		done
-	done
-	return 1
-}
 
-# a JSON number or string field of the report line (flat keys only)
-jfield() {	# file, key
-	grep -o "\"$2\":[^,}]*" "$1" | head -n 1 | cut -d: -f2 | tr -d '"'
-}
 
-hits() {	# event name
-	awk -v e="$1" '$1 == e { print $2 }' $T/kprobe_profile
-}
 
-kprobes_off() {
-	for e in hb_md_map hb_md_copy; do
-		[ -d $T/events/kprobes/$e ] || continue
-		echo 0 >$T/events/kprobes/$e/enable
-		echo "-:$e" >>$T/kprobe_events
-	done
-}
 
-# the function a copied command calls once, or none
-copy_probe() {
-	for f in bio_integrity_copy_user bio_integrity_add_page; do
-		grep -q " [tT] $f\$" /proc/kallsyms && { echo $f; return; }
-	done
-}
 
-kprobes_on() {
-	echo 'p:hb_md_map bio_integrity_map_user' >>$T/kprobe_events &&
-		echo "p:hb_md_copy $copy" >>$T/kprobe_events &&
-		echo 1 >$T/events/kprobes/hb_md_map/enable &&
-		echo 1 >$T/events/kprobes/hb_md_copy/enable
-}
 
 [ -n "$KTEST_VALUE_NS" ] || skip_all "no value namespaces in this guest (KTEST_VALUE_NS=0)"
 [ -x "$fio" ] || skip_all "no second fio in the guest (ktest.sh KTEST_FIO2: fio 3.41)"
 [ -f "$engine" ] || skip_all "no engine built for $($fio --version) in the guest"
 grep -q " [tT] bio_integrity_map_user\$" /proc/kallsyms ||
 	skip_all "bio_integrity_map_user is not a function of this kernel"
-copy=$(copy_probe)
+# the function a copied command calls once, or none
+copy=$(first_function bio_integrity_copy_user bio_integrity_add_page)
 [ -n "$copy" ] || skip_all "neither bio_integrity_copy_user nor bio_integrity_add_page is a function of this kernel"
-i=0
-while ! ns_disk 2 >/dev/null && [ $i -lt 50 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-d=$(ns_disk 2) || skip_all "no namespace 2 (pi1sep) on the value controller"
+d=$(wait_value_ns 2) || skip_all "no namespace 2 (pi1sep) on the value controller"
 ng=/dev/ng${d#nvme}
 [ -c "$ng" ] || skip_all "no $ng"
 segs=$(cat /sys/block/$d/queue/max_integrity_segments 2>/dev/null || echo none)
 echo "MDMAP ns=$d ng=$ng max_integrity_segments=$segs copy probe=$copy kernel=$(uname -r)"
-kprobes_off
-kprobes_on || skip_all "no kprobe events on bio_integrity_map_user and $copy"
+kprobes_off hb_md_map hb_md_copy
+kprobes_on hb_md_map:bio_integrity_map_user hb_md_copy:"$copy" || skip_all "no kprobe events on bio_integrity_map_user and $copy"
 echo 0 >$T/tracing_on 2>/dev/null	# count hits, keep no records
 
 # name, fio options...
@@ -109,7 +67,7 @@ job() {
 	rep=/tmp/mdmap-$name.json
 	out=/tmp/mdmap-$name.out
 	rm -f "$rep"
-	m0=$(hits hb_md_map) c0=$(hits hb_md_copy)
+	m0=$(kprobe_hits hb_md_map) c0=$(kprobe_hits hb_md_copy)
 	echo "@@KTEST RUN mdmap:$name"
 	s=$(date +%s)
 	timeout "${KTEST_TEST_TIMEOUT:-300}" "$fio" --name="mdmap-$name" \
@@ -121,8 +79,8 @@ job() {
 		--apptag_mask=0xffff --report_json="$rep" "$@" \
 		</dev/null >"$out" 2>&1
 	rc=$?
-	m=$(($(hits hb_md_map) - m0))
-	c=$(($(hits hb_md_copy) - c0))
+	m=$(($(kprobe_hits hb_md_map) - m0))
+	c=$(($(kprobe_hits hb_md_copy) - c0))
 	if [ $rc != 0 ] || [ ! -s "$rep" ]; then
 		tail -n 5 "$out"
 		echo "MDMAP job=$name fio exit $rc result=fail"
@@ -143,7 +101,8 @@ job() {
 	*) ok=0 ;;
 	esac
 	echo "MDMAP job=$name model=$model direct=$direct copied=$copied" \
-		"segments=$(grep -o '"md_segments_per_cmd":{[^}]*}' "$rep")" \
+		"segments=$(grep -o '"md_segments_per_cmd":{[^}]*}' "$rep" |
+			sed 's/.*"min":\([0-9]*\),"max":\([0-9]*\).*/\1-\2/')" \
 		"why=\"$(jfield "$rep" md_why)\" commands=$cmds mapped=$m" \
 		"bounced=$c result=$([ $ok = 1 ] && echo ok || echo fail)"
 	result "$name" $((1 - ok)) $(($(date +%s) - s))
@@ -151,4 +110,4 @@ job() {
 
 job hugetlb --backing=hugetlb
 job 4k --backing=4k
-kprobes_off
+kprobes_off hb_md_map hb_md_copy

@@ -45,6 +45,7 @@ engine=${2:-/hugebuf/engine/hugebuf-fio2.so}
 [ -f /hugebuf/env ] && . /hugebuf/env
 tmo=${KTEST_TEST_TIMEOUT:-300}
 T=/sys/kernel/tracing
+. "$(dirname "$0")/probe-lib.sh"
 EV=$T/events/nvme/nvme_setup_cmd
 
 result() { echo "@@KTEST RESULT nvval:$1 $2 ${3:-0}"; }
@@ -55,20 +56,6 @@ skip_all() {	# reason
 	exit 0
 }
 
-# the value controller's namespace of nsid $1 as nvmeXnY (its block
-# device, or only its ng character device when the kernel hides the disk)
-ns_disk() {	# nsid
-	for c in /sys/class/nvme/nvme*; do
-		[ "$(tr -d ' \n' <"$c/serial" 2>/dev/null)" = hugebufval ] ||
-			continue
-		for n in "$c"/nvme*n*; do
-			[ "$(cat "$n/nsid" 2>/dev/null)" = "$1" ] || continue
-			echo "${n##*/}"
-			return 0
-		done
-	done
-	return 1
-}
 
 # the nsid of namespace name $1 in KTEST_VALUE_NS ("nsid:name ...")
 ns_id() {	# name
@@ -81,15 +68,9 @@ ns_id() {	# name
 [ -n "$KTEST_VALUE_NS" ] || skip_all "no value namespaces in this guest (KTEST_VALUE_NS=0)"
 [ -x "$fio" ] || skip_all "no second fio in the guest (ktest.sh KTEST_FIO2: fio 3.41 built by tools/fio-build.sh)"
 [ -f "$engine" ] || skip_all "no engine built for $($fio --version) in the guest"
-# the value controller: its namespaces appear asynchronously
-i=0
-while ! ns_disk 1 >/dev/null && [ $i -lt 50 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-ns_disk 1 >/dev/null || skip_all "no NVMe controller of serial hugebufval"
+wait_value_ns 1 >/dev/null || skip_all "no NVMe controller of serial hugebufval"
 echo "NVVAL $($fio --version) engine=$engine namespaces:" $(for e in $KTEST_VALUE_NS; do
-	d=$(ns_disk "${e%%:*}") || d=none
+	d=$(value_ns "${e%%:*}") || d=none
 	echo "${e#*:}=$d(blk=$([ -b "/dev/$d" ] && cat "/sys/block/$d/size" || echo none))"
 done)
 
@@ -237,7 +218,7 @@ run_case() {
 	shift 5
 	s0=$(date +%s)
 	echo "@@KTEST RUN nvval:$name"
-	id=$(ns_id "$ns") && d=$(ns_disk "$id") || {
+	id=$(ns_id "$ns") && d=$(value_ns "$id") || {
 		echo "NVVAL case=$name ns=$ns result=skip skip=no namespace $ns in this guest"
 		result "$name" 77
 		return

@@ -34,6 +34,7 @@
 dev=${1:-/dev/ng0n1}
 engine=${2:-/hugebuf/engine/hugebuf.so}
 T=/sys/kernel/tracing
+. "$(dirname "$0")/probe-lib.sh"
 blk=nvme${dev#/dev/ng}
 
 result() { echo "@@KTEST RESULT $1 $2 ${3:-0}"; }
@@ -50,49 +51,21 @@ if [ ! -x /usr/bin/fio ] || [ ! -f "$engine" ]; then
 	exit 0
 fi
 
-# the function a copied command calls (per bounce page or once), or none
-copy_probe() {
-	for f in bio_add_pc_page bio_copy_user_iov; do
-		grep -q " [tT] $f\$" /proc/kallsyms && { echo $f; return; }
-	done
-}
-
-kprobes_on() {
-	echo 'p:hb_pt_map blk_rq_map_user_iov' >>$T/kprobe_events &&
-		echo "p:hb_pt_copy $copy" >>$T/kprobe_events &&
-		echo 1 >$T/events/kprobes/hb_pt_map/enable &&
-		echo 1 >$T/events/kprobes/hb_pt_copy/enable
-}
-
-kprobes_off() {
-	for e in hb_pt_map hb_pt_copy; do
-		[ -d $T/events/kprobes/$e ] || continue
-		echo 0 >$T/events/kprobes/$e/enable
-		echo "-:$e" >>$T/kprobe_events
-	done
-}
-
-hits() {	# event name
-	awk -v e="$1" '$1 == e { print $2 }' $T/kprobe_profile
-}
 
 # the engine refused cmd_type=nvme because the kernel has no URING_CMD
 # (5.19): its one line, from lib/model/ringfeat.c, names the feature
 nocmd() { grep -q 'needs IORING_OP_URING_CMD' "$1"; }
 
-# a JSON number or string field of the report line (flat keys only)
-jfield() {	# file, key
-	grep -o "\"$2\":[^,}]*" "$1" | head -n 1 | cut -d: -f2 | tr -d '"'
-}
 
 sectors=$(cat /sys/block/$blk/size)
 off=$((sectors * 512 - 128 * 1048576))
-kprobes_off
-copy=$(copy_probe)
+kprobes_off hb_pt_map hb_pt_copy
+# the function a copied command calls (per bounce page or once), or none
+copy=$(first_function bio_add_pc_page bio_copy_user_iov)
 probes=0
 if [ -z "$copy" ]; then
 	why="neither bio_add_pc_page nor bio_copy_user_iov is a function of this kernel"
-elif ! kprobes_on; then
+elif ! kprobes_on hb_pt_map:blk_rq_map_user_iov hb_pt_copy:"$copy"; then
 	why="no kprobe events on blk_rq_map_user_iov and $copy"
 else
 	probes=1
@@ -119,7 +92,7 @@ job() {
 	rep=/tmp/pt-$name.json
 	out=/tmp/pt-$name.out
 	rm -f "$rep"
-	m0=$(hits hb_pt_map) c0=$(hits hb_pt_copy)
+	m0=$(kprobe_hits hb_pt_map) c0=$(kprobe_hits hb_pt_copy)
 	echo "@@KTEST RUN pt:$name"
 	s=$(date +%s)
 	timeout "${KTEST_TEST_TIMEOUT:-300}" /usr/bin/fio --name="pt-$name" \
@@ -154,8 +127,8 @@ job() {
 		result "pt-path:$name" 77
 		return
 	fi
-	m=$(($(hits hb_pt_map) - m0))
-	c=$(($(hits hb_pt_copy) - c0))
+	m=$(($(kprobe_hits hb_pt_map) - m0))
+	c=$(($(kprobe_hits hb_pt_copy) - c0))
 	cmds=$(jfield "$rep" pt_commands)
 	got=$(jfield "$rep" pt_predicted)
 	echo "PT job=$name predicted=$got want=$want commands=$cmds" \
@@ -214,6 +187,6 @@ if [ -f /hugebuf/nvme-passthrough.fio ]; then
 	fi
 	result pt:example $rc $(($(date +%s) - s))
 fi
-kprobes_off
+kprobes_off hb_pt_map hb_pt_copy
 echo 1 >$T/tracing_on 2>/dev/null
 exit 0
