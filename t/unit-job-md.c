@@ -71,7 +71,8 @@ static int check_case(const struct md_case *c)
 	int ret = T_EXIT_PASS;
 
 	if (!j)
-		return t_fail("a 4 KiB job with md_per_io_size=%u", c->md_per_io);
+		return t_fail("a 4 KiB job with md_per_io_size=%u",
+			      c->md_per_io);
 	if (j->plan.km.md_user_map != HB_MD_DIRECT) {
 		hb_job_free(j);
 		return t_skip("kernel model %s does not map metadata",

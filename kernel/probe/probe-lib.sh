@@ -54,9 +54,9 @@ first_function() {	# function...
 
 kprobes_on() {	# name:function...
 	for pl_p in "$@"; do
+		pl_e=$PT_TRACING/events/kprobes/${pl_p%%:*}
 		echo "p:${pl_p%%:*} ${pl_p#*:}" >>$PT_TRACING/kprobe_events &&
-			echo 1 >"$PT_TRACING/events/kprobes/${pl_p%%:*}/enable" ||
-			return 1
+			echo 1 >"$pl_e/enable" || return 1
 	done
 }
 

@@ -91,7 +91,8 @@ struct hb_kmodel {
 	bool acct_clone_fixed;		/* 7.4, efde156d91ba */
 	enum hb_kbug iowq_exit_race;	/* 7.0 - 7.3.1: io-wq idle exit */
 	bool atomic_ubuf_only;		/* 6.11, c34fc6f26ab8: RWF_ATOMIC */
-	enum hb_md_map md_user_map;	/* DIRECT: bio_integrity_map_user() */
+	/* DIRECT: bio_integrity_map_user() (6.12, 7.3.4) */
+	enum hb_md_map md_user_map;
 	int kmajor, kminor, ksublevel;	/* ksublevel -1: not known */
 	char name[24];			/* "6.12", "6.1+hugebuf" */
 };

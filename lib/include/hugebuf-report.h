@@ -98,9 +98,10 @@ struct hb_pt_report {
 
 /* md_per_io_size: what hb_model_md_map() predicts per I/O slot */
 struct hb_md_report {
-	uint64_t md_len;		/* metadata bytes of the largest command */
-	bool passthrough;		/* NVMe commands, else the PI attribute */
-	unsigned int max_integrity_segments;	/* the queue's, 0: not read */
+	uint64_t md_len;		/* metadata of the largest command */
+	bool passthrough;		/* NVMe commands, else PI attribute */
+	/* the queue's max_integrity_segments; 0: not read */
+	unsigned int max_integrity_segments;
 	bool predicted;
 	unsigned int count[3];		/* slots per enum hb_md_map */
 	unsigned int segs_min, segs_max;	/* integrity segments */

@@ -241,9 +241,10 @@ static enum hb_kbug iowq_exit_race(int major, int minor, int sub)
  * ext4 and XFS since they took atomic writes, so a registered buffer's
  * write (READ/WRITE_FIXED import an ITER_BVEC) is refused EINVAL, and so
  * is a vectored one of more than one iovec (ITER_IOVEC); IORING_OP_WRITE
- * imports ITER_UBUF (io_uring/rw.c import_ubuf()).  The test is unchanged in 7.3.4's source (read); seen
- * on 6.12 and 7.3 (NVMe) and 6.18 (XFS).  Before 6.11 the flag is not
- * known and the kernel refuses it whatever the buffer (EOPNOTSUPP).
+ * imports ITER_UBUF (io_uring/rw.c import_ubuf()).  The test is
+ * unchanged in 7.3.4's source (read); seen on 6.12 and 7.3 (NVMe) and
+ * 6.18 (XFS).  Before 6.11 the flag is not known and the kernel refuses
+ * it whatever the buffer (EOPNOTSUPP).
  */
 static bool atomic_ubuf_only(int major, int minor)
 {
