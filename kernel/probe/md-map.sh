@@ -17,9 +17,22 @@
 #                            inlined (Debian's 7.3.4) bio_integrity_add_page,
 #                            which in 7.3.4's block layer only the copy
 #                            calls (and the NVMe target, not loaded here)
+# Before bio_integrity_map_user() (6.1.192) the NVMe driver copies every
+# metadata buffer itself: nvme_add_user_metadata() (drivers/nvme/host/
+# ioctl.c) kmalloc()s a bounce buffer, copies a write's metadata into it
+# and gives the bio its one page.  There the two kprobes are
+#   nvme_add_user_metadata   every command with a metadata buffer (where
+#                            it is inlined, bio_integrity_alloc: in 6.1
+#                            only the copy and the block layer's own PI
+#                            generation call it, and the job sends no
+#                            block I/O to the namespace)
+#   bio_integrity_add_page   the bounce buffer's page, once per command
 # The model's word per slot is the check: every slot direct, no copy;
-# every slot copied, a copy per mapped command.  A kernel without these
-# functions (6.1 copies in the NVMe driver) is a counted skip naming it.
+# every slot copied, a copy per mapped command.  A kernel without any of
+# these functions, or whose block layer takes no integrity data (no
+# CONFIG_BLK_DEV_INTEGRITY: the namespace has no integrity directory in
+# sysfs and 6.1 answers such a command EINVAL), is a counted skip naming
+# it.
 # Output: "MDMAP job=... model=... commands=N mapped=N copied=N" and
 # "@@KTEST RESULT mdmap:JOB rc secs".
 # Usage: md-map.sh FIO ENGINE
@@ -37,27 +50,29 @@ skip_all() {	# reason
 	exit 0
 }
 
-
-
-
-
-
-
 [ -n "$KTEST_VALUE_NS" ] || skip_all "no value namespaces in this guest (KTEST_VALUE_NS=0)"
 [ -x "$fio" ] || skip_all "no second fio in the guest (ktest.sh KTEST_FIO2: fio 3.41)"
 [ -f "$engine" ] || skip_all "no engine built for $($fio --version) in the guest"
-grep -q " [tT] bio_integrity_map_user\$" /proc/kallsyms ||
-	skip_all "bio_integrity_map_user is not a function of this kernel"
-# the function a copied command calls once, or none
-copy=$(first_function bio_integrity_copy_user bio_integrity_add_page)
-[ -n "$copy" ] || skip_all "neither bio_integrity_copy_user nor bio_integrity_add_page is a function of this kernel"
 d=$(wait_value_ns 2) || skip_all "no namespace 2 (pi1sep) on the value controller"
 ng=/dev/ng${d#nvme}
 [ -c "$ng" ] || skip_all "no $ng"
+# the function every command with a metadata buffer calls once, and the
+# one a copied command calls once; 6.1's driver copies them all
+if map=$(first_function bio_integrity_map_user); then
+	copy=$(first_function bio_integrity_copy_user bio_integrity_add_page) ||
+		skip_all "neither bio_integrity_copy_user nor bio_integrity_add_page is a function of this kernel"
+else
+	# without CONFIG_BLK_DEV_INTEGRITY 6.1 has none of bio_integrity_*
+	# and answers a command with metadata EINVAL (bio_integrity_alloc())
+	copy=$(first_function bio_integrity_add_page) ||
+		skip_all "$(uname -r) takes no integrity data (no bio_integrity_add_page: CONFIG_BLK_DEV_INTEGRITY is off), metadata commands fail EINVAL: run md-map on a kernel built with it"
+	map=$(first_function nvme_add_user_metadata bio_integrity_alloc) ||
+		skip_all "neither nvme_add_user_metadata nor bio_integrity_alloc is a function of this kernel"
+fi
 segs=$(cat /sys/block/$d/queue/max_integrity_segments 2>/dev/null || echo none)
-echo "MDMAP ns=$d ng=$ng max_integrity_segments=$segs copy probe=$copy kernel=$(uname -r)"
+echo "MDMAP ns=$d ng=$ng max_integrity_segments=$segs map probe=$map copy probe=$copy kernel=$(uname -r)"
 kprobes_off hb_md_map hb_md_copy
-kprobes_on hb_md_map:bio_integrity_map_user hb_md_copy:"$copy" || skip_all "no kprobe events on bio_integrity_map_user and $copy"
+kprobes_on hb_md_map:"$map" hb_md_copy:"$copy" || skip_all "no kprobe events on $map and $copy"
 echo 0 >$T/tracing_on 2>/dev/null	# count hits, keep no records
 
 # name, fio options...
