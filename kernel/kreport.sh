@@ -114,7 +114,7 @@ print_nvvalues() {	# dir with console-<kernel>.log.txt, kernels...
 	printf 'kernel, fio'"'"'s own engine against hugebuf'"'"'s: outcome / NVMe I/O commands\n'
 	printf 'per I/O / opcodes:count (the nvme_setup_cmd tracepoint, qid != 0);\n'
 	printf 'data = the region after each (md5) or fio'"'"'s PI read-back of ours.\n'
-	printf '%-12s %-8s %-34s %-34s %-27s %s\n' case kernel "fio's engine" hugebuf \
+	printf '%-14s %-8s %-34s %-34s %-27s %s\n' case kernel "fio's engine" hugebuf \
 		data result
 	for k in "$@"; do
 		f=$dir/console-$k.log.txt
@@ -136,10 +136,10 @@ print_nvvalues() {	# dir with console-<kernel>.log.txt, kernels...
 				r = r "/as-modelled"
 			if (r == "skip" && v["fio"] == "") {
 				s = $0; sub(/.*skip=/, "", s)
-				printf "%-12s %-8s skip: %s\n", v["case"], k, s
+				printf "%-14s %-8s skip: %s\n", v["case"], k, s
 				next
 			}
-			printf "%-12s %-8s %-34s %-34s %-27s %s\n", v["case"], k,
+			printf "%-14s %-8s %-34s %-34s %-27s %s\n", v["case"], k,
 				v["fio"], v["hugebuf"], v["data"], r
 		}'
 	done
