@@ -163,11 +163,13 @@ build_initramfs() {	# $1 = label, $2 = output
 # tools/fio-build.sh --check does), in the run's directory.  ENGINE2 is
 # "" when there is no second fio or no engine for it: the probes that
 # need it skip, saying so.
-# whether guest $1 runs a probe of the value controller and fio 3.41:
-# nvme-values (its kernels column is "-", no kernel, unless a
-# KTEST_PROBES_TAB copy names some) or md-map
-value_probe_runs_on() {	# $1 = label
-	probe_runs_on nvme-values "$1" || probe_runs_on md-map "$1"
+# whether the main guest of kernel $1 (or its guest $2, "iommu") runs a
+# probe of the value controller and fio 3.41: nvme-values (its kernels
+# column is "-", no kernel, unless a KTEST_PROBES_TAB copy names some) or
+# md-map (an IOMMU guest only from a copy with an iommu line of it)
+value_probe_runs_on() {	# $1 = kernel [, $2 = guest]
+	probe_runs_on nvme-values "$1" "${2:-main}" ||
+		probe_runs_on md-map "$1" "${2:-main}"
 }
 
 # whether a guest of this run does
@@ -175,6 +177,7 @@ nvme_values_wanted() {
 	local k
 	for k in $KTEST_KERNELS; do
 		value_probe_runs_on "$k" && return 0
+		value_probe_runs_on "$k" iommu && return 0
 	done
 	return 1
 }
@@ -334,7 +337,8 @@ boot_kernel() {	# $1 = label, $2 = bzImage, $3 = initramfs [, $4 = iommu]; conso
 
 # The value namespaces of kernel/probe/nvme-values.sh (issue 45): one
 # more qemu NVMe controller, serial hugebufval, in the DMA-direct guests
-# only (the IOMMU guests stay as they were), each namespace a small raw
+# (an IOMMU guest only where a probes copy has an iommu line of md-map
+# for its kernel), each namespace a small raw
 # image of its own, so that nvme0n1 and hugebufpt keep their disks and
 # results.  One line per namespace: nsid, name (nvme-values.sh finds each
 # by its nsid, through KTEST_VALUE_NS in /hugebuf/env), image size and
@@ -355,7 +359,8 @@ KTEST_VALUE_NS=${KTEST_VALUE_NS:-1}
 # "nsid:name ..." of VALUE_NS_TAB for guest $1, or "" without it
 value_ns_list() {	# $1 = label
 	[ "$KTEST_VALUE_NS" = 0 ] && return 0
-	value_probe_runs_on "$1" || return 0
+	# the kernel's IOMMU guest boots the same initramfs
+	value_probe_runs_on "$1" || value_probe_runs_on "$1" iommu || return 0
 	printf '%s\n' "$VALUE_NS_TAB" | awk '{ printf "%s%s:%s", (NR > 1 ? " " : ""), $1, $2 }'
 }
 
@@ -363,8 +368,12 @@ value_ns_args() {	# $1 = label, $2 = "iommu" or ""
 	local nsid name size props img
 	VALUE_NS_ARGS=()
 	VALUE_NS_APPEND=
-	[ "$KTEST_VALUE_NS" != 0 ] && [ "$2" != iommu ] || return 0
-	value_probe_runs_on "$1" || return 0
+	[ "$KTEST_VALUE_NS" != 0 ] || return 0
+	if [ "$2" = iommu ]; then
+		value_probe_runs_on "${1%-iommu}" iommu || return 0
+	else
+		value_probe_runs_on "$1" || return 0
+	fi
 	VALUE_NS_ARGS=(-device nvme,id=hbval,serial=hugebufval)
 	# edd=off: with these namespaces the setup code's BIOS disk probe
 	# (EDD) stopped a 7.3 guest's boot three times under TCG, and never

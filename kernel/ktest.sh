@@ -90,8 +90,9 @@
 #                       directory unless KTEST_ENGINE2 names one; "" none
 #                       [$HB_FIO_CACHE/3.41/fio-3.41/fio if built]
 #   KTEST_VALUE_NS      0 boots no value namespaces (kboot.sh: the NVMe
-#                       controller of nvme-values, in the guests it runs
-#                       in) [1]
+#                       controller of nvme-values and md-map, in the
+#                       guests they run in; an IOMMU guest only where a
+#                       probes copy has md-map's line as "iommu raw") [1]
 #   KTEST_NVME_SUITE    tests to run again with their files on NVMe: all,
 #                       0 (none), or a comma list of test names; the whole
 #                       suite on NVMe costs ~13 min under TCG, so the
@@ -196,12 +197,13 @@ ktest_only() {
 # results judge report program [arguments...]
 probe_rows() { grep -v -e '^#' -e '^[[:space:]]*$' "$PROBES_TAB"; }
 
-# whether probe $1 of the main guest runs on kernel $2 in this run
-probe_runs_on() {	# name, kernel
+# whether probe $1 of the main guest (or of guest $3) runs on kernel $2
+# in this run
+probe_runs_on() {	# name, kernel [, guest]
 	local name guest kernels
 	ktest_only "$1" || return 1
 	while read -r name guest _ kernels _; do
-		[ "$name" = "$1" ] && [ "$guest" = main ] &&
+		[ "$name" = "$1" ] && [ "$guest" = "${3:-main}" ] &&
 			probe_on_kernel "$kernels" "$2" && return 0
 	done < <(probe_rows)
 	return 1
