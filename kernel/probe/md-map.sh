@@ -27,6 +27,12 @@
 #                            generation call it, and the job sends no
 #                            block I/O to the namespace)
 #   bio_integrity_add_page   the bounce buffer's page, once per command
+# In an IOMMU guest (KTEST_IOMMU=1, a probes copy with an iommu line of
+# md-map) a third kprobe records the length of every DMA API mapping
+# (dma_map_phys, 7.x; dma_map_page_attrs before it) during the job; the
+# ones of the metadata's length, one per command and integrity segment
+# (nvme_map_metadata()'s dma_map_bvec(), 6.12), are checked against the
+# report's md_dma_per_cmd for every command.
 # The model's word per slot is the check: every slot direct, no copy;
 # every slot copied, a copy per mapped command.  A kernel without any of
 # these functions, or whose block layer takes no integrity data (no
@@ -71,9 +77,34 @@ else
 fi
 segs=$(cat /sys/block/$d/queue/max_integrity_segments 2>/dev/null || echo none)
 echo "MDMAP ns=$d ng=$ng max_integrity_segments=$segs map probe=$map copy probe=$copy kernel=$(uname -r)"
-kprobes_off hb_md_map hb_md_copy
+kprobes_off hb_md_map hb_md_copy hb_md_dma
 kprobes_on hb_md_map:"$map" hb_md_copy:"$copy" || skip_all "no kprobe events on $map and $copy"
 echo 0 >$T/tracing_on 2>/dev/null	# count hits, keep no records
+# the IOMMU guest's DMA mappings: the function and its size argument
+# (x86-64: dma_map_phys(dev, phys, size...), dma_map_page_attrs(dev,
+# page, offset, size...)), recorded
+dma=
+if [ "${KTEST_IOMMU:-0}" = 1 ]; then
+	dma=$(first_function dma_map_phys dma_map_page_attrs) ||
+		skip_all "neither dma_map_phys nor dma_map_page_attrs is a function of this kernel"
+	case $dma in
+	dma_map_phys) reg=%dx ;;
+	*) reg=%cx ;;
+	esac
+	if ! echo "p:hb_md_dma $dma len=$reg:u64" >>$T/kprobe_events ||
+	   ! echo 1 >$T/events/kprobes/hb_md_dma/enable; then
+		skip_all "no kprobe event on $dma"
+	fi
+	grp=$(readlink "/sys/block/$d/device/device/iommu_group" 2>/dev/null)
+	grp=${grp##*/}
+	echo "MDMAP iommu dma probe=$dma group=${grp:-none}" \
+		"type=$(cat "/sys/kernel/iommu_groups/$grp/type" 2>/dev/null)"
+fi
+
+# the DMA mappings of LEN bytes the trace holds
+dma_maps_of() {	# len
+	grep -c " hb_md_dma: .* len=$1\$" $T/trace
+}
 
 # name, fio options...
 job() {
@@ -84,6 +115,10 @@ job() {
 	rm -f "$rep"
 	m0=$(kprobe_hits hb_md_map) c0=$(kprobe_hits hb_md_copy)
 	echo "@@KTEST RUN mdmap:$name"
+	if [ -n "$dma" ]; then
+		echo >$T/trace
+		echo 1 >$T/tracing_on
+	fi
 	s=$(date +%s)
 	timeout "${KTEST_TEST_TIMEOUT:-300}" "$fio" --name="mdmap-$name" \
 		--ioengine=external:"$engine" --filename="$ng" \
@@ -94,6 +129,7 @@ job() {
 		--apptag_mask=0xffff --report_json="$rep" "$@" \
 		</dev/null >"$out" 2>&1
 	rc=$?
+	[ -n "$dma" ] && echo 0 >$T/tracing_on
 	m=$(($(kprobe_hits hb_md_map) - m0))
 	c=$(($(kprobe_hits hb_md_copy) - c0))
 	if [ $rc != 0 ] || [ ! -s "$rep" ]; then
@@ -115,14 +151,26 @@ job() {
 	mixed) [ "$c" -gt 0 ] && [ "$c" -lt "$m" ] || ok=0 ;;
 	*) ok=0 ;;
 	esac
+	# IOMMU guest: md_dma_per_cmd DMA mappings of md_len per command
+	dmaw=
+	if [ -n "$dma" ]; then
+		mdlen=$(jfield "$rep" md_len)
+		per=$(grep -o '"md_dma_per_cmd":{[^}]*}' "$rep" |
+			sed 's/.*"min":\([0-9]*\),"max":\([0-9]*\).*/\1 \2/')
+		dmin=${per% *} dmax=${per#* }
+		dm=$(dma_maps_of "$mdlen")
+		[ -n "$dmin" ] && [ "$dmin" = "$dmax" ] &&
+			[ "$dm" = $((dmin * cmds)) ] || ok=0
+		dmaw=" md_len=$mdlen dma_per_cmd=$dmin-$dmax dma_maps=$dm"
+	fi
 	echo "MDMAP job=$name model=$model direct=$direct copied=$copied" \
 		"segments=$(grep -o '"md_segments_per_cmd":{[^}]*}' "$rep" |
 			sed 's/.*"min":\([0-9]*\),"max":\([0-9]*\).*/\1-\2/')" \
 		"why=\"$(jfield "$rep" md_why)\" commands=$cmds mapped=$m" \
-		"bounced=$c result=$([ $ok = 1 ] && echo ok || echo fail)"
+		"bounced=$c$dmaw result=$([ $ok = 1 ] && echo ok || echo fail)"
 	result "$name" $((1 - ok)) $(($(date +%s) - s))
 }
 
 job hugetlb --backing=hugetlb
 job 4k --backing=4k
-kprobes_off hb_md_map hb_md_copy
+kprobes_off hb_md_map hb_md_copy hb_md_dma
