@@ -126,7 +126,7 @@ def configs(engine_so, full):
                 ["--fixedbufs=%d" % f, "--registerfiles=1", "--mem=" + m,
                  "--hugepage-size=2M"], True,
                 "4k" if m == "malloc" else "shm 2M", f))
-    if env("HUGEBUF_BENCH_FRAG", "1") != "0":
+    if fragment.factor() > 0:
         out.extend(frag_configs(out))
     return out
 
@@ -755,7 +755,7 @@ def execute(plan, ctx, results_path):
                                  plan.rb_cap.items()}},
             "builtin": [c.name for c in cfgs if c.builtin],
             "fragmented": [c.name for c in cfgs if c.frag],
-            "frag_factor": fragment.FACTOR}
+            "frag_factor": fragment.factor()}
     out.write(json.dumps(meta) + "\n")
     t_start = time.monotonic()
     cli_done = set()
