@@ -236,6 +236,7 @@ struct hbe_meta {
 	unsigned int interval;	/* bytes of data per metadata unit */
 	unsigned int shift;	/* log2(@interval) */
 	unsigned int ms;	/* metadata bytes per unit */
+	uint64_t len;		/* metadata of the largest I/O */
 	uint16_t flags;		/* IO_INTEGRITY_CHK_* of pi_chk */
 	uint16_t app_tag;
 	/*
@@ -477,6 +478,7 @@ static inline void hbe_trim_report(struct hbe_data *hd)
 int hbe_meta_init(struct thread_data *td, struct hbe_data *hd);
 int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
 		  struct fio_file *f);
+void hbe_meta_predict(struct hbe_data *hd);
 void hbe_meta_prep(struct hbe_data *hd, struct io_uring_sqe *sqe,
 		   struct hbe_piece *pc);
 int hbe_meta_result(struct hbe_data *hd, struct hbe_piece *pc, int res);
@@ -495,6 +497,11 @@ static inline int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
 	(void)hd;
 	(void)f;
 	return 0;
+}
+
+static inline void hbe_meta_predict(struct hbe_data *hd)
+{
+	(void)hd;
 }
 
 static inline void hbe_meta_prep(struct hbe_data *hd,

@@ -627,6 +627,7 @@ static int hbe_open_file(struct thread_data *td, struct fio_file *f)
 	}
 	hb_job_file_opened(hd->job, f->file_name,
 			   f->filetype == FIO_TYPE_CHAR);
+	hbe_meta_predict(hd);
 	hbe_trim_open(td, hd, f);
 	if (o->registerfiles && hd->ring_ok) {
 		ret = io_uring_register_files_update(&hd->ring, f->fileno,

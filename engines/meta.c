@@ -19,7 +19,6 @@
  * (fio_ioring_validate_md()), but returns before it for a whole transfer.
  */
 #include <errno.h>
-#include <limits.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
@@ -119,26 +118,6 @@ static int hbe_meta_pi_fmt(struct fio_file *f, const struct hbe_lbmd_cap *cap,
 }
 
 /*
- * What the kernel makes of each slot's metadata buffer for the job's
- * largest I/O, taken as one bio (lib's model of bio_integrity_map_iter()),
- * on the file's block device queue; the first file's.
- */
-static void hbe_meta_predict(struct hbe_data *hd, struct fio_file *f,
-			     unsigned long long md_len)
-{
-	struct hb_queue_limits lim;
-	char dev[NAME_MAX + 1];
-	bool ok;
-
-	if (hd->md_on)
-		return;
-	ok = !hb_blkdev_of_path(f->file_name, dev, sizeof(dev)) &&
-	     !hb_blkdev_queue_limits(dev, false, &lim);
-	hd->md_on = !hb_job_md_predict(hd->job, ok ? &lim : NULL, md_len,
-				       false, &hd->md);
-}
-
-/*
  * ->open_file: the file's integrity profile, which every file of the job
  * shares (the attribute's sizes are the job's).
  */
@@ -192,8 +171,21 @@ int hbe_meta_open(struct thread_data *td, struct hbe_data *hd,
 			m->ms, m->interval, need);
 		return -EINVAL;
 	}
-	hbe_meta_predict(hd, f, need);
+	m->len = need;
 	return 0;
+}
+
+/*
+ * After hb_job_file_opened(): what the kernel makes of each slot's
+ * metadata buffer for the job's largest I/O, taken as one bio (lib's
+ * model of bio_integrity_map_iter()), on the queue of the block device
+ * lib found under the first file.
+ */
+void hbe_meta_predict(struct hbe_data *hd)
+{
+	if (!hd->meta.on || hd->md_on)
+		return;
+	hd->md_on = !hb_job_md_predict_dev(hd->job, hd->meta.len, &hd->md);
 }
 
 /* The LBAs of @len bytes of the piece, its metadata in its attribute. */

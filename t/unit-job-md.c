@@ -8,6 +8,12 @@
  * on a queue of one integrity segment); 8 KiB per slot span two 4 KiB
  * folios (two bvecs: copied at one segment, two SGL segments at 15).  A
  * queue without max_integrity_segments gets no prediction, said.
+ *
+ * hb_job_md_predict_dev(), for reads and writes with a PI attribute, reads
+ * the queue of the device hb_job_file_opened() found: a file on no block
+ * device still gets the report's md_* keys, no prediction said; on the
+ * host's disk under "/" it predicts what hb_job_md_predict() does with
+ * that device's limits.
  */
 #include <errno.h>
 #include <string.h>
@@ -115,6 +121,91 @@ static int check_no_limit(void)
 	return ret;
 }
 
+/* the PI attribute's report of the job's device: no error, said */
+static int dev_report(struct hb_job *j, const char *what,
+		      struct hb_md_report *r)
+{
+	if (hb_job_md_predict_dev(j, 512, r))
+		return t_fail("%s: hb_job_md_predict_dev: %s", what,
+			      hb_errmsg());
+	if (r->passthrough || r->md_len != 512)
+		return t_fail("%s: a report of %llu bytes, passthrough %d",
+			      what, (unsigned long long)r->md_len,
+			      r->passthrough);
+	if (!r->predicted && !r->not_predicted)
+		return t_fail("%s: no prediction and no reason", what);
+	return T_EXIT_PASS;
+}
+
+/* before any file, and a file on no block device (procfs) */
+static int check_no_device(void)
+{
+	struct hb_md_report r;
+	struct hb_job *j = md_job(512);
+	int ret;
+
+	if (!j)
+		return t_fail("a 4 KiB job with md_per_io_size=512");
+	ret = dev_report(j, "no file opened", &r);
+	if (!ret && r.predicted)
+		ret = t_fail("a prediction before any file was opened");
+	if (!ret) {
+		hb_job_file_opened(j, "/proc/self/stat", false);
+		ret = dev_report(j, "a file on procfs", &r);
+	}
+	if (!ret && r.predicted)
+		ret = t_fail("a prediction for a file on no block device");
+	hb_job_free(j);
+	return ret;
+}
+
+static bool md_same(const struct hb_md_report *a, const struct hb_md_report *b)
+{
+	return a->predicted == b->predicted &&
+	       a->max_integrity_segments == b->max_integrity_segments &&
+	       !memcmp(a->count, b->count, sizeof(a->count)) &&
+	       a->segs_max == b->segs_max && a->dma_max == b->dma_max &&
+	       a->sgl == b->sgl &&
+	       !strcmp(a->not_predicted ? a->not_predicted : "",
+		       b->not_predicted ? b->not_predicted : "");
+}
+
+/*
+ * The disk under "/": its limits as hb_job_file_opened() found it.
+ * Counts its own pass: a skip here is a skip, not a pass too.
+ */
+static int check_root_device(void)
+{
+	struct hb_md_report got, want;
+	struct hb_queue_limits lim;
+	struct hb_job *j = md_job(512);
+	int ret = T_EXIT_PASS;
+
+	if (!j)
+		return t_fail("a 4 KiB job with md_per_io_size=512");
+	hb_job_file_opened(j, "/", false);
+	if (j->dev[0] == '-' || !j->dev[0] ||
+	    hb_blkdev_queue_limits(j->dev, false, &lim)) {
+		hb_job_free(j);
+		return t_skip_check("\"/\" is not on a block device with "
+				    "queue limits in sysfs");
+	}
+	if (hb_job_md_predict(j, &lim, 512, false, &want))
+		ret = t_fail("hb_job_md_predict on %s: %s", j->dev,
+			     hb_errmsg());
+	else
+		ret = dev_report(j, j->dev, &got);
+	if (!ret && !md_same(&got, &want))
+		ret = t_fail("%s: predicted %d at %u segments (%s), its limits "
+			     "give %d at %u (%s)", j->dev, got.predicted,
+			     got.max_integrity_segments,
+			     got.not_predicted ? got.not_predicted : "",
+			     want.predicted, want.max_integrity_segments,
+			     want.not_predicted ? want.not_predicted : "");
+	hb_job_free(j);
+	return ret ? ret : t_pass();
+}
+
 int main(void)
 {
 	int ret = T_EXIT_PASS;
@@ -123,5 +214,7 @@ int main(void)
 	for (i = 0; i < T_ARRAY_SIZE(cases); i++)
 		ret = t_worst(ret, t_sub(check_case(&cases[i])));
 	ret = t_worst(ret, t_sub(check_no_limit()));
+	ret = t_worst(ret, t_sub(check_no_device()));
+	ret = t_worst(ret, check_root_device());
 	return t_done(ret);
 }

@@ -126,6 +126,15 @@ int hb_job_md_predict(const struct hb_job *j,
 		      const struct hb_queue_limits *lim, uint64_t md_len,
 		      bool passthrough, struct hb_md_report *r);
 
+/*
+ * The same for reads and writes with a PI attribute, on the queue of the
+ * block device hb_job_file_opened() found under the job's first file
+ * (call it after that): no device, or no limits in sysfs, is said in
+ * @r->not_predicted.
+ */
+int hb_job_md_predict_dev(const struct hb_job *j, uint64_t md_len,
+			  struct hb_md_report *r);
+
 /* What the framework knows of the job at its end. */
 struct hb_job_end {
 	const char *name;		/* any bytes */

@@ -482,6 +482,22 @@ int hb_job_md_predict(const struct hb_job *j,
 	return 0;
 }
 
+/* hb_job_file_opened() found a block device under the first file */
+static bool job_has_blkdev(const struct hb_job *j)
+{
+	return j->dev[0] && j->dev[0] != '-';
+}
+
+int hb_job_md_predict_dev(const struct hb_job *j, uint64_t md_len,
+			  struct hb_md_report *r)
+{
+	struct hb_queue_limits lim;
+	bool ok = job_has_blkdev(j) &&
+		  !hb_blkdev_queue_limits(j->dev, false, &lim);
+
+	return hb_job_md_predict(j, ok ? &lim : NULL, md_len, false, r);
+}
+
 /*
  * Device requests of the first I/O (job_probe_first_io()), on its queue;
  * with fixedbufs=0 also the plain model's counts in @plain.

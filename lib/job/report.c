@@ -216,6 +216,12 @@ static int one_kind(const unsigned int count[3])
 	return kind;
 }
 
+/* the buffers or slots counted in all three kinds */
+static unsigned int count_total(const unsigned int count[3])
+{
+	return count[0] + count[1] + count[2];
+}
+
 /* "direct", "copy", "einval", "mixed" or "" for the buffers' paths */
 static const char *pt_path_word(const struct hb_pt_report *pt)
 {
@@ -254,7 +260,7 @@ static void text_pt(struct hb_str *out, const char *prefix, const char *job,
 		      "%u buffers", prefix, job,
 		      (unsigned long long)pt->cmd_len, pt->count[HB_PT_DIRECT],
 		      pt->count[HB_PT_COPY], pt->count[HB_PT_EINVAL],
-		      pt->count[0] + pt->count[1] + pt->count[2]);
+		      count_total(pt->count));
 	if (pt->count[HB_PT_DIRECT])
 		hbi_str_printf(out, "; %u-%u DMA segments", pt->segs_min,
 			      pt->segs_max);
@@ -276,11 +282,10 @@ static const char *md_map_word(const struct hb_md_report *md)
 /* how the driver describes the metadata: MPTR, SGL or both */
 static const char *md_desc_word(const struct hb_md_report *md)
 {
-	unsigned int n = md->count[0] + md->count[1] + md->count[2];
-
 	if (!md->sgl)
 		return "metadata pointer";
-	return md->sgl == n ? "metadata SGL" : "metadata pointer or SGL";
+	return md->sgl == count_total(md->count) ? "metadata SGL" :
+						   "metadata pointer or SGL";
 }
 
 static void text_md(struct hb_str *out, const char *prefix, const char *job,
@@ -299,7 +304,7 @@ static void text_md(struct hb_str *out, const char *prefix, const char *job,
 	hbi_str_printf(out, "direct %u, copied %u of %u buffers; %u-%u "
 		      "integrity segments, %u-%u DMA addresses per command "
 		      "(%s)", md->count[HB_MD_DIRECT], md->count[HB_MD_COPIED],
-		      md->count[0] + md->count[1] + md->count[2],
+		      count_total(md->count),
 		      md->segs_min, md->segs_max, md->dma_min, md->dma_max,
 		      md_desc_word(md));
 	if (md->why)
