@@ -102,6 +102,9 @@ class Config:
 # whose CPU per GiB the like-for-like table compares
 FRAG_POINTS = (("randread", "8M"), ("randread", "32M"))
 FRAG_SUFFIX = " fragmented"
+# seconds of the fragmenter's set-up per GiB of the job's buffers, for
+# the run's time estimate
+FRAG_S_PER_GIB = 11
 
 
 def configs(engine_so, full):
@@ -722,7 +725,16 @@ def execute(plan, ctx, results_path):
                  if c.runs_at(rw, bs))
     if plan.only == "regbench":
         longer = 0
-    est = plan.rounds * (nrun * (plan.runtime + 0.7) + longer) + \
+    # the fragmenter's set-up: 4-7 s before a 32M run (512 MiB of
+    # buffers) on 6.18, 2 CPUs (bench/README.md)
+    frag_s = sum(FRAG_S_PER_GIB * plan.point_iodepth.get(
+        (rw, bs), plan.iodepth) * parse_size(bs) / GIB
+        for rw, bs in plan.points for c in cfgs
+        if c.frag and c.runs_at(rw, bs)) * \
+        fragment.factor() / fragment.FACTOR
+    if plan.only == "regbench":
+        frag_s = 0
+    est = plan.rounds * (nrun * (plan.runtime + 0.7) + longer + frag_s) + \
         (plan.rounds if plan.full else 1) * nreg * 1.5 + \
         plan.rounds * len(rb_pts) * 1.5
     nrun += nreg + len(rb_pts)
