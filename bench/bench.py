@@ -61,6 +61,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fragment  # noqa: E402
 import pfnscan  # noqa: E402
 import report  # noqa: E402
 from units import GIB, KIB, MIB, parse_size, size_str  # noqa: E402,F401
@@ -79,13 +80,31 @@ def env(name, default):
 # ------------------------------------------------------------------ #
 
 class Config:
-    def __init__(self, name, engine, args, builtin, backing, fixed):
+    def __init__(self, name, engine, args, builtin, backing, fixed,
+                 frag=False, points=None):
         self.name = name
         self.engine = engine
         self.args = args
         self.builtin = builtin
         self.backing = backing
         self.fixed = fixed
+        # run after bench/fragment.py left isolated frames on every
+        # CPU's free lists; only at @points (None: everywhere)
+        self.frag = frag
+        self.points = points
+
+    def runs_at(self, rw, bs):
+        return self.points is None or (rw, bs) in self.points
+
+
+# the 4 KiB pair also run "fragmented": both sides' buffers drawn from
+# free lists of isolated frames (bench/fragment.py), at the points
+# whose CPU per GiB the like-for-like table compares
+FRAG_POINTS = (("randread", "8M"), ("randread", "32M"))
+FRAG_SUFFIX = " fragmented"
+# seconds of the fragmenter's set-up per GiB of the job's buffers, for
+# the run's time estimate
+FRAG_S_PER_GIB = 11
 
 
 def configs(engine_so, full):
@@ -110,6 +129,20 @@ def configs(engine_so, full):
                 ["--fixedbufs=%d" % f, "--registerfiles=1", "--mem=" + m,
                  "--hugepage-size=2M"], True,
                 "4k" if m == "malloc" else "shm 2M", f))
+    if fragment.factor() > 0:
+        out.extend(frag_configs(out))
+    return out
+
+
+def frag_configs(cfgs):
+    """The 4 KiB pair (hugebuf 4k fixed, io_uring malloc fixed) again,
+    each run after the fragmenter, at FRAG_POINTS only."""
+    out = []
+    for c in cfgs:
+        if c.backing == "4k" and c.fixed:
+            out.append(Config(c.name + FRAG_SUFFIX, c.engine, c.args,
+                              c.builtin, c.backing, c.fixed, frag=True,
+                              points=FRAG_POINTS))
     return out
 
 
@@ -238,19 +271,32 @@ class FioError(Exception):
 
 
 def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
-            buf_bytes=0):
+            buf_bytes=0, frag_bytes=0):
     outfd, outpath = tempfile.mkstemp(prefix="hugebuf-bench-", suffix=".json")
     os.close(outfd)
     envv = dict(os.environ)
     if report_json:
         envv["HUGEBUF_REPORT_JSON"] = report_json
     pool_settle()
+    # the fragmenter's holders keep their frames until fio has exited
+    holders = None
+    if frag_bytes:
+        try:
+            holders = fragment.Holders(fragment.pages_for(frag_bytes))
+        except OSError as e:
+            raise FioError(str(e))
     load = loadavg()
     t0 = time.monotonic()
     d0 = disk_stat(dev)
-    p = subprocess.Popen([fio, "--output-format=json", "--output=" + outpath]
-                         + args, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, env=envv)
+    try:
+        p = subprocess.Popen([fio, "--output-format=json",
+                              "--output=" + outpath] + args,
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, env=envv)
+    except OSError:
+        if holders:
+            holders.release()
+        raise
     samples, seen = [], {}
     vmpin_max = 0
     # the buffers' physical runs, read once the job is under way (the
@@ -272,6 +318,9 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
         time.sleep(SAMPLE)
     wall = time.monotonic() - t0
     d1 = disk_stat(dev)
+    # (a holder also exits when bench does: its stdin closes)
+    if holders:
+        holders.release()
     err = p.stderr.read().decode(errors="replace")
     p.returncode = os.waitstatus_to_exitcode(status)
     try:
@@ -301,6 +350,8 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
         "vmpin_max_kb": vmpin_max,
         "contig_scan": contig or None,
     }
+    if holders:
+        r["frag"] = holders.summary()
     k = 2 if write else 0
     win = io_window(samples, write, runtime, moved / runtime_s
                     if runtime_s else 0)
@@ -450,7 +501,8 @@ def run_point(ctx, cfg, rw, bs, extra=(), tag="sweep"):
         r = run_fio(ctx["fio"], args, ctx["dev"], rw.endswith("write"),
                     parse_size(bs), runtime,
                     None if cfg.builtin else rj,
-                    buf_bytes=depth * parse_size(bs))
+                    buf_bytes=depth * parse_size(bs),
+                    frag_bytes=depth * parse_size(bs) if cfg.frag else 0)
         # each side's contiguity: hugebuf's own report, fio's buffers
         # read from its pagemap (the scan of hugebuf's is a cross-check)
         r["contig"] = r["contig_scan"]
@@ -657,7 +709,9 @@ def execute(plan, ctx, results_path):
             jobs.append(("entries", pt))
     jobs.append(("vec", None))
     jobs.append(("clone", None))
-    nrun = len(plan.points) * len(cfgs) + 2 * len(plan.chunks) + \
+    nsweep = sum(1 for rw, bs in plan.points for c in cfgs
+                 if c.runs_at(rw, bs))
+    nrun = nsweep + 2 * len(plan.chunks) + \
         len(VEC_VARIANTS) + len(CLONE_VARIANTS) + \
         (len(ENTRY_POINTS) * len(ENTRY_CONFIGS) if ctx.get("strace") else 0)
     nreg = len(plan.reg_sizes) * len(plan.reg_backings)
@@ -667,10 +721,20 @@ def execute(plan, ctx, results_path):
     if plan.only == "regbench":
         jobs, nrun, nreg = [("regbench", None)], 0, 0
     longer = sum(plan.runtime_of(rw, bs) - plan.runtime
-                 for rw, bs in plan.points) * len(cfgs)
+                 for rw, bs in plan.points for c in cfgs
+                 if c.runs_at(rw, bs))
     if plan.only == "regbench":
         longer = 0
-    est = plan.rounds * (nrun * (plan.runtime + 0.7) + longer) + \
+    # the fragmenter's set-up: 4-7 s before a 32M run (512 MiB of
+    # buffers) on 6.18, 2 CPUs (bench/README.md)
+    frag_s = sum(FRAG_S_PER_GIB * plan.point_iodepth.get(
+        (rw, bs), plan.iodepth) * parse_size(bs) / GIB
+        for rw, bs in plan.points for c in cfgs
+        if c.frag and c.runs_at(rw, bs)) * \
+        fragment.factor() / fragment.FACTOR
+    if plan.only == "regbench":
+        frag_s = 0
+    est = plan.rounds * (nrun * (plan.runtime + 0.7) + longer + frag_s) + \
         (plan.rounds if plan.full else 1) * nreg * 1.5 + \
         plan.rounds * len(rb_pts) * 1.5
     nrun += nreg + len(rb_pts)
@@ -701,7 +765,9 @@ def execute(plan, ctx, results_path):
                          "sizes": plan.rb_sizes,
                          "cap": {b: size_str(v) for b, v in
                                  plan.rb_cap.items()}},
-            "builtin": [c.name for c in cfgs if c.builtin]}
+            "builtin": [c.name for c in cfgs if c.builtin],
+            "fragmented": [c.name for c in cfgs if c.frag],
+            "frag_factor": fragment.factor()}
     out.write(json.dumps(meta) + "\n")
     t_start = time.monotonic()
     cli_done = set()
@@ -711,7 +777,7 @@ def execute(plan, ctx, results_path):
         for kind, key in order:
             if kind == "sweep":
                 rw, bs = key
-                cs = cfgs[:]
+                cs = [c for c in cfgs if c.runs_at(rw, bs)]
                 rng.shuffle(cs)
                 for c in cs:
                     r = retried("%s %s %s" % (c.name, rw, bs), run_point,

@@ -15,7 +15,10 @@
 # short run's CPU window lies closer to the job's set-up and exit).
 #
 # NAME=ARGS: a configuration, its fio arguments separated by spaces;
-# the one named "fio" is the reference.  Run by bench/cpu-gap.sh.
+# the one named "fio" is the reference.  The pseudo-argument --frag
+# runs it after bench/fragment.py (bench.py's "fragmented" pair); a
+# fragmented configuration's reference is the one named "fio-frag" when
+# there is one.  Run by bench/cpu-gap.sh.
 import os
 import random
 import statistics
@@ -44,8 +47,10 @@ def main():
         args = args.split()
         builtin = "--ioengine=io_uring" in args
         eng = next(a for a in args if a.startswith("--ioengine="))
-        cfgs.append(bench.Config(name, eng, [a for a in args if a != eng],
-                                 builtin, "4k", 1))
+        frag = "--frag" in args
+        cfgs.append(bench.Config(name, eng, [a for a in args if a != eng
+                                             and a != "--frag"],
+                                 builtin, "4k", 1, frag=frag))
     if "fio" not in [c.name for c in cfgs]:
         sys.exit("gaptime: no configuration named fio: it is the reference")
     ctx = {"path": path, "size": "%dG" % (os.stat(path).st_size >> 30),
@@ -70,26 +75,34 @@ def main():
                 res[(rnd, bs, c.name)] = r
                 share = (r.get("contig") or {}).get("share")
                 print("round %d %s %gs %-8s %5.0f MiB/s %.4f CPU-s/GiB "
-                      "window %.2fs contig %s load %.2f" % (
+                      "window %.2fs contig %s load %.2f%s" % (
                           rnd, bs[0], bs[1], c.name, r["mibs"],
                           r["cpu_gib"], r["window"],
                           "%.1f%%" % (100 * share) if share is not None
-                          else "-", r["load"]), flush=True)
+                          else "-", r["load"],
+                          " frag %(freed_pages)d freed %(secs).1fs" %
+                          r["frag"] if "frag" in r else ""), flush=True)
+    names = [c.name for c in cfgs]
     for bs in sizes:
         for c in cfgs:
             rs = [res[k] for k in sorted(res) if k[1:] == (bs, c.name)]
             if not rs:
                 continue
-            line = "## %s %gs %-8s MiB/s %s CPU-s/GiB %s" % (
+            share = [100 * r["contig"]["share"] for r in rs
+                     if (r.get("contig") or {}).get("share") is not None]
+            line = "## %s %gs %-8s MiB/s %s CPU-s/GiB %s contig %s" % (
                 bs[0], bs[1], c.name, med([r["mibs"] for r in rs], "%.0f"),
-                med([r["cpu_gib"] for r in rs], "%.4f"))
-            pairs = [(res[(k, bs, c.name)], res[(k, bs, "fio")])
+                med([r["cpu_gib"] for r in rs], "%.4f"),
+                med(share, "%.1f") + "%" if share else "-")
+            ref = "fio-frag" if c.frag and "fio-frag" in names else "fio"
+            pairs = [(res[(k, bs, c.name)], res[(k, bs, ref)])
                      for k in range(rounds)
-                     if (k, bs, c.name) in res and (k, bs, "fio") in res]
-            if c.name != "fio" and pairs:
-                line += " vs fio: bw %s CPU %s" % (
-                    med([a["mibs"] / b["mibs"] for a, b in pairs]),
-                    med([a["cpu_gib"] / b["cpu_gib"] for a, b in pairs]))
+                     if (k, bs, c.name) in res and (k, bs, ref) in res]
+            if c.name != ref and pairs:
+                line += " vs %s: bw %s CPU %s CPU/s %s" % (
+                    ref, med([a["mibs"] / b["mibs"] for a, b in pairs]),
+                    med([a["cpu_gib"] / b["cpu_gib"] for a, b in pairs]),
+                    med([a["cpu_rate"] / b["cpu_rate"] for a, b in pairs]))
             print(line)
 
 

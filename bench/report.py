@@ -109,6 +109,9 @@ class Data:
         self.configs = self.meta.get("configs", [])
         self.builtin = set(self.meta.get("builtin", []))
         self.hugebuf = [c for c in self.configs if c not in self.builtin]
+        # run after bench/fragment.py: compared with each other only
+        self.fragmented = set(self.meta.get("fragmented", []))
+        self.drawn = [c for c in self.hugebuf if c not in self.fragmented]
         pts = []
         for rw, bs, _ in self.sweep:
             if (rw, bs) not in pts:
@@ -167,6 +170,12 @@ class Data:
         return [runs[k][m] for k in sorted(runs)
                 if runs[k].get(m) is not None]
 
+    def ran(self, rw, bss):
+        """The configurations of a table of @rw at @bss: every one but a
+        fragmented one that ran at none of them"""
+        return [c for c in self.configs if c not in self.fragmented or
+                any(self.vals(rw, bs, c, "mibs") for bs in bss)]
+
     def contig(self, rw, bs, cfg):
         """Per round: the share of neighbouring buffer pages whose frames
         are neighbours (None where not measured)."""
@@ -187,7 +196,7 @@ class Data:
     def best_builtin(self, rw, bs):
         """(highest-bandwidth built-in, lowest-CPU-per-GiB built-in)"""
         b = [c for c in self.configs if c in self.builtin
-             and self.vals(rw, bs, c, "mibs")]
+             and c not in self.fragmented and self.vals(rw, bs, c, "mibs")]
         if not b:
             return None, None
         bw = max(b, key=lambda c: med(self.vals(rw, bs, c, "mibs")))
@@ -200,6 +209,10 @@ class Data:
         parts = cfg.split()
         mem = "malloc" if parts[1] == "4k" else "shmhuge"
         ref = "io_uring %s %s" % (mem, parts[2])
+        if cfg in self.fragmented:
+            # the built-in run after the fragmenter too
+            return next((b for b in sorted(self.fragmented) if b in
+                         self.builtin and b.startswith(ref + " ")), None)
         return ref if ref in self.builtin else None
 
     def ratios(self, rw, bs, cfg, ref, m):
@@ -470,8 +483,9 @@ def console(d):
                                       m.get("point_runtime", [])]))
     if d.cpu_windows():
         print("CPU windows: " + ", ".join(d.cpu_windows()))
-    hdr = "%-9s %-4s %-22s %6s %10s %8s %7s %7s %6s %6s %6s %6s %6s" % (
-        "workload", "bs", "engine", "MiB/s", "min-max", "CPUs/GiB",
+    w = max([22] + [len(c) for c in d.configs])
+    hdr = "%-9s %-4s %-*s %6s %10s %8s %7s %7s %6s %6s %6s %6s %6s" % (
+        "workload", "bs", w, "engine", "MiB/s", "min-max", "CPUs/GiB",
         "p50 ms", "p99 ms", "req/IO", "bw/bi", "cpu/bi", "bw/pr",
         "cpu/pr") + " %6s %8s" % ("ent/IO", "contig")
     print(hdr)
@@ -487,16 +501,20 @@ def console(d):
                 rc = ("+" if c == cpu_ref else "")
                 pb = pc = ""
             else:
-                rb = fmt_ratio_short(d.ratios(rw, bs, c, bw_ref, "mibs"))
-                rc = fmt_ratio_short(d.ratios(rw, bs, c, cpu_ref,
-                                              "cpu_gib"))
+                # a fragmented run only against its fragmented pair
+                rb = rc = ""
+                if c not in d.fragmented:
+                    rb = fmt_ratio_short(d.ratios(rw, bs, c, bw_ref,
+                                                  "mibs"))
+                    rc = fmt_ratio_short(d.ratios(rw, bs, c, cpu_ref,
+                                                  "cpu_gib"))
                 pr = d.pair(c)
                 pb = fmt_ratio_short(d.ratios(rw, bs, c, pr, "mibs"))
                 pc = fmt_ratio_short(d.ratios(rw, bs, c, pr, "cpu_gib"))
             cpu = d.vals(rw, bs, c, "cpu_gib")
-            print("%-9s %-4s %-22s %6.0f %10s %8s %7.1f %7.1f %6.2f %6s "
+            print("%-9s %-4s %-*s %6.0f %10s %8s %7.1f %7.1f %6.2f %6s "
                   "%6s %6s %6s" % (
-                      rw, bs, c, med(mb), "%.0f-%.0f" % (min(mb), max(mb)),
+                      rw, bs, w, c, med(mb), "%.0f-%.0f" % (min(mb), max(mb)),
                       fmt_cpu(med(cpu)) if cpu else "-",
                       med(d.vals(rw, bs, c, "p50")) / 1000,
                       med(d.vals(rw, bs, c, "p99")) / 1000,
@@ -557,6 +575,9 @@ def write_sweep_dat(d, outdir, rw, metric, scale=1.0):
         f.write("# %s %s: bs_KiB median min max, one block per config\n"
                 % (rw, metric))
         for c in d.configs:
+            if c in d.fragmented:
+                # two points only: the like-for-like table has them
+                continue
             rows = []
             for prw, bs in d.points:
                 if prw != rw:
@@ -937,7 +958,7 @@ def markdown(d, outdir, plots):
                  lambda x: "%.2f" % (x / 1000))):
             L.append("\n### %s\n" % title)
             rows = []
-            for c in d.configs:
+            for c in d.ran(rw, bss):
                 row = [c]
                 for bs in bss:
                     v = d.vals(rw, bs, c, metric)
@@ -948,7 +969,7 @@ def markdown(d, outdir, plots):
             L.append(md_table(["configuration"] + bss, rows))
         L.append("\n### Requests per I/O (minimum / median)\n")
         rows = []
-        for c in d.configs:
+        for c in d.ran(rw, bss):
             row = [c]
             for bs in bss:
                 v = d.vals(rw, bs, c, "req_io")
@@ -965,7 +986,7 @@ def markdown(d, outdir, plots):
                 (bw_ref or "-").replace("io_uring ", ""),
                 (cpu_ref or "-").replace("io_uring ", "")))
         rows.append(refs)
-        for c in d.hugebuf:
+        for c in d.drawn:
             row = [c]
             for bs in bss:
                 bw_ref, cpu_ref = d.best_builtin(rw, bs)
@@ -986,7 +1007,13 @@ def markdown(d, outdir, plots):
                  "fio process used per second of its CPU window: where "
                  "it is near 1.00× and bandwidth is not, the CPU per "
                  "GiB ratio restates the bandwidth ratio (bench/README.md, "
-                 "\"Where the CPU at 8M and 32M goes\").\n")
+                 "\"Where the CPU at 8M and 32M goes\")." +
+                 ("  The rows named *fragmented* ran both sides after "
+                  "bench/fragment.py left isolated frames on every CPU's "
+                  "free lists, so both draw (nearly) no adjacent pages: "
+                  "the 4 KiB pair at matched contiguity on purpose "
+                  "(bench/README.md, \"A matched baseline for the 4 KiB "
+                  "pair\")." if d.fragmented else "") + "\n")
         rows = []
         for c in d.hugebuf:
             pr = d.pair(c)
@@ -1116,7 +1143,7 @@ def markdown(d, outdir, plots):
     rsp = []
     for rw, bs in d.points:
         bw_ref, _ = d.best_builtin(rw, bs)
-        for c in d.hugebuf:
+        for c in d.drawn:
             v = d.ratios(rw, bs, c, bw_ref, "mibs")
             if len(v) > 1:
                 rsp.append(100.0 * (max(v) - min(v)) / med(v))
