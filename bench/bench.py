@@ -167,9 +167,24 @@ def disk_stat(dev):
     return int(f[0]), int(f[2]), int(f[4]), int(f[6])
 
 
-def tree_cpu_ns(pid, seen):
+def thread_kind(pid, tid):
+    """Which of fio's threads @tid is: "main" (the process's own thread),
+    "iou" (io_uring's io-wq workers and SQPOLL thread, iou-wrk-N and
+    iou-sqp-N) or "job" (fio's job threads and its helper thread)."""
+    if tid == str(pid):
+        return "main"
+    try:
+        with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+            comm = f.read()
+    except OSError:
+        return "job"
+    return "iou" if comm.startswith("iou-") else "job"
+
+
+def tree_cpu_ns(pid, seen, kinds=None):
     """Sum of sum_exec_runtime over the threads of @pid; a thread that
-    exited keeps its last sampled value in @seen."""
+    exited keeps its last sampled value in @seen.  With @kinds, each
+    thread's kind (thread_kind()) is kept there by tid."""
     base = "/proc/%d/task" % pid
     try:
         tids = os.listdir(base)
@@ -180,8 +195,18 @@ def tree_cpu_ns(pid, seen):
             with open("%s/%s/schedstat" % (base, tid)) as f:
                 seen[tid] = int(f.read().split()[0])
         except (OSError, ValueError, IndexError):
-            pass
+            continue
+        if kinds is not None and tid not in kinds:
+            kinds[tid] = thread_kind(pid, tid)
     return sum(seen.values())
+
+
+def cpu_by_kind(seen, kinds):
+    """@seen's nanoseconds summed per thread kind."""
+    out = {"main": 0, "job": 0, "iou": 0}
+    for tid, ns in seen.items():
+        out[kinds.get(tid, "job")] += ns
+    return out
 
 
 def vmpin_kb(pid):
@@ -297,7 +322,7 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
         if holders:
             holders.release()
         raise
-    samples, seen = [], {}
+    samples, seen, kinds = [], {}, {}
     vmpin_max = 0
     # the buffers' physical runs, read once the job is under way (the
     # pages are faulted in and registered by then)
@@ -311,9 +336,10 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
         # until the buffers are there: fio may still be setting up
         if buf_bytes and contig is None and time.monotonic() >= contig_at:
             contig = pfnscan.scan(p.pid, buf_bytes)
-        cpu = tree_cpu_ns(p.pid, seen)
+        cpu = tree_cpu_ns(p.pid, seen, kinds)
         if cpu is not None:
             samples.append({"t": time.monotonic(), "cpu": cpu,
+                            "kind": cpu_by_kind(seen, kinds),
                             "disk": disk_stat(dev)})
         time.sleep(SAMPLE)
     wall = time.monotonic() - t0
@@ -359,6 +385,10 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
         a, b = samples[win[0]], samples[win[1]]
         dt = b["t"] - a["t"]
         r["cpu_rate"] = (b["cpu"] - a["cpu"]) / 1e9 / dt
+        # the same window's CPU per second by thread kind: where a
+        # difference between two engines' CPU sits (job thread, io-wq)
+        r["cpu_rate_kind"] = {k: (b["kind"][k] - a["kind"][k]) / 1e9 / dt
+                              for k in b["kind"]}
         r["window"] = dt
     else:
         # no steady interval found: no CPU figure rather than one that

@@ -34,6 +34,15 @@ def med(xs, fmt="%.2f"):
     return f % (statistics.median(xs), min(xs), max(xs))
 
 
+# fio's threads, as bench.thread_kind() names them
+KINDS = ("main", "job", "iou")
+
+
+def kind_text(r):
+    """CPU-seconds per second of the run's window by thread kind."""
+    return " ".join("%s %.4f" % (k, r["cpu_rate_kind"][k]) for k in KINDS)
+
+
 def main():
     if len(sys.argv) < 7:
         sys.exit("gaptime: usage: gaptime.py FILE IODEPTH ROUNDS "
@@ -82,6 +91,7 @@ def main():
                           else "-", r["load"],
                           " frag %(freed_pages)d freed %(secs).1fs" %
                           r["frag"] if "frag" in r else ""), flush=True)
+                print("  CPUs by thread: %s" % kind_text(r), flush=True)
     names = [c.name for c in cfgs]
     for bs in sizes:
         for c in cfgs:
@@ -104,6 +114,10 @@ def main():
                     med([a["cpu_gib"] / b["cpu_gib"] for a, b in pairs]),
                     med([a["cpu_rate"] / b["cpu_rate"] for a, b in pairs]))
             print(line)
+            print("##   CPUs by thread, median (min-max): %s" % " ".join(
+                "%s %s" % (k, med([r["cpu_rate_kind"][k] for r in rs],
+                                  "%.4f"))
+                for k in KINDS))
 
 
 if __name__ == "__main__":
