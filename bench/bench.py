@@ -201,9 +201,13 @@ def tree_cpu_ns(pid, seen, kinds=None):
     return sum(seen.values())
 
 
+# the kinds thread_kind() gives, in the order reports print them
+THREAD_KINDS = ("main", "job", "iou")
+
+
 def cpu_by_kind(seen, kinds):
     """@seen's nanoseconds summed per thread kind."""
-    out = {"main": 0, "job": 0, "iou": 0}
+    out = dict.fromkeys(THREAD_KINDS, 0)
     for tid, ns in seen.items():
         out[kinds.get(tid, "job")] += ns
     return out

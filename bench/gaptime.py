@@ -34,13 +34,10 @@ def med(xs, fmt="%.2f"):
     return f % (statistics.median(xs), min(xs), max(xs))
 
 
-# fio's threads, as bench.thread_kind() names them
-KINDS = ("main", "job", "iou")
-
-
 def kind_text(r):
     """CPU-seconds per second of the run's window by thread kind."""
-    return " ".join("%s %.4f" % (k, r["cpu_rate_kind"][k]) for k in KINDS)
+    return " ".join("%s %.4f" % (k, r["cpu_rate_kind"][k])
+                    for k in bench.THREAD_KINDS)
 
 
 def main():
@@ -117,7 +114,7 @@ def main():
             print("##   CPUs by thread, median (min-max): %s" % " ".join(
                 "%s %s" % (k, med([r["cpu_rate_kind"][k] for r in rs],
                                   "%.4f"))
-                for k in KINDS))
+                for k in bench.THREAD_KINDS))
 
 
 if __name__ == "__main__":
