@@ -58,6 +58,23 @@ log() {
 	echo "kmails: $*" >&2
 }
 
+# What the checks run that a fresh machine lacks: installed from the
+# machine's own apt sources when we are root (as kernel/kbuild.sh does for
+# the harness; make deps leaves the kernel tools out), else named.
+# $1 = the file that must exist, $2 = the package that holds it
+need_pkg() {
+	[ -e "$1" ] && return 0
+	[ "$(id -u)" = 0 ] ||
+		die "no $1: apt-get install $2 (as root), then run this again"
+	log "installing $2"
+	mkdir -p "$KTEST_CACHE"
+	{ apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends \
+		-o DPkg::Lock::Timeout=900 "$2"; } >"$KTEST_CACHE/apt-kmails.log" 2>&1 ||
+		die "apt-get install $2 failed, see $KTEST_CACHE/apt-kmails.log"
+	[ -e "$1" ] || die "no $1 after installing $2"
+}
+
 # ---- reading kernel/patches ------------------------------------------------
 
 series_patches() {	# the quilt series, bugfix/ then features/
@@ -85,8 +102,7 @@ src_id() {
 # pristine files the series touches; unpacked once per package version
 tree_61() {
 	local id files p stamp=$T61/.kmails
-	[ -f "$TARBALL" ] ||
-		die "no $TARBALL: apt-get install linux-source-6.1 (or run 'make deps')"
+	need_pkg "$TARBALL" linux-source-6.1
 	id=$(src_id)
 	files=$(for p in $(series_patches); do patch_files "$PATCHES/$p"; done |
 		sort -u | xargs)
@@ -112,7 +128,7 @@ tree_61() {
 # bugfix/ patch alone; $1 = the directory holding debian/patches/
 check_quilt() {
 	local d p out ok=1
-	command -v quilt >/dev/null || die "no quilt: apt-get install quilt"
+	need_pkg /usr/bin/quilt quilt
 	d=$(mktemp -d "$KTEST_CACHE/mails/quilt.XXXXXX")
 	cp -a "$T61/." "$d/"
 	cp -a "$1/debian" "$d/"
