@@ -586,17 +586,35 @@ static int check_args(struct check *c)
 		return usage_error("%s", hb_errmsg());
 	if (check_size_limit(&c->o, &c->km, c->o.offset))
 		return EXIT_USAGE;
-	if (c->o.contig != HB_CONTIG_GIVEN &&
-	    c->o.backing.kind != HB_BACKING_4K)
-		return usage_error("--contig=%s is for --backing=4k: use "
-				   "--backing=4k or --contig=given",
-				   hb_contig_mode_name(c->o.contig));
+	/* check registers the whole buffer and writes none of it before */
 	c->o.backing.contig = c->o.contig;
+	if (hb_contig_check(&c->o.backing, 0))
+		return usage_error("--%s", hb_errmsg());
 	if (c->o.moved && (c->o.backing.kind != HB_BACKING_THP ||
 			   c->o.offset || c->o.size % HB_PAGE_SIZE))
 		return usage_error("--moved needs --backing=thp, no --offset "
 				   "and a --size in whole 4 KiB pages");
 	return 0;
+}
+
+/*
+ * contig=pin: the pages were modelled before they had frames (the probe's
+ * recipe); one registration faults them in, as the engine's does, and
+ * the buffer is probed and modelled again over what it drew.
+ */
+static int check_pin_fault(struct check *c)
+{
+	struct iovec iov = { .iov_base = c->addr, .iov_len = c->o.size };
+
+	if (c->o.backing.contig != HB_CONTIG_PIN)
+		return 0;
+	if (hb_register_buffers(&c->ring, &iov, 1))
+		return system_error("registering the buffer");
+	io_uring_unregister_buffers(&c->ring);
+	hb_imu_free(&c->none);
+	hb_imu_free(&c->multi);
+	hb_analysis_free(&c->an);
+	return check_models(c);
 }
 
 /* A registration lib's model says will be slow: one line, and go on. */
@@ -632,7 +650,9 @@ static int check_measure(struct check *c)
 		return EXIT_SYSTEM;
 	}
 	c->ring_ok = true;
-	ret = measure_reads(c);
+	ret = check_pin_fault(c);
+	if (!ret)
+		ret = measure_reads(c);
 	if (ret)
 		return ret;
 	return measure_kmem(c);

@@ -51,7 +51,7 @@ void usage(FILE *f)
 "                   [--iommu[=strict|lazy|direct] [--pt]]\n"
 "                   [--buffers=N] [--one-by-one]\n"
 "       %s check [--backing=B] [--size=S] [--offset=N] [--file=PATH] [--json]\n"
-"                   [--moved] [--contig=given|scattered]\n"
+"                   [--moved] [--contig=given|scattered|pin]\n"
 "\n"
 "  info   hugepage pools, THP/mTHP, memlock, CAP_IPC_LOCK, the kernel's\n"
 "         coalescing generation and whether the exact folio probe works\n"
@@ -70,7 +70,8 @@ void usage(FILE *f)
 "         --moved (thp only): the buffer starts 1 MiB into a THP and is\n"
 "         moved by mremap to a 2 MiB + 4 KiB address (non-congruent);\n"
 "         --contig=scattered (4k only): no two neighbouring pages in\n"
-"         neighbouring frames\n"
+"         neighbouring frames; --contig=pin (4k only): the pages left\n"
+"         for the first registration to fault in, as fio's malloc ones\n"
 "\n", CLI_NAME, CLI_NAME, CLI_NAME, CLI_NAME);
 	print_wrapped(f, "  B: ", hb_backing_spellings(), 5);
 	fprintf(f,

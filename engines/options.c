@@ -67,13 +67,17 @@ struct fio_option hbe_option_table[] = {
 			"shm) or an mTHP size (mthp)"),
 	HBE_OPT(.name = "contig", .lname = "hugebuf 4k contiguity",
 		.type = FIO_OPT_STR, .off1 = HBE_OFF(contig), .def = "given",
-		.help = "given|scattered: backing=4k's pages as the allocator "
-			"gives them, or no two neighbours physically adjacent",
+		.help = "given|scattered|pin: backing=4k's pages as the "
+			"allocator gives them, no two neighbours physically "
+			"adjacent, or faulted in by the registration's pin",
 		.posval = {
 			{ .ival = "given", .oval = HB_CONTIG_GIVEN,
 			  .help = "as the page allocator hands them out" },
 			{ .ival = "scattered", .oval = HB_CONTIG_SCATTERED,
 			  .help = "neighbouring pages in frames apart" },
+			{ .ival = "pin", .oval = HB_CONTIG_PIN,
+			  .help = "untouched until registered, as fio's "
+				  "malloc buffers of a read job" },
 		}),
 	HBE_OPT(.name = "layout", .lname = "hugebuf buffer layout",
 		.type = FIO_OPT_STR, .off1 = HBE_OFF(layout), .def = "per-io",
@@ -448,6 +452,8 @@ int hbe_options_plan(struct thread_data *td, struct hbe_options *o,
 	p->min_len = hbe_fio_len(td);
 	p->layout = o->layout;
 	p->fixedbufs = o->fixedbufs;
+	/* hbe_place_io_us() fills a writing job's buffers before registering */
+	p->fills_buffers = td_write(td);
 	p->direct = td->o.odirect;
 	p->vec_iovecs = o->vec_iovecs;
 	p->vec_offset = o->vec_offset;

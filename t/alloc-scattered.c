@@ -85,7 +85,7 @@ static int check_refused(void)
 		return t_fail("thp scattered: '%s' does not name the 4k "
 			      "backing", hb_errmsg());
 	if (hb_contig_mode_parse("random", &m) != -EINVAL ||
-	    !strstr(hb_errmsg(), "given or scattered"))
+	    !strstr(hb_errmsg(), "given, scattered or pin"))
 		return t_fail("contig 'random': '%s'", hb_errmsg());
 	if (hb_contig_mode_parse("scattered", &m) ||
 	    m != HB_CONTIG_SCATTERED ||

@@ -6,7 +6,9 @@
 # data is checked, not just the return codes: registerfiles, sqpoll,
 # chunk_size (pieces submitted together, io_u completes when all did),
 # fixedbufs=0, defer_taskrun=0, 4k buffers scattered on purpose
-# (contig=scattered), numjobs > 1, rw mixes with bssplit, several
+# (contig=scattered) and left for the registration to fault in
+# (contig=pin, a read job: the report must have probed its frames after
+# the registration), numjobs > 1, rw mixes with bssplit, several
 # files, time_based.  Latency figures must be filled in (issue time set).
 # Built for fio 3.41: its NVMe command options, refused by name on plain
 # files (they are passthrough's), the PI options taken.
@@ -52,6 +54,13 @@ fixedbufs=0
 [4k-scattered]
 backing=4k
 contig=scattered
+
+[4k-pin]
+backing=4k
+contig=pin
+rw=randread
+verify=0
+do_verify=0
 
 [defer-taskrun-0]
 defer_taskrun=0

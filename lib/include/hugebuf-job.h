@@ -49,6 +49,7 @@ struct hb_job {
 	/* the report's findings */
 	struct hb_bufstats st;
 	uint64_t buffer_len;		/* the first registered buffer */
+	bool one_size;			/* hb_job_prep's, for a second model */
 	double register_usec;
 	long vmpin_kb;
 	double ready_usec;		/* hb_job_new() to buffers registered */
@@ -98,8 +99,9 @@ int hb_job_prepare(struct hb_job *j, const struct hb_job_prep *how,
 /*
  * Register the buffers in @ring (fixed buffers only), timed and their
  * pins counted; @table, when set, registers them instead (a shared
- * table) and says its own errors.  Then the buffers are ready: the set-up
- * time ends and what only set-up needed is freed.
+ * table) and says its own errors.  contig=pin: the pages the registration
+ * faulted in are probed and modelled again.  Then the buffers are ready:
+ * the set-up time ends and what only set-up needed is freed.
  */
 int hb_job_register(struct hb_job *j, struct io_uring *ring,
 		    int (*table)(void *arg), void *arg);

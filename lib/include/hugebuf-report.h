@@ -47,6 +47,7 @@ struct hb_jobplan {
 	uint64_t min_len;		/* bytes the framework's carving needs */
 	enum hb_job_layout layout;
 	bool fixedbufs;
+	bool fills_buffers;	/* written before registration (fio: writes) */
 	bool direct;			/* O_DIRECT */
 	const char *const *files;	/* the job's files, @nr_files of them */
 	unsigned int nr_files, open_files;

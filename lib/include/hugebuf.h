@@ -66,7 +66,17 @@ enum hb_backing_kind {
 enum hb_contig_mode {
 	HB_CONTIG_GIVEN = 0,	/* as the page allocator hands them out */
 	HB_CONTIG_SCATTERED,	/* no two neighbours adjacent, on purpose */
+	HB_CONTIG_PIN,		/* untouched: faulted in by the registration */
 };
+
+/*
+ * What the job does with a buffer before registering it, for
+ * hb_contig_check(): HB_CONTIG_PIN needs every page untouched until
+ * io_uring_register_buffers() faults it in.
+ */
+#define HB_CONTIG_UNREGISTERED	(1U << 0)	/* no fixed buffers */
+#define HB_CONTIG_WRITTEN	(1U << 1)	/* written before registration */
+#define HB_CONTIG_UNREG_PARTS	(1U << 2)	/* pages that are not registered */
 
 #define HB_BACKING_PATH_MAX	256
 #define HB_BACKING_STR_MAX	(HB_BACKING_PATH_MAX + 16)
@@ -85,6 +95,7 @@ char *hb_backing_str(const struct hb_backing *b, char *buf, size_t len);
 uint64_t hb_backing_align(const struct hb_backing *b);
 int hb_contig_mode_parse(const char *s, enum hb_contig_mode *m);
 const char *hb_contig_mode_name(enum hb_contig_mode m);
+int hb_contig_check(const struct hb_backing *b, unsigned int use);
 
 struct hb_buf {
 	struct hb_backing backing;

@@ -254,6 +254,7 @@ int hb_job_prepare(struct hb_job *j, const struct hb_job_prep *how,
 	bool coalesces = false;
 	int ret;
 
+	j->one_size = how->one_size;
 	ret = job_place(j);
 	if (ret) {
 		*failed = HB_JOB_STEP_LAYOUT;
@@ -303,6 +304,32 @@ static int job_register(struct hb_job *j, struct io_uring *ring,
 	return 0;
 }
 
+/*
+ * contig=pin: hb_job_prepare() modelled pages not faulted in yet (the
+ * probe's recipe); registered, they have their frames: the same model
+ * again, over them, for the report.
+ */
+static int job_model_pinned(struct hb_job *j)
+{
+	bool coalesces;
+	int ret;
+
+	if (j->plan.b.contig != HB_CONTIG_PIN)
+		return 0;
+	if (j->an_kept) {
+		hb_analysis_free(&j->an);
+		j->an_kept = false;
+	}
+	if (j->io0_ok) {
+		hb_probe_free(&j->io0);
+		j->io0_ok = false;
+	}
+	ret = job_model(j, j->one_size, &coalesces);
+	if (ret)
+		job_say(j, true, "%s", hb_errmsg());
+	return ret;
+}
+
 int hb_job_register(struct hb_job *j, struct io_uring *ring,
 		    int (*table)(void *arg), void *arg)
 {
@@ -310,6 +337,8 @@ int hb_job_register(struct hb_job *j, struct io_uring *ring,
 
 	if (j->plan.fixedbufs) {
 		ret = job_register(j, ring, table, arg);
+		if (!ret)
+			ret = job_model_pinned(j);
 		if (ret)
 			return ret;
 	}

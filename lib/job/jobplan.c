@@ -322,20 +322,26 @@ static int plan_backing(struct hb_jobplan *p)
 	       plan_own_backing(p, mine);
 }
 
-/* contig=scattered shapes 4 KiB pages; a larger folio has its own runs */
+/*
+ * contig= shapes 4 KiB pages (a larger folio has its own runs), and pin
+ * needs them untouched until registration: hb_contig_check().
+ */
 static int plan_contig(struct hb_jobplan *p)
 {
-	char bk[HB_BACKING_STR_MAX];
+	unsigned int use = 0;
+	int ret;
 
-	if (p->contig != HB_CONTIG_GIVEN && p->b.kind != HB_BACKING_4K) {
-		hb_backing_str(&p->b, bk, sizeof(bk));
-		return hb_seterr(EINVAL, "contig=%s is for backing=4k, the "
-				 "backing here is %s: use backing=4k or "
-				 "contig=given", hb_contig_mode_name(p->contig),
-				 bk);
-	}
+	if (!p->fixedbufs)
+		use |= HB_CONTIG_UNREGISTERED;
+	if (p->fills_buffers)
+		use |= HB_CONTIG_WRITTEN;
+	if (p->md_per_io_size)
+		use |= HB_CONTIG_UNREG_PARTS;
 	p->b.contig = p->contig;
-	return 0;
+	ret = hb_contig_check(&p->b, use);
+	if (ret)
+		p->b.contig = HB_CONTIG_GIVEN;
+	return ret;
 }
 
 /* iomem_align is fio's name for the offset of every buffer */

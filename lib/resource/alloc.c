@@ -7,7 +7,8 @@
  * Every allocation is laid out the same way: a mapping that starts on a
  * folio boundary, the buffer @head_offset bytes into it, the mapping
  * rounded up to whole folios.  Every page is faulted in by a write, so
- * the probe and io_uring registration see the final folios.
+ * the probe and io_uring registration see the final folios; only a 4k
+ * buffer with contig=pin is left for the registration to fault in.
  */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -421,6 +422,9 @@ static int alloc_4k(const struct hb_backing *b, struct hb_buf *buf)
 	madvise(map, buf->map_len, MADV_NOHUGEPAGE);
 	if (b->contig == HB_CONTIG_SCATTERED)
 		return hbi_fault_scattered(map, buf->map_len);
+	/* left to the registration's pin: hb_contig_check() */
+	if (b->contig == HB_CONTIG_PIN)
+		return 0;
 	hbi_touch_pages(map, buf->map_len);
 	return 0;
 }
@@ -610,10 +614,9 @@ int hb_alloc(const struct hb_backing *b, size_t len, size_t head_offset,
 		return hb_seterr(EINVAL, "invalid backing: parse it with "
 				 "hb_backing_parse()");
 	hb_backing_str(b, name, sizeof(name));
-	if (b->contig != HB_CONTIG_GIVEN && b->kind != HB_BACKING_4K)
-		return hb_seterr(EINVAL, "contiguity %s is for the 4k backing, "
-				 "not %s: use the 4k backing or given",
-				 hb_contig_mode_name(b->contig), name);
+	ret = hb_contig_check(b, 0);
+	if (ret)
+		return ret;
 	if (!len)
 		return hb_seterr(EINVAL, "buffer size is 0: give a size of at "
 				 "least 1 byte");

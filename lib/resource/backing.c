@@ -254,11 +254,69 @@ int hb_contig_mode_parse(const char *s, enum hb_contig_mode *m)
 		*m = HB_CONTIG_SCATTERED;
 		return 0;
 	}
-	return hb_seterr(EINVAL, "unknown contiguity '%s': use given or "
-			 "scattered", s ? s : "");
+	if (s && !strcmp(s, "pin")) {
+		*m = HB_CONTIG_PIN;
+		return 0;
+	}
+	return hb_seterr(EINVAL, "unknown contiguity '%s': use given, "
+			 "scattered or pin", s ? s : "");
 }
 
 const char *hb_contig_mode_name(enum hb_contig_mode m)
 {
-	return m == HB_CONTIG_SCATTERED ? "scattered" : "given";
+	switch (m) {
+	case HB_CONTIG_SCATTERED:
+		return "scattered";
+	case HB_CONTIG_PIN:
+		return "pin";
+	case HB_CONTIG_GIVEN:
+		break;
+	}
+	return "given";
+}
+
+/*
+ * contig=pin leaves the pages untouched, so that the registration's
+ * long-term pin faults them in: __gup_longterm_locked() (mm/gup.c) runs
+ * under memalloc_pin_save(), which drops __GFP_MOVABLE, and the pages
+ * come from the unmovable free lists, as an untouched malloc buffer's do
+ * in fio's read jobs.  It holds only where every page is registered and
+ * nothing writes one first.
+ */
+static int check_pin_use(unsigned int use)
+{
+	if (use & HB_CONTIG_UNREGISTERED)
+		return hb_seterr(EINVAL, "contig=pin needs fixedbufs=1: its "
+				 "pages are faulted in by the buffers' "
+				 "registration, and there is none: use "
+				 "fixedbufs=1 or contig=given");
+	if (use & HB_CONTIG_WRITTEN)
+		return hb_seterr(EINVAL, "contig=pin is for jobs that only "
+				 "read: a job that writes fills its buffers "
+				 "before they are registered, which faults "
+				 "them in: use a read-only rw= or "
+				 "contig=given");
+	if (use & HB_CONTIG_UNREG_PARTS)
+		return hb_seterr(EINVAL, "contig=pin with md_per_io_size: the "
+				 "metadata buffers are not registered, no pin "
+				 "faults them in: drop md_per_io_size or use "
+				 "contig=given");
+	return 0;
+}
+
+/* The one rule of the contiguity modes: 4k only, pin as above. */
+int hb_contig_check(const struct hb_backing *b, unsigned int use)
+{
+	char bk[HB_BACKING_STR_MAX];
+
+	if (b->contig == HB_CONTIG_GIVEN)
+		return 0;
+	if (b->kind != HB_BACKING_4K) {
+		hb_backing_str(b, bk, sizeof(bk));
+		return hb_seterr(EINVAL, "contig=%s is for backing=4k, the "
+				 "backing here is %s: use backing=4k or "
+				 "contig=given", hb_contig_mode_name(b->contig),
+				 bk);
+	}
+	return b->contig == HB_CONTIG_PIN ? check_pin_use(use) : 0;
 }

@@ -141,41 +141,48 @@ static int folio_of_pfn(struct kpf_reader *r, uint64_t pfn, uint64_t *head,
 	return 0;
 }
 
+/*
+ * The pagemap entries of [@start, + @nr_pages pages) into @pfn, as PFNs.
+ * *@none_present: not a page of them faulted in yet (@pfn left as
+ * entries); a page missing from a buffer that has others is an error.
+ */
 static int read_pagemap(int fd, uint64_t start, unsigned int nr_pages,
-			uint64_t *pfn, bool *have_pfns)
+			uint64_t *pfn, bool *have_pfns, bool *none_present)
 {
-	unsigned int i, done = 0;
-	uint64_t ent[HB_BATCH];
-	int ret = 0;
+	unsigned int i, done, present = 0, absent = 0, first_absent = 0;
+	int ret;
 
-	*have_pfns = true;
-	while (done < nr_pages) {
+	for (done = 0; done < nr_pages; done += HB_BATCH) {
 		unsigned int n = nr_pages - done;
 
 		if (n > HB_BATCH)
 			n = HB_BATCH;
 		ret = hb_pagemap_read(fd, start + ((uint64_t)done <<
-						   HB_PAGE_SHIFT), n, ent);
+						   HB_PAGE_SHIFT), n, pfn + done);
 		if (ret)
-			break;
-		for (i = 0; i < n; i++) {
-			if (!hbi_pagemap_present(ent[i])) {
-				ret = hb_seterr(EFAULT, "page at 0x%llx is not "
-						"present: fault the buffer in "
-						"before probing",
-						(unsigned long long)(start +
-						((uint64_t)(done + i) <<
-						 HB_PAGE_SHIFT)));
-				goto out;
-			}
-			pfn[done + i] = hb_pagemap_pfn(ent[i]);
-			if (!pfn[done + i])
-				*have_pfns = false;
-		}
-		done += n;
+			return ret;
 	}
-out:
-	return ret;
+	*have_pfns = true;
+	for (i = 0; i < nr_pages; i++) {
+		if (hbi_pagemap_present(pfn[i]))
+			present++;
+		else if (!absent++)
+			first_absent = i;
+	}
+	*none_present = !present;
+	if (!present)
+		return 0;
+	if (absent)
+		return hb_seterr(EFAULT, "page at 0x%llx is not present: fault "
+				 "the buffer in before probing",
+				 (unsigned long long)(start +
+				 ((uint64_t)first_absent << HB_PAGE_SHIFT)));
+	for (i = 0; i < nr_pages; i++) {
+		pfn[i] = hb_pagemap_pfn(pfn[i]);
+		if (!pfn[i])
+			*have_pfns = false;
+	}
+	return 0;
 }
 
 static int probe_exact(struct hb_probe *p, int kfd)
@@ -407,7 +414,8 @@ void hbi_probe_files_close(struct hb_probe_files *f)
 
 /* The pagemap's entries of [@start, + @nr_pages pages) into @pfn. */
 static int probe_pfns(const struct hb_probe_files *f, uint64_t start,
-		      unsigned int nr_pages, uint64_t *pfn, bool *have_pfns)
+		      unsigned int nr_pages, uint64_t *pfn, bool *have_pfns,
+		      bool *none_present)
 {
 	int fd = f->pagemap, ret;
 
@@ -416,10 +424,29 @@ static int probe_pfns(const struct hb_probe_files *f, uint64_t start,
 		if (fd < 0)
 			return fd;
 	}
-	ret = read_pagemap(fd, start, nr_pages, pfn, have_pfns);
+	ret = read_pagemap(fd, start, nr_pages, pfn, have_pfns, none_present);
 	if (fd != f->pagemap)
 		close(fd);
 	return ret;
+}
+
+/*
+ * Nothing faulted in yet: a contig=pin buffer before its registration
+ * (hb_contig_check()) is 4 KiB pages to be, their frames not drawn yet;
+ * anything else is a buffer the caller forgot to fault in.
+ */
+static int probe_unfaulted(struct hb_probe *p, uint64_t start,
+			   const struct hb_backing *recipe)
+{
+	if (!recipe || recipe->contig != HB_CONTIG_PIN)
+		return hb_seterr(EFAULT, "page at 0x%llx is not present: "
+				 "fault the buffer in before probing",
+				 (unsigned long long)start);
+	free(p->pfn);
+	p->pfn = NULL;
+	hb_contig_measure(NULL, p->nr_pages, &p->contig);
+	return probe_degraded(p, start, recipe, "contig=pin: not faulted "
+			      "in until the registration's pin");
 }
 
 /* The folios from the PFNs and kpageflags, or from the recipe. */
@@ -461,7 +488,7 @@ int hbi_probe_with(const struct hb_probe_files *f, const void *addr,
 		  struct hb_probe *p)
 {
 	uint64_t a = (uintptr_t)addr, start, end;
-	bool have_pfns;
+	bool have_pfns, none_present;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
@@ -489,9 +516,17 @@ int hbi_probe_with(const struct hb_probe_files *f, const void *addr,
 				 (unsigned long long)len);
 	}
 
-	ret = probe_pfns(f, start, p->nr_pages, p->pfn, &have_pfns);
+	ret = probe_pfns(f, start, p->nr_pages, p->pfn, &have_pfns,
+			 &none_present);
 	if (ret)
 		goto fail;
+	if (none_present) {
+		ret = probe_unfaulted(p, start, recipe);
+		if (ret)
+			goto fail;
+		probe_stats(p);
+		return 0;
+	}
 	/* the physical runs, before a degraded probe drops the PFNs */
 	hb_contig_measure(have_pfns ? p->pfn : NULL, p->nr_pages, &p->contig);
 	if (!have_pfns) {
