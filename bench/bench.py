@@ -131,6 +131,7 @@ def configs(engine_so, full):
                 "4k" if m == "malloc" else "shm 2M", f))
     if fragment.factor() > 0:
         out.extend(frag_configs(out))
+    out.extend(pin_configs(out))
     return out
 
 
@@ -144,6 +145,24 @@ def frag_configs(cfgs):
                               c.builtin, c.backing, c.fixed, frag=True,
                               points=FRAG_POINTS))
     return out
+
+
+# hugebuf's 4 KiB fixed buffers again with contig=pin: left untouched
+# for the registration's long-term pin to fault in, so they come from
+# the unmovable free lists as fio's untouched malloc buffers of a read
+# job do (docs/lib-notes.md): the as-drawn pair drawn from the same
+# lists.  Read points only (a writing job fills its buffers first).
+PIN_POINTS = FRAG_POINTS
+PIN_SUFFIX = " pinned"
+
+
+def pin_configs(cfgs):
+    """hugebuf 4k fixed as drawn, again with contig=pin at PIN_POINTS;
+    report.py pairs it with io_uring malloc fixed by its name."""
+    return [Config(c.name + PIN_SUFFIX, c.engine, c.args + ["--contig=pin"],
+                   c.builtin, c.backing, c.fixed, points=PIN_POINTS)
+            for c in cfgs if c.backing == "4k" and c.fixed and
+            not c.builtin and not c.frag]
 
 
 # ------------------------------------------------------------------ #
@@ -801,6 +820,7 @@ def execute(plan, ctx, results_path):
                                  plan.rb_cap.items()}},
             "builtin": [c.name for c in cfgs if c.builtin],
             "fragmented": [c.name for c in cfgs if c.frag],
+            "point_limited": [c.name for c in cfgs if c.points],
             "frag_factor": fragment.factor()}
     out.write(json.dumps(meta) + "\n")
     t_start = time.monotonic()

@@ -111,7 +111,10 @@ class Data:
         self.hugebuf = [c for c in self.configs if c not in self.builtin]
         # run after bench/fragment.py: compared with each other only
         self.fragmented = set(self.meta.get("fragmented", []))
-        self.drawn = [c for c in self.hugebuf if c not in self.fragmented]
+        # run at a few points only (fragmented, pinned): no sweep curve
+        self.limited = self.fragmented | \
+            set(self.meta.get("point_limited", []))
+        self.drawn = [c for c in self.hugebuf if c not in self.limited]
         pts = []
         for rw, bs, _ in self.sweep:
             if (rw, bs) not in pts:
@@ -172,8 +175,8 @@ class Data:
 
     def ran(self, rw, bss):
         """The configurations of a table of @rw at @bss: every one but a
-        fragmented one that ran at none of them"""
-        return [c for c in self.configs if c not in self.fragmented or
+        fragmented or pinned one that ran at none of them"""
+        return [c for c in self.configs if c not in self.limited or
                 any(self.vals(rw, bs, c, "mibs") for bs in bss)]
 
     def contig(self, rw, bs, cfg):
@@ -575,7 +578,7 @@ def write_sweep_dat(d, outdir, rw, metric, scale=1.0):
         f.write("# %s %s: bs_KiB median min max, one block per config\n"
                 % (rw, metric))
         for c in d.configs:
-            if c in d.fragmented:
+            if c in d.limited:
                 # two points only: the like-for-like table has them
                 continue
             rows = []
@@ -1013,7 +1016,14 @@ def markdown(d, outdir, plots):
                   "free lists, so both draw (nearly) no adjacent pages: "
                   "the 4 KiB pair at matched contiguity on purpose "
                   "(bench/README.md, \"A matched baseline for the 4 KiB "
-                  "pair\")." if d.fragmented else "") + "\n")
+                  "pair\")." if d.fragmented else "") +
+                 ("  The rows named *pinned* ran hugebuf's 4k buffers "
+                  "with contig=pin, faulted in by the registration's "
+                  "long-term pin as fio's malloc buffers of a read job "
+                  "are, so both sides draw from the unmovable free lists "
+                  "(bench/README.md, \"The pinned 4 KiB row\")."
+                  if any(c.endswith(" pinned") for c in d.hugebuf)
+                  else "") + "\n")
         rows = []
         for c in d.hugebuf:
             pr = d.pair(c)
