@@ -13,8 +13,9 @@
  * stay absent; hb_probe() answers from the recipe before and, as root,
  * from the frames after.  READ_FIXED and WRITE_FIXED across the page
  * boundaries must move the data.  Pinning another backing, and a job
- * that has no registration, writes its buffers first or has unregistered
- * metadata buffers, are refused in one line naming the fix.
+ * that has no registration, writes its buffers first, has unregistered
+ * metadata buffers or shares them with clones, are refused in one line
+ * naming the fix.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -261,6 +262,8 @@ static int check_refused(void)
 					  "use a read-only rw="));
 	ret = t_worst(ret, expect_refused("4k", HB_CONTIG_UNREG_PARTS,
 					  "drop md_per_io_size"));
+	ret = t_worst(ret, expect_refused("4k", HB_CONTIG_SHARED,
+					  "drop clone_buffers"));
 	if (hb_backing_parse("4k", &b))
 		return t_fail("test bug: 4k: %s", hb_errmsg());
 	b.contig = HB_CONTIG_PIN;

@@ -5,7 +5,8 @@
  * buffer for the registration's long-term pin to fault in (issue 44), so
  * a plan without fixed buffers, one whose framework writes the buffers
  * before registering them (fio: a job that writes) and one with
- * md_per_io_size (metadata buffers outside the registration) are each
+ * md_per_io_size (metadata buffers outside the registration) and one
+ * with clone_buffers (the first job faults in what the others probe) are each
  * refused in one line naming the option to change; a read-only, fixed
  * 4k plan takes it, and any other backing is refused.
  */
@@ -28,15 +29,19 @@ static void pin_plan(struct hb_jobplan *p, const char *backing)
 struct pcase {
 	const char *what;
 	const char *backing;
-	bool unregistered, fills, md;
+	bool unregistered, fills, md, clone;
 	const char *names;	/* the message names this fix */
 };
 
 static const struct pcase cases[] = {
-	{ "fixedbufs=0", "4k", true, false, false, "use fixedbufs=1" },
-	{ "a writing job", "4k", false, true, false, "use a read-only rw=" },
-	{ "md_per_io_size", "4k", false, false, true, "drop md_per_io_size" },
-	{ "backing=thp", "thp", false, false, false, "use backing=4k" },
+	{ "fixedbufs=0", "4k", true, false, false, false, "use fixedbufs=1" },
+	{ "a writing job", "4k", false, true, false, false,
+	  "use a read-only rw=" },
+	{ "md_per_io_size", "4k", false, false, true, false,
+	  "drop md_per_io_size" },
+	{ "clone_buffers", "4k", false, false, false, true,
+	  "drop clone_buffers" },
+	{ "backing=thp", "thp", false, false, false, false, "use backing=4k" },
 };
 
 static int check_refused(const struct pcase *c)
@@ -50,6 +55,10 @@ static int check_refused(const struct pcase *c)
 	if (c->md) {
 		p.cmd_type = "nvme";
 		p.md_per_io_size = 8;
+	}
+	if (c->clone) {
+		p.clone = HB_JOB_CLONE_SPLIT;
+		p.threads = true;
 	}
 	ret = hb_jobplan_check(&p);
 	if (ret != -EINVAL)

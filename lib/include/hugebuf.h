@@ -77,6 +77,7 @@ enum hb_contig_mode {
 #define HB_CONTIG_UNREGISTERED	(1U << 0)	/* no fixed buffers */
 #define HB_CONTIG_WRITTEN	(1U << 1)	/* written before registration */
 #define HB_CONTIG_UNREG_PARTS	(1U << 2)	/* pages that are not registered */
+#define HB_CONTIG_SHARED	(1U << 3)	/* another job registers them */
 
 #define HB_BACKING_PATH_MAX	256
 #define HB_BACKING_STR_MAX	(HB_BACKING_PATH_MAX + 16)

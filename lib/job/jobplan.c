@@ -337,6 +337,8 @@ static int plan_contig(struct hb_jobplan *p)
 		use |= HB_CONTIG_WRITTEN;
 	if (p->md_per_io_size)
 		use |= HB_CONTIG_UNREG_PARTS;
+	if (p->clone != HB_JOB_CLONE_OFF)
+		use |= HB_CONTIG_SHARED;
 	p->b.contig = p->contig;
 	ret = hb_contig_check(&p->b, use);
 	if (ret)

@@ -296,6 +296,12 @@ static int check_pin_use(unsigned int use)
 				 "before they are registered, which faults "
 				 "them in: use a read-only rw= or "
 				 "contig=given");
+	/* the others would probe pages the first one is faulting in */
+	if (use & HB_CONTIG_SHARED)
+		return hb_seterr(EINVAL, "contig=pin with clone_buffers: the "
+				 "first job's registration faults the shared "
+				 "buffers in while the other jobs probe them: "
+				 "use contig=given or drop clone_buffers");
 	if (use & HB_CONTIG_UNREG_PARTS)
 		return hb_seterr(EINVAL, "contig=pin with md_per_io_size: the "
 				 "metadata buffers are not registered, no pin "
