@@ -186,17 +186,19 @@ def disk_stat(dev):
     return int(f[0]), int(f[2]), int(f[4]), int(f[6])
 
 
-def thread_kind(pid, tid):
+def thread_kind(pid, tid, comm=None):
     """Which of fio's threads @tid is: "main" (the process's own thread),
     "iou" (io_uring's io-wq workers and SQPOLL thread, iou-wrk-N and
-    iou-sqp-N) or "job" (fio's job threads and its helper thread)."""
+    iou-sqp-N) or "job" (fio's job threads and its helper thread).
+    @comm is the thread's name, read from /proc when not given."""
     if tid == str(pid):
         return "main"
-    try:
-        with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
-            comm = f.read()
-    except OSError:
-        return "job"
+    if comm is None:
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                comm = f.read()
+        except OSError:
+            return "job"
     return "iou" if comm.startswith("iou-") else "job"
 
 
@@ -319,7 +321,7 @@ class FioError(Exception):
 
 
 def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
-            buf_bytes=0, frag_bytes=0):
+            buf_bytes=0, frag_bytes=0, tracer=None):
     outfd, outpath = tempfile.mkstemp(prefix="hugebuf-bench-", suffix=".json")
     os.close(outfd)
     envv = dict(os.environ)
@@ -334,6 +336,10 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
         except OSError as e:
             raise FioError(str(e))
     load = loadavg()
+    # bench/threadevents.py: the trace runs from just before fio starts
+    # to its exit, and is counted over the CPU window below
+    if tracer:
+        tracer.start()
     t0 = time.monotonic()
     d0 = disk_stat(dev)
     try:
@@ -342,6 +348,8 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
                              stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, env=envv)
     except OSError:
+        if tracer:
+            tracer.stop()
         if holders:
             holders.release()
         raise
@@ -367,6 +375,8 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
         time.sleep(SAMPLE)
     wall = time.monotonic() - t0
     d1 = disk_stat(dev)
+    if tracer:
+        tracer.stop()
     # (a holder also exits when bench does: its stdin closes)
     if holders:
         holders.release()
@@ -413,6 +423,12 @@ def run_fio(fio, args, dev, write, bs, runtime, report_json=None,
         r["cpu_rate_kind"] = {k: (b["kind"][k] - a["kind"][k]) / 1e9 / dt
                               for k in b["kind"]}
         r["window"] = dt
+        if tracer:
+            r["events"] = tracer.count(
+                lambda tid, tgid, comm: kinds.get(str(tid)) or (
+                    thread_kind(p.pid, str(tid), comm or "")
+                    if tgid == p.pid else None),
+                a["t"], b["t"])
     else:
         # no steady interval found: no CPU figure rather than one that
         # includes setup
@@ -555,7 +571,8 @@ def run_point(ctx, cfg, rw, bs, extra=(), tag="sweep"):
                     parse_size(bs), runtime,
                     None if cfg.builtin else rj,
                     buf_bytes=depth * parse_size(bs),
-                    frag_bytes=depth * parse_size(bs) if cfg.frag else 0)
+                    frag_bytes=depth * parse_size(bs) if cfg.frag else 0,
+                    tracer=ctx.get("events"))
         # each side's contiguity: hugebuf's own report, fio's buffers
         # read from its pagemap (the scan of hugebuf's is a cross-check)
         r["contig"] = r["contig_scan"]
