@@ -24,9 +24,11 @@
 # on the disk measured), HUGEBUF_GAP_IODEPTH (16), HUGEBUF_GAP_CONFIGS
 # (the configurations: "hugebuf fio nodefer"), HUGEBUF_GAP_ROUNDS (the
 # timed rounds: 5; 0 leaves them out), HUGEBUF_GAP_RUNTIME (seconds per
-# timed run, a comma list: 2).  Root (perf counts kernel
-# tracepoints); run on a quiet machine: it reads the disk, counts its
-# requests and times CPU.
+# timed run, a comma list: 2), HUGEBUF_GAP_EVENTS (1: the timed runs
+# also count what lands on each fio thread, bench/threadevents.py; a
+# path: and keep each run's counts there as JSON lines).  Root (perf
+# counts kernel tracepoints); run on a quiet machine: it reads the disk,
+# counts its requests and times CPU.
 set -u -o pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,6 +39,7 @@ DEPTH=${HUGEBUF_GAP_IODEPTH:-16}
 CONFIGS=${HUGEBUF_GAP_CONFIGS:-hugebuf fio nodefer}
 ROUNDS=${HUGEBUF_GAP_ROUNDS:-5}
 RUNTIME=${HUGEBUF_GAP_RUNTIME:-2}
+EVENTS=${HUGEBUF_GAP_EVENTS:-}
 CALLGRIND=1
 SEGPROF=$TOP/kernel/static/seg-profile
 [ "${1:-}" = --no-callgrind ] && CALLGRIND=0
@@ -205,5 +208,11 @@ for cfg in $CONFIGS; do
 done
 echo "## timed (bench.py's run_point), $ROUNDS rounds of $RUNTIME s," \
 	"randread iodepth $DEPTH"
-HUGEBUF_ENGINE=$ENGINE FIO=$FIO python3 "$TOP/bench/gaptime.py" "$FILE" \
-	"$DEPTH" "$ROUNDS" "$RUNTIME" 8M,32M "${specs[@]}"
+evopt=()
+case $EVENTS in
+'' | 0) ;;
+1) evopt=(--events) ;;
+*) evopt=(--events="$EVENTS") ;;
+esac
+HUGEBUF_ENGINE=$ENGINE FIO=$FIO python3 "$TOP/bench/gaptime.py" \
+	"${evopt[@]}" "$FILE" "$DEPTH" "$ROUNDS" "$RUNTIME" 8M,32M "${specs[@]}"
