@@ -313,7 +313,8 @@ def count(lines, classify, t0, t1, names=None, overrun=None):
                 add(nxt, "in-cpu:%d" % cpu)
                 came[(nxt, prev)] = came.get((nxt, prev), 0) + 1
         elif ev == "sys_enter" and tid:
-            insys[tid] = ["ns:" + event_keys(ev, rest, names)[0][0], ts]
+            for key, _ in event_keys(ev, rest, names):
+                insys[tid] = ["ns:" + key, ts]
         elif ev == "sys_exit" and tid in insys:
             sc = insys.pop(tid)
             if sc[1] is not None:
