@@ -39,8 +39,8 @@ import bench  # noqa: E402
 import threadevents  # noqa: E402
 
 # keys a per-run line shows (the summary shows every key seen)
-RUN_KEYS = ("ns:run", "ns:hardirq", "ns:softirq", "ns:vector",
-            "switch:voluntary", "switch:preempted", "woken")
+RUN_KEYS = ("ns:run", "ns:woken_to_run", "ns:hardirq", "ns:softirq",
+            "ns:vector", "switch:voluntary", "switch:preempted", "woken")
 # the summary leaves out counts under this many per second in every
 # configuration, and shows only these of the machine's other tasks
 MIN_RATE = 0.5

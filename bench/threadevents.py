@@ -36,6 +36,12 @@ and the nanoseconds (from the trace's microsecond timestamps):
   ns:hardirq, ns:softirq, ns:vector
                            inside those handlers, each net of what
                            nested in it (a hard interrupt in a softirq)
+  ns:woken_to_run          from being woken (sched_wakeup) to being
+                           switched in: sched_clock time a task woken
+                           onto an idle CPU is charged for, as its
+                           exec_start is the wakeup's clock (the wakeup
+                           asks __schedule() to skip its clock update,
+                           rq_clock_skip_update())
   ns:sys:NAME              on a CPU inside that system call (from
                            sys_enter to sys_exit, less the time switched
                            out; interrupts that land in it included)
@@ -295,6 +301,7 @@ def count(lines, classify, t0, t1, names=None, overrun=None):
     stack = {}     # cpu -> [[exit event, key, start, tid, nested ns]]
     insys = {}     # tid -> [syscall key, on a CPU since (None: off)]
     came = {}      # (tid switched in, tid switched out) -> n
+    woke = {}      # tid -> when it was woken, until it is switched in
     for ts, cpu, tid, tgid, cm, ev, rest in evs:
         inwin = t0 <= ts <= t1
         if ev == "sched_switch":
@@ -309,9 +316,14 @@ def count(lines, classify, t0, t1, names=None, overrun=None):
                 sc[1] = None
             if nxt in insys:
                 insys[nxt][1] = ts
+            if nxt in woke:
+                add(nxt, "ns:woken_to_run",
+                    1e9 * clip(woke.pop(nxt), ts, t0, t1))
             if inwin:
                 add(nxt, "in-cpu:%d" % cpu)
                 came[(nxt, prev)] = came.get((nxt, prev), 0) + 1
+        elif ev == "sched_wakeup":
+            woke.setdefault(int(field("pid", rest)), ts)
         elif ev == "sys_enter" and tid:
             for key, _ in event_keys(ev, rest, names):
                 insys[tid] = ["ns:" + key, ts]

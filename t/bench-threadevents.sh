@@ -7,7 +7,7 @@
 # woken; only events inside the window count; run time and handler time
 # are clipped to the window and a hard interrupt nested in a softirq is
 # taken out of the softirq's time; a system call's time stops while its
-# thread is switched out; fio's threads get bench.py's kinds
+# thread is switched out; a wakeup's wait runs until the switch in; fio's threads get bench.py's kinds
 # (an unsampled thread by its TGID and name).  A window a CPU's
 # overwritten events may have reached is not complete.  Then, as root
 # with tracefs, a real trace of a short sleep: its system calls and
@@ -37,6 +37,8 @@ trace=$(cat <<'EOF'
              fio-501     (    500) [001] d.h..   100.600004: local_timer_exit: vector=236
              fio-501     (    500) [001] d..2.   100.700000: sched_switch: prev_comm=fio prev_pid=501 prev_prio=120 prev_state=R+ ==> next_comm=iou-wrk-501 next_pid=502 next_prio=120
      iou-wrk-501-502     (    500) [001] d....   100.800000: page_fault_user: address=0x7f00 ip=0x7f00 error_code=0x14
+          <idle>-0       (-------) [000] d..2.   100.900000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=fio next_pid=500 next_prio=120
+             fio-500     (    500) [000] .....   100.950000: sys_exit: NR 230 = 0
              fio-500     (    500) [000] .....   101.200000: sys_enter: NR 230 (1, 0, 7ffd, 0, 0, 0)
      iou-wrk-501-502     (    500) [001] d..2.   101.500000: sched_switch: prev_comm=iou-wrk-501 prev_pid=502 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
 EOF
@@ -61,8 +63,8 @@ print('complete', r['complete'])"
 
 want="idle in-cpu:0 1
 idle in-from:main 1
-idle ns:run 700000000
-idle switch:preempted 1
+idle ns:run 600000000
+idle switch:preempted 2
 iou fault:user 1
 iou in-cpu:1 1
 iou in-from:job 1
@@ -78,11 +80,14 @@ job sys:426 1
 job vector:local_timer 1
 job wakes 1
 main hardirq:virtio1-req.0 2
+main in-cpu:0 1
+main in-from:idle 1
 main ipi:native_flush_tlb_multi 1
 main ns:hardirq 15000
-main ns:run 300000000
+main ns:run 400000000
 main ns:softirq 25000
-main ns:sys:230 100000000
+main ns:sys:230 150000000
+main ns:woken_to_run 299998000
 main softirq:BLOCK 1
 main switch:voluntary 1
 main sys:230 1
