@@ -50,6 +50,7 @@ overwrite mode, so a long set-up loses its oldest events, not the
 window's; a window whose CPU lost events before it ended is refused."""
 import os
 import re
+import subprocess
 
 TRACEFS = "/sys/kernel/tracing"
 INSTANCE = "hugebuf-bench"
@@ -121,8 +122,13 @@ def usable():
     if os.geteuid() != 0:
         return "not root"
     if not os.path.isdir(os.path.join(TRACEFS, "instances")):
-        return "no tracefs at %s (mount -t tracefs none %s)" % (
-            TRACEFS, TRACEFS)
+        # root can mount it (a fresh machine has it unmounted until a
+        # tool such as perf mounts it)
+        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not os.path.isdir(os.path.join(TRACEFS, "instances")):
+        return "no tracefs at %s and mounting it failed (mount -t " \
+            "tracefs nodev %s)" % (TRACEFS, TRACEFS)
     return None
 
 
