@@ -14,10 +14,12 @@
 #              derived from the machine's Debian entry, apt-get download
 #              checking the .deb against the signed index.
 #   --build    build that tree, allnoconfig + kernel/hugebuf.config (the
-#              harness's 6.1 fragment; lines 7.3's Kconfig drops are
-#              listed), with kernel/patches/mainline/'s patch applied, into
-#              $KTEST_CACHE/images/bzImage-sendzc-7.3-KEY (printed).  Long
-#              (a whole kernel on this machine's cores): run it under the
+#              harness's 6.1 fragment; the lines 7.3's Kconfig drops are
+#              listed) + kernel/hugebuf-7.3.config, CONFIG_LOCALVERSION
+#              "-hbfix-sendzc", with kernel/patches/mainline/'s patch
+#              applied, into $KTEST_CACHE/images/bzImage-sendzc-7.3-KEY
+#              (printed; its .config beside it as KEY.config).  Long (a
+#              whole kernel on this machine's cores): run it under the
 #              machine's lock for heavy jobs.
 #   --run      boot that image and Debian's own 7.3.4 cloud image
 #              (linux-binary-7.3.4*-cloud-amd64, fetched the same way) in
@@ -27,34 +29,41 @@
 #              SENDZC lines (ratio: bytes in flight per byte charged; data:
 #              every byte compared).  Heavy too: two guests under TCG.
 #
-# The guests are not kernel/ktest.sh's: no kernels.tab line builds this
-# kernel yet (kernel/patches/README.md).
+# The same image is kernel/ktest.sh's guest of kernels.tab's build:mainline
+# line (mainline-sendzc, opt-in): kernel/kbuild.sh sources this file for
+# the functions below and builds with them, with ktest's KDIR, TOP,
+# KTEST_CACHE, KTEST_JOBS, log and die.  --run is the quick look without
+# the harness.
 #
 # Environment: KTEST_CACHE [/var/tmp/hugebuf-kernel], KTEST_JOBS [nproc].
 
-set -euo pipefail
-
-KDIR=$(cd "$(dirname "$0")" && pwd)
-TOP=$(dirname "$KDIR")
-KTEST_CACHE=${KTEST_CACHE:-/var/tmp/hugebuf-kernel}
-KTEST_JOBS=${KTEST_JOBS:-$(nproc)}
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	set -euo pipefail
+	KDIR=$(cd "$(dirname "$0")" && pwd)
+	TOP=$(dirname "$KDIR")
+	KTEST_CACHE=${KTEST_CACHE:-/var/tmp/hugebuf-kernel}
+	KTEST_JOBS=${KTEST_JOBS:-$(nproc)}
+	die() {
+		echo "k73: $*" >&2
+		exit 1
+	}
+	log() {
+		echo "k73: $*" >&2
+	}
+fi
 TOP73=$KTEST_CACHE/src-7.3
 SRC73=$TOP73/linux-source-7.3
 APT73=$TOP73/apt
 BUILD73=$KTEST_CACHE/build-sendzc-7.3
 MAINLINE=$KDIR/patches/mainline
-
-die() {
-	echo "k73: $*" >&2
-	exit 1
-}
-
-log() {
-	echo "k73: $*" >&2
-}
+FRAGMENT73=$KDIR/hugebuf-7.3.config
+# lib's model reads a release ending -hbfix-sendzc as its version with the
+# SEND_ZC charge fix (hbi_kmodel_release_fix()); the fragment's own
+# "-hugebuf" would read as plain 7.3.4, which over-charges
+LOCALVERSION73=-hbfix-sendzc
 
 # the private apt state of trixie-backports, its index updated
-apt_prepare() {
+k73_apt_prepare() {
 	local codename
 	[ "$(id -u)" = 0 ] || die "fetching from trixie-backports needs root (apt-get update of a private state)"
 	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
@@ -68,15 +77,16 @@ apt_prepare() {
 		die "apt-get update of trixie-backports failed, see $TOP73/apt.log"
 }
 
-fetch_source() {
+k73_fetch_source() {
 	local deb
 	[ -f "$SRC73/Makefile" ] && [ -f "$TOP73/.unpacked" ] && return 0
 	rm -rf "$TOP73"
-	apt_prepare
+	k73_apt_prepare
 	(cd "$TOP73" && apt_state_run "$APT73" download linux-source-7.3) \
 		>>"$TOP73/apt.log" 2>&1 ||
 		die "apt-get download linux-source-7.3 failed, see $TOP73/apt.log"
-	deb=$(ls "$TOP73"/linux-source-7.3_*.deb)
+	deb=$(ls "$TOP73"/linux-source-7.3_*.deb) ||
+		die "apt-get download left no linux-source-7.3 .deb"
 	log "unpacking $(basename "$deb")"
 	dpkg-deb --fsys-tarfile "$deb" |
 		tar -x -O --wildcards './usr/src/linux-source-7.3.tar.xz' |
@@ -88,60 +98,89 @@ fetch_source() {
 }
 
 # the mainline patches, in order (not the cover letter)
-mainline_patches() {
+k73_patches() {
 	local p
 	for p in "$MAINLINE"/0[0-9][0-9][0-9]-*.patch; do
 		case $p in */0000-cover-letter.patch) ;; *) echo "$p" ;; esac
 	done
 }
 
-build_image() {
-	local key img p l dropped=0
-	key=$( { cat "$TOP73/.unpacked" "$KDIR/hugebuf.config"
+# the image's path, keyed by the source package, both fragments, the
+# release suffix, the compiler and the patches' diffs (needs the source)
+k73_image() {
+	local key p
+	key=$( { cat "$TOP73/.unpacked" "$KDIR/hugebuf.config" "$FRAGMENT73"
+		 echo "$LOCALVERSION73"
 		 gcc --version | head -1
-		 for p in $(mainline_patches); do
+		 for p in $(k73_patches); do
 			 sed -n '/^diff --git /,$p' "$p"; done; } |
 	       sha256sum | cut -c1-16)
-	img=$KTEST_CACHE/images/bzImage-sendzc-7.3-$key
-	if [ -f "$img" ]; then
-		echo "$img"
-		return 0
-	fi
-	# the tree stays pristine: the patch goes into a copy of what it touches
-	rm -rf "$BUILD73"
-	mkdir -p "$BUILD73/src"
-	cp -a "$SRC73/." "$BUILD73/src/"
-	for p in $(mainline_patches); do
-		patch -d "$BUILD73/src" -p1 -s --forward --batch -F0 <"$p" ||
-			die "$(basename "$p") does not apply to linux-source-7.3"
-	done
+	echo "$KTEST_CACHE/images/bzImage-sendzc-7.3-$key"
+}
+
+# allnoconfig + both fragments in $BUILD73/obj, then the release suffix;
+# every "=y" line must survive but hugebuf.config's that 7.3 dropped
+k73_configure() {
+	local all=$BUILD73/all.config l dropped=0
+	cat "$KDIR/hugebuf.config" "$FRAGMENT73" >"$all"
 	make -C "$BUILD73/src" O="$BUILD73/obj" ARCH=x86_64 allnoconfig \
-		KCONFIG_ALLCONFIG="$KDIR/hugebuf.config" \
-		>"$BUILD73/config.log" 2>&1 ||
+		KCONFIG_ALLCONFIG="$all" >"$BUILD73/config.log" 2>&1 ||
 		die "configuration failed, see $BUILD73/config.log"
+	for l in $(grep '^CONFIG_[A-Z0-9_]*=y' "$FRAGMENT73"); do
+		grep -qxF "$l" "$BUILD73/obj/.config" ||
+			die "$l from $(basename "$FRAGMENT73") did not survive kconfig"
+	done
 	for l in $(grep '^CONFIG_[A-Z0-9_]*=' "$KDIR/hugebuf.config"); do
 		grep -qxF "$l" "$BUILD73/obj/.config" && continue
 		log "7.3's Kconfig dropped $l"
 		dropped=$((dropped + 1))
 	done
-	log "building (make -j$KTEST_JOBS, log $BUILD73/build.log); $dropped fragment line(s) dropped"
+	"$BUILD73/src/scripts/config" --file "$BUILD73/obj/.config" \
+		--set-str LOCALVERSION "$LOCALVERSION73" &&
+		make -C "$BUILD73/src" O="$BUILD73/obj" ARCH=x86_64 olddefconfig \
+			>>"$BUILD73/config.log" 2>&1 ||
+		die "setting CONFIG_LOCALVERSION failed, see $BUILD73/config.log"
+	log "$dropped line(s) of hugebuf.config dropped by 7.3's Kconfig"
+}
+
+# build the image unless it is cached; print its path
+k73_build() {
+	local img p t
+	img=$(k73_image)
+	if [ -f "$img" ]; then
+		echo "$img"
+		return 0
+	fi
+	t=$(date +%s)
+	# the tree stays pristine: the patch goes into a copy of what it touches
+	rm -rf "$BUILD73"
+	mkdir -p "$BUILD73/src"
+	cp -a "$SRC73/." "$BUILD73/src/"
+	for p in $(k73_patches); do
+		patch -d "$BUILD73/src" -p1 -s --forward --batch -F0 <"$p" ||
+			die "$(basename "$p") does not apply to linux-source-7.3"
+	done
+	k73_configure
+	log "building (make -j$KTEST_JOBS, log $BUILD73/build.log)"
 	make -C "$BUILD73/src" O="$BUILD73/obj" ARCH=x86_64 -j"$KTEST_JOBS" \
 		bzImage >"$BUILD73/build.log" 2>&1 ||
 		{ tail -30 "$BUILD73/build.log" >&2; die "build failed"; }
 	mkdir -p "$(dirname "$img")"
+	cp "$BUILD73/obj/.config" "$img.config"
 	cp "$BUILD73/obj/arch/x86/boot/bzImage" "$img.tmp" && mv "$img.tmp" "$img"
+	log "$(basename "$img") built in $(($(date +%s) - t)) s"
 	echo "$img"
 }
 
 # Debian's own 7.3.4 cloud image's vmlinuz, fetched like the source: the
 # newest linux-binary-7.3.4*-cloud-amd64 of the index
-debian_image() {
+k73_debian_image() {
 	local d=$TOP73/deb pkg f
 	if [ -f "$d/vmlinuz" ]; then
 		echo "$d/vmlinuz"
 		return 0
 	fi
-	apt_prepare
+	k73_apt_prepare
 	for f in "$APT73"/lists/*_dists_trixie-backports_main_binary-amd64_Packages*; do
 		[ -f "$f" ] || continue
 		pkg=$(/usr/lib/apt/apt-helper cat-file "$f" |
@@ -162,8 +201,8 @@ debian_image() {
 
 # an initramfs of static busybox and sendzc-probe; /init brings up the
 # loopback, runs the probe and powers off (the 2 MiB hugepages come from
-# the command line: a kernel built here may have no /proc/sys)
-make_initramfs() {	# $1 = output
+# the command line)
+k73_initramfs() {	# $1 = output
 	local r
 	r=$(mktemp -d "$KTEST_CACHE/k73-initramfs.XXXXXX")
 	mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp"
@@ -188,7 +227,7 @@ make_initramfs() {	# $1 = output
 	rm -rf "$r"
 }
 
-boot_one() {	# $1 = label, $2 = kernel image, $3 = initramfs
+k73_boot() {	# $1 = label, $2 = kernel image, $3 = initramfs
 	local log=$KTEST_CACHE/k73-console-$1.log
 	timeout 900 qemu-system-x86_64 -m 2048 -smp 2 -nographic -no-reboot \
 		-kernel "$2" -initrd "$3" \
@@ -197,28 +236,31 @@ boot_one() {	# $1 = label, $2 = kernel image, $3 = initramfs
 	grep -a '^@@K73 \|^SENDZC ' "$log" | sed "s/^/$1: /"
 }
 
-run_guests() {
+k73_run() {
 	local img deb cpio=$KTEST_CACHE/k73-initramfs.cpio
 	[ -x "$TOP/kernel/static/sendzc-probe" ] ||
 		die "no kernel/static/sendzc-probe: run 'make static' first"
 	command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64: apt-get install qemu-system-x86"
-	img=$(build_image)
-	deb=$(debian_image)
-	make_initramfs "$cpio"
-	boot_one debian-7.3.4 "$deb" "$cpio"
-	boot_one sendzc-fix-7.3.4 "$img" "$cpio"
+	img=$(k73_build)
+	deb=$(k73_debian_image)
+	k73_initramfs "$cpio"
+	k73_boot debian-7.3.4 "$deb" "$cpio"
+	k73_boot sendzc-fix-7.3.4 "$img" "$cpio"
 }
+
+# sourced (kbuild.sh): the functions alone
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 
 case ${1:-} in
 --run)
-	fetch_source
-	run_guests ;;
+	k73_fetch_source
+	k73_run ;;
 --source)
-	fetch_source
+	k73_fetch_source
 	echo "$SRC73" ;;
 --build)
-	fetch_source
-	build_image ;;
+	k73_fetch_source
+	k73_build ;;
 -h | --help)
 	sed -n '3,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//' ;;
 *)

@@ -11,13 +11,19 @@
 # fragment, compiler [, series]).  A "fix" kernel (kernels.tab's
 # build:fix:PATCH lines) is the control with one patch of kernel/patches/
 # alone, built in the control's tree, so that make rebuilds only what the
-# patch touches.  Every other kernel is Debian's
+# patch touches.  The "mainline" kernel (build:mainline) is Debian's
+# linux-source-7.3 with kernel/patches/mainline, fetched and built by
+# kernel/k73.sh's functions, sourced here.  Every other kernel is Debian's
 # own prebuilt image (kernel/kdeb.sh).
 # Needs from ktest.sh: KDIR, TOP, KTEST_CACHE, KTEST_KERNELS, KTEST_JOBS,
 # log, die, count.
 
 # shellcheck source=kernel/checkpatch.sh
 . "$KDIR/checkpatch.sh"
+
+# linux-source-7.3 and its build with the mainline patch (build:mainline)
+# shellcheck source=kernel/k73.sh
+. "$KDIR/k73.sh"
 
 KERNELS_TAB=$KDIR/kernels.tab
 TARBALL=/usr/src/linux-source-6.1.tar.xz
@@ -76,6 +82,9 @@ resolve_kernels() {
 }
 
 is_built() { case $(kernel_field "$1" source) in build:*) return 0 ;; esac; return 1; }
+
+# built here from Debian's 6.1 tree: every build: kernel but the mainline one
+is_built_61() { is_built "$1" && [ "$(kernel_field "$1" source)" != build:mainline ]; }
 
 
 # ---- source packages from the machine's own apt sources ----------------
@@ -141,10 +150,10 @@ ensure_packages() {
 	# SIGPIPE of the writer grep -q left early as "no applet"
 	busybox --list 2>/dev/null | grep -x timeout >/dev/null ||
 		die "busybox has no timeout applet"
-	# the tree of our two kernels, when one of them is to boot
+	# the 6.1 tree of our kernels, when one of them is to boot
 	WHY_SRC_61=
 	for k in $KTEST_KERNELS; do
-		is_built "$k" || continue
+		is_built_61 "$k" || continue
 		source_package linux-source-6.1 "$TARBALL" bookworm
 		WHY_SRC_61=$WHY_SOURCE
 		break
@@ -341,6 +350,7 @@ image_of() {
 	build:patched) echo "$IMG_P" ;;
 	build:debug) echo "$IMG_D" ;;
 	build:fix:*) fix_image "$1" ;;
+	build:mainline) mainline_image ;;
 	deb:*) echo "${DEB_IMG[$1]:-}" ;;
 	esac
 }
@@ -349,6 +359,7 @@ image_of() {
 kernel_config() {
 	case $(kernel_field "$1" source) in
 	build:debug) echo "$BUILD_DEBUG/.config" ;;
+	build:mainline) echo "$(mainline_image).config" ;;
 	build:*) echo "$BUILD/.config" ;;
 	*) echo "${DEB_CONFIG[$1]:-}" ;;
 	esac
@@ -403,11 +414,27 @@ build_fix() {	# $1 = kernel, $2 = destination image
 	make_image "$1" "$2"
 }
 
-# build kernel $1 (control, patched, debug or a fix) unless its image is
-# cached; the caller holds the cache lock (fd 9)
+# ---- the mainline kernel: Debian's 7.3 and kernel/patches/mainline --------
+
+# its image (kernel/k73.sh: k73_build()), once linux-source-7.3 is
+# unpacked (the key needs its version); "" before
+mainline_image() {
+	[ -f "$TOP73/.unpacked" ] && k73_image
+}
+
+# checkpatch --strict of the mainline patches in the 7.3 tree, as
+# kmails.sh runs it before sending
+run_checkpatch_mainline() {
+	# shellcheck disable=SC2046
+	checkpatch_each "$SRC73" $(k73_patches)
+}
+
+# build kernel $1 (control, patched, debug, a fix or mainline) unless its
+# image is cached; the caller holds the cache lock (fd 9)
 build_kernel() {
 	local img
 	case $(kernel_field "$1" source) in
+	build:mainline) ;;
 	build:*)
 		[ -z "${WHY_SRC_61:-}" ] || { WHY_NO_IMAGE=$WHY_SRC_61; return 1; } ;;
 	esac
@@ -435,6 +462,10 @@ build_kernel() {
 		[ -f "$img" ] && return 0
 		unpack_source
 		build_fix "$1" "$img" ;;
+	build:mainline)
+		k73_fetch_source
+		[ -f "$(mainline_image)" ] && return 0
+		k73_build >/dev/null ;;
 	esac
 }
 
@@ -503,19 +534,28 @@ boot_order() {
 	echo "$late"
 }
 
-run_checkpatch() {
-	local p out rc=0
-	unpack_source
-	for p in $SERIES; do
-		if out=$(checkpatch_mail "$SRC" "$PATCHES/$p"); then
-			echo "$p: $(echo "$out" | grep '^total:')"
+# checkpatch_mail of patches $2... in tree $1: each one's total, and the
+# whole output of one with findings
+checkpatch_each() {	# $1 = tree, $2... = patches
+	local tree=$1 p out rc=0
+	shift
+	for p in "$@"; do
+		if out=$(checkpatch_mail "$tree" "$p"); then
+			echo "${p#"$PATCHES"/}: $(echo "$out" | grep '^total:')"
 		else
-			echo "$p: $(echo "$out" | grep '^total:')"
+			echo "${p#"$PATCHES"/}: $(echo "$out" | grep '^total:')"
 			echo "$out"
 			rc=1
 		fi
 	done
 	return $rc
+}
+
+run_checkpatch() {
+	local p
+	unpack_source
+	# shellcheck disable=SC2046
+	checkpatch_each "$SRC" $(for p in $SERIES; do echo "$PATCHES/$p"; done)
 }
 
 run_bisect() {

@@ -5,7 +5,8 @@
 # Debian's own prebuilt images, 5.10 to 7.3, fetched from the machine's
 # mirror (kernel/kdeb.sh; one that cannot be had is a counted skip), and
 # Debian's 6.1 source built with our config without and with the hugebuf
-# series (kernel/patches/: "control" and "patched").  In each it runs
+# series (kernel/patches/: "control" and "patched"; opt-in: each bugfix/
+# patch alone, and Debian's 7.3 source with the mainline patch).  In each it runs
 # the project's static tests (on virtio-blk and again on an emulated NVMe
 # namespace), the hugebuf CLI, a short fio run and the probes of
 # kernel/probes.tab (kernel/probe's programs: one line each says how it
@@ -793,8 +794,18 @@ main() {
 		case " $booted " in *" $k "*) echo "$k" ;; esac; done | xargs)
 	# the series must stay checkpatch --strict clean, every run that
 	# boots a kernel built here (in the 6.1 tree: after the guests, so no
-	# build of it is under way)
-	for k in $KTEST_KERNELS; do is_built "$k" && break; k=; done
+	# build of it is under way), and so must the mainline patch, every
+	# run that boots the kernel built with it (in the 7.3 tree)
+	for k in $KTEST_KERNELS; do
+		[ "$(kernel_field "$k" source)" = build:mainline ] || continue
+		if run_checkpatch_mainline >"$WORK/checkpatch-mainline.log" 2>&1; then
+			count pass "checkpatch --strict: 0 errors, 0 warnings in kernel/patches/mainline"
+		else
+			count fail "checkpatch --strict: kernel/patches/mainline has findings ($WORK/checkpatch-mainline.log):"
+			grep -E '^(ERROR|WARNING|CHECK)' "$WORK/checkpatch-mainline.log" | head -5
+		fi
+	done
+	for k in $KTEST_KERNELS; do is_built_61 "$k" && break; k=; done
 	if [ -n "$k" ]; then
 		flock -w 3600 9 || die "$KTEST_CACHE is locked by another ktest run"
 		if [ -n "${WHY_SRC_61:-}" ]; then

@@ -8,6 +8,10 @@
  *  - memlock (io_uring 5/5): per-ring head references, no batch
  *    de-duplication of the loop-filled table, no imu->acct_pages;
  *  - pinleak (e1c75831f682): an error path, no rule of the model.
+ * And Debian's 7.3 with kernel/patches/mainline (kbuild.sh's
+ * build:mainline kernel, release "7.3.4-hbfix-sendzc"): 7.3.4's model
+ * with a SEND_ZC frag charged for the pages it spans, which 6.3+
+ * releases (57bebf807e2a) have to lose.
  * Any other kernel, or an unknown fix name, keeps its version's model.
  */
 #include <string.h>
@@ -52,6 +56,26 @@ static int check_fix(const char *s, const char *name, bool nr_segs,
 	return 0;
 }
 
+/* @s has @base's rules but the SEND_ZC charge in page, and @name */
+static int check_sendzc(const char *s, const char *base_s, const char *name)
+{
+	struct hb_kmodel base, km;
+
+	if (parse(base_s, &base) || parse(s, &km))
+		return T_EXIT_FAIL;
+	if (strcmp(km.name, name))
+		return t_fail("%s: named %s, want %s", s, km.name, name);
+	if (base.sendzc_charge_in_page || !km.sendzc_charge_in_page)
+		return t_fail("%s: SEND_ZC charged in page %d (%s: %d), want "
+			      "1 (0)", s, km.sendzc_charge_in_page, base_s,
+			      base.sendzc_charge_in_page);
+	base.sendzc_charge_in_page = true;
+	memcpy(base.name, km.name, sizeof(base.name));
+	if (memcmp(&base, &km, sizeof(km)))
+		return t_fail("%s: differs from %s beyond its fix", s, base_s);
+	return 0;
+}
+
 /* no fix on another kernel, none of an unknown name */
 static int check_not_fix(const char *s, const char *as)
 {
@@ -81,5 +105,14 @@ int main(void)
 					       "6.12.9")));
 	ret = t_worst(ret, t_sub(check_not_fix("6.1.192-hbfix-other",
 					       "6.1.192")));
+	ret = t_worst(ret, t_sub(check_sendzc("7.3.4-hbfix-sendzc", "7.3.4",
+					      "7.3.4+fix-sendzc")));
+	ret = t_worst(ret, t_sub(check_sendzc("6.12.9-hbfix-sendzc", "6.12.9",
+					      "6.12.9+fix-sendzc")));
+	/* 6.1 coalesces nothing to over-charge; 7.3 has no bugfix/ patch */
+	ret = t_worst(ret, t_sub(check_not_fix("6.1.192-hbfix-sendzc",
+					       "6.1.192")));
+	ret = t_worst(ret, t_sub(check_not_fix("7.3.4-hbfix-memlock",
+					       "7.3.4")));
 	return t_done(ret);
 }

@@ -84,7 +84,7 @@ struct hb_kmodel {
 	bool plain_folio_runs;		/* 6.12 */
 	bool plain_merge_test_first;	/* < 6.5 */
 	bool plain_bvec_per_run;	/* 7.x */
-	bool sendzc_charge_in_page;	/* 6.1+hugebuf */
+	bool sendzc_charge_in_page;	/* 6.1+hugebuf, -hbfix-sendzc */
 	uint64_t buf_len_max;		/* SZ_1G; SZ_1T from 7.2 */
 	int buf_len_errno;		/* EFAULT; EINVAL from 7.2 */
 	uint64_t pin_pages_max;		/* io_pin_pages(); 0: none */

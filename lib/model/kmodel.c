@@ -435,13 +435,38 @@ static void fix_memlock(struct hb_kmodel *km)
 	km->imu_header = IMU_HEADER_BACKPORT;
 }
 
+/*
+ * kernel/patches/mainline (io_sg_from_iter(), Fixes: 57bebf807e2a): a
+ * SEND_ZC frag charged PAGE_ALIGN(bv_len + offset_in_page(bv_offset)),
+ * the pages it spans, as io_uring 3/5 does on 6.1+hugebuf
+ * (hb_model_sendzc_overcharge())
+ */
+static void fix_sendzc(struct hb_kmodel *km)
+{
+	km->sendzc_charge_in_page = true;
+}
+
+/* the bugfix/ patches are written against Debian's 6.1 */
+static bool on_debian_61(const struct hb_kmodel *km)
+{
+	return km->kmajor == 6 && km->kminor == 1;
+}
+
+/* the SEND_ZC over-charge it removes came with 57bebf807e2a (6.3) */
+static bool on_sendzc_overcharge(const struct hb_kmodel *km)
+{
+	return !version_before(km->kmajor, km->kminor, 6, 3);
+}
+
 static const struct {
 	const char *name;
+	bool (*applies)(const struct hb_kmodel *km);
 	void (*apply)(struct hb_kmodel *km);
 } release_fixes[] = {
-	{ "pinleak", fix_pinleak },
-	{ "nrsegs", fix_nrsegs },
-	{ "memlock", fix_memlock },
+	{ "pinleak", on_debian_61, fix_pinleak },
+	{ "nrsegs", on_debian_61, fix_nrsegs },
+	{ "memlock", on_debian_61, fix_memlock },
+	{ "sendzc", on_sendzc_overcharge, fix_sendzc },
 };
 
 bool hbi_kmodel_release_fix(const char *release, struct hb_kmodel *km)
@@ -450,15 +475,16 @@ bool hbi_kmodel_release_fix(const char *release, struct hb_kmodel *km)
 	char base[sizeof(km->name)];
 	size_t i;
 
-	if (!tag || km->kmajor != 6 || km->kminor != 1)
+	if (!tag)
 		return false;
 	tag += strlen("-hbfix-");
 	for (i = 0; i < sizeof(release_fixes) / sizeof(release_fixes[0]); i++) {
-		if (strcmp(tag, release_fixes[i].name))
+		if (strcmp(tag, release_fixes[i].name) ||
+		    !release_fixes[i].applies(km))
 			continue;
 		memcpy(base, km->name, sizeof(base));
 		release_fixes[i].apply(km);
-		/* "6.1.192+fix-memlock" */
+		/* "6.1.192+fix-memlock", "7.3.4+fix-sendzc" */
 		snprintf(km->name, sizeof(km->name), "%.9s+fix-%.8s", base,
 			 release_fixes[i].name);
 		return true;

@@ -383,8 +383,8 @@ void hb_imu_free(struct hb_imu *imu)
  * a frag deep in it is charged from the folio's start (up to 2 MiB for a
  * 64 KiB frag): measured on Debian's 6.12.118, on 6.1 + the series
  * without io_uring 3/5 and on the 6.18 host alike.  io_uring 3/5 charges
- * PAGE_ALIGN(bv_len + offset_in_page(bv_offset)) instead
- * (km->sendzc_charge_in_page).
+ * PAGE_ALIGN(bv_len + offset_in_page(bv_offset)) instead, and so does
+ * kernel/patches/mainline on 7.3.4 (km->sendzc_charge_in_page).
  */
 bool hb_model_sendzc_overcharge(const struct hb_kmodel *km,
 				const struct hb_imu *imu)

@@ -78,10 +78,11 @@ unsigned int hbi_slots_per_region(uint64_t stride, unsigned int nr_slots,
 				  uint64_t max_len);
 
 /*
- * A kernel the harness built from Debian's 6.1 with one patch of
- * kernel/patches/bugfix/ alone (kernel/kbuild.sh, CONFIG_LOCALVERSION
- * "-hbfix-NAME"): @km, 6.1's model, gets what that fix changes.  true when
- * @release names such a fix.
+ * A kernel the harness built with one fix (kernel/kbuild.sh,
+ * CONFIG_LOCALVERSION "-hbfix-NAME"): Debian's 6.1 with one patch of
+ * kernel/patches/bugfix/ alone, or Debian's 7.3 with kernel/patches/
+ * mainline ("sendzc").  @km, its version's model, gets what that fix
+ * changes.  true when @release names such a fix for @km's version.
  */
 bool hbi_kmodel_release_fix(const char *release, struct hb_kmodel *km);
 
