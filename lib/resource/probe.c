@@ -488,7 +488,7 @@ int hbi_probe_with(const struct hb_probe_files *f, const void *addr,
 		  struct hb_probe *p)
 {
 	uint64_t a = (uintptr_t)addr, start, end;
-	bool have_pfns, none_present;
+	bool have_pfns = false, none_present = false;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
