@@ -121,7 +121,7 @@ static char trace_dir[96];
  */
 struct rb_counts {
 	unsigned int nr;
-	char key[RB_MAX_KEYS][64];
+	char key[RB_MAX_KEYS][80];
 	uint64_t val[RB_MAX_KEYS];
 	double first[RB_MAX_KEYS], last[RB_MAX_KEYS];
 	bool timed[RB_MAX_KEYS];
@@ -288,7 +288,7 @@ static long long field_of(const char *line, const char *field)
 static void count_line(struct rb_counts *c, const char *line)
 {
 	const char *p = strstr(line, "] ");
-	char name[48], key[64];
+	char name[48], key[80];	/* name, " order=", a long long */
 	long long v;
 
 	const char *ts;
