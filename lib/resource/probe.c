@@ -141,6 +141,13 @@ static int folio_of_pfn(struct kpf_reader *r, uint64_t pfn, uint64_t *head,
 	return 0;
 }
 
+/* a page of the buffer with no frame yet, where every page needs one */
+static int not_present(uint64_t addr)
+{
+	return hb_seterr(EFAULT, "page at 0x%llx is not present: fault the "
+			 "buffer in before probing", (unsigned long long)addr);
+}
+
 /*
  * The pagemap entries of [@start, + @nr_pages pages) into @pfn, as PFNs.
  * *@none_present: not a page of them faulted in yet (@pfn left as
@@ -173,10 +180,8 @@ static int read_pagemap(int fd, uint64_t start, unsigned int nr_pages,
 	if (!present)
 		return 0;
 	if (absent)
-		return hb_seterr(EFAULT, "page at 0x%llx is not present: fault "
-				 "the buffer in before probing",
-				 (unsigned long long)(start +
-				 ((uint64_t)first_absent << HB_PAGE_SHIFT)));
+		return not_present(start +
+				   ((uint64_t)first_absent << HB_PAGE_SHIFT));
 	for (i = 0; i < nr_pages; i++) {
 		pfn[i] = hb_pagemap_pfn(pfn[i]);
 		if (!pfn[i])
@@ -432,21 +437,15 @@ static int probe_pfns(const struct hb_probe_files *f, uint64_t start,
 
 /*
  * Nothing faulted in yet: a contig=pin buffer before its registration
- * (hb_contig_check()) is 4 KiB pages to be, their frames not drawn yet;
- * anything else is a buffer the caller forgot to fault in.
+ * (hb_contig_check()) is 4 KiB pages to be, their frames not drawn yet,
+ * probed from the recipe; anything else is a buffer the caller forgot to
+ * fault in.
  */
-static int probe_unfaulted(struct hb_probe *p, uint64_t start,
-			   const struct hb_backing *recipe)
+static int check_unfaulted(uint64_t start, const struct hb_backing *recipe)
 {
 	if (!recipe || recipe->contig != HB_CONTIG_PIN)
-		return hb_seterr(EFAULT, "page at 0x%llx is not present: "
-				 "fault the buffer in before probing",
-				 (unsigned long long)start);
-	free(p->pfn);
-	p->pfn = NULL;
-	hb_contig_measure(NULL, p->nr_pages, &p->contig);
-	return probe_degraded(p, start, recipe, "contig=pin: not faulted "
-			      "in until the registration's pin");
+		return not_present(start);
+	return 0;
 }
 
 /* The folios from the PFNs and kpageflags, or from the recipe. */
@@ -489,6 +488,8 @@ int hbi_probe_with(const struct hb_probe_files *f, const void *addr,
 {
 	uint64_t a = (uintptr_t)addr, start, end;
 	bool have_pfns = false, none_present = false;
+	const char *why = "PFNs need CAP_SYS_ADMIN: run as root for the "
+			  "exact folio map";
 	int ret;
 
 	memset(p, 0, sizeof(*p));
@@ -521,20 +522,18 @@ int hbi_probe_with(const struct hb_probe_files *f, const void *addr,
 	if (ret)
 		goto fail;
 	if (none_present) {
-		ret = probe_unfaulted(p, start, recipe);
+		ret = check_unfaulted(start, recipe);
 		if (ret)
 			goto fail;
-		probe_stats(p);
-		return 0;
+		have_pfns = false;
+		why = "contig=pin: not faulted in until the registration's pin";
 	}
 	/* the physical runs, before a degraded probe drops the PFNs */
 	hb_contig_measure(have_pfns ? p->pfn : NULL, p->nr_pages, &p->contig);
 	if (!have_pfns) {
 		free(p->pfn);
 		p->pfn = NULL;
-		ret = probe_degraded(p, start, recipe, "PFNs need "
-				     "CAP_SYS_ADMIN: run as root for the "
-				     "exact folio map");
+		ret = probe_degraded(p, start, recipe, why);
 	} else {
 		ret = probe_folios(f, p, start, recipe);
 	}
